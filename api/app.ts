@@ -1,0 +1,44 @@
+/**
+ * Builds the Express app (no listen: see server.ts). Client routes use Basic auth per
+ * application; /admin uses the admin bearer token.
+ */
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '../shared/logger.js';
+import type { Services } from '../shared/services.js';
+import { adminRouter } from './admin/admin.router.js';
+import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
+import { echoRequestId, requestIdFrom } from './middleware/request-id.js';
+import { clientRouter } from './routes/client.router.js';
+
+export interface AppOptions {
+  services: Services;
+  logger: Logger;
+}
+
+export function buildApp({ services, logger }: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      },
+    }),
+  );
+  app.use(echoRequestId);
+  app.use(express.json({ limit: services.config.bodyLimit }));
+
+  app.use('/admin', adminRouter(services));
+  app.use(clientRouter(services));
+
+  app.use(notFoundRoute);
+  app.use(errorHandler(services.config.bodyLimit));
+  return app;
+}

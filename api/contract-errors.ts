@@ -1,0 +1,18 @@
+/**
+ * The contract's error strings, verbatim (interface.md "Errors", decisions 6-14, 20a-22), quirks
+ * included: clients written against the original service match on them. Built here, in the API
+ * layer, from domain error kinds; use cases throw `DomainError`s created by these helpers.
+ */
+import { DomainError } from '../shared/errors.js';
+
+/** The unauthorized body differs per endpoint in the original; decision 6 keeps each. */
+export const unauthorizedFor = {
+  list: () => new DomainError('unauthorized', 'unauthorized', 'appId or app secret invalid', { code: 401 }),
+  validate: () => new DomainError('unauthorized', 'Unathourized', 'appId or app secret invalid', { code: 401 }),
+  apply: () => new DomainError('unauthorized', 'Unathourized', 'app id or app secret invalid', { code: 401 }),
+  wallet: () => new DomainError('unauthorized', 'Unathourized', 'app id or app secret invalid', { code: 401 }),
+} as const;
+export type ClientRoute = keyof typeof unauthorizedFor;
+
+export const invalidJson = (parseError: string) => new DomainError('invalid', 'Invalid payload', `invalid JSON: ${parseError}`, { code: 400 });
+export const bodyTooLarge = (limit: string) => new DomainError('too_large', 'Invalid payload', `request body is larger than ${limit}`, { code: 413 });

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isDomainError, type ErrorKind } from '../../shared/errors.js';
+import { bodyTooLarge, invalidJson } from '../contract-errors.js';
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unavailable: 503,
+};
+
+/** Unknown routes: plain text like the original (decision 9), e.g. `Cannot GET /wallets/customer`. */
+export const notFoundRoute: RequestHandler = (req, res) => {
+  res.status(404).type('text/plain').send(`Cannot ${req.method} ${req.path}`);
+};
+
+/**
+ * The one place that turns errors into HTTP: domain kinds → status + contract Error object.
+ * Body-parser failures are client errors. Anything else is logged with an error id and answered
+ * without internals.
+ */
+export function errorHandler(bodyLimit: string): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    let error = err;
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.parse.failed') error = invalidJson((err as Error).message);
+    else if (type === 'entity.too.large') error = bodyTooLarge(bodyLimit);
+    else if (typeof (err as { status?: number }).status === 'number' && (err as { status: number }).status < 500 && !isDomainError(err)) {
+      // Other body-parser refusals (charset, encoding, ...): a client error, never a 5xx.
+      error = invalidJson((err as Error).message);
+    }
+    const requestId = String(req.id ?? '');
+    if (isDomainError(error)) {
+      const status = STATUS[error.kind];
+      res.status(status).json({
+        code: error.extra.code ?? status,
+        message: error.message,
+        details: error.details,
+        ...(error.extra.key !== undefined ? { key: error.extra.key } : {}),
+        request_id: requestId,
+      });
+      return;
+    }
+    const errorId = randomUUID();
+    req.log?.error({ err, errorId }, 'unexpected error');
+    res.status(500).json({ code: 500, message: 'internal error', details: `error id ${errorId}`, request_id: requestId });
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * API process: validates configuration, connects MongoDB and Redis, waits until the queue
+ * listeners are ready, then listens. SIGTERM: stop accepting connections, let in-flight requests
+ * (including those waiting on a job) finish, close, exit 0.
+ */
+import type { Server } from 'node:http';
+import { loadConfig } from '../shared/config.js';
+import { connectDatabase } from '../shared/data/db.js';
+import { createLogger } from '../shared/logger.js';
+import { createServices } from '../shared/services.js';
+import { buildApp } from './app.js';
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config, 'api');
+  if (!config.mongodbUri || !config.redisUrl) {
+    logger.fatal('MONGODB_URI and REDIS_URL are required (npm run dev starts embedded servers)');
+    process.exit(1);
+  }
+  const db = await connectDatabase(config.mongodbUri);
+  const services = createServices(config, db);
+  const app = buildApp({ services, logger });
+  const server: Server = app.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    server.close(async () => {
+      await db.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

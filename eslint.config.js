@@ -1,0 +1,21 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'tools/ferretdb/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration from shared/config.ts.' }],
+    },
+  },
+  {
+    // The config module, the process entry points of tools and the tests' harness set up the environment.
+    files: ['shared/config.ts', 'test/**', 'scripts/**', 'tools/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

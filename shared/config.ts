@@ -1,0 +1,108 @@
+/**
+ * The one place that reads `process.env`. Validated once with joi at start-up; an invalid value
+ * stops the process with a message naming the variable. Every key, with its default, is listed
+ * in README.md ("Configuration").
+ */
+import Joi from 'joi';
+
+export interface Config {
+  /** `development` enables pretty logs and the embedded servers of `npm run dev`. */
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  /** HTTP port of the API. Default 3000. */
+  readonly port: number;
+  /** Port of the worker's health and metrics endpoint. Default 9464. */
+  readonly workerPort: number;
+  /** MongoDB connection string. Unset: `npm run dev` and the tests start embedded servers. */
+  readonly mongodbUri: string | undefined;
+  /** Redis connection string. Unset: as above. */
+  readonly redisUrl: string | undefined;
+  /** Bearer token of the admin API and Bull Board. Unset: both are off. */
+  readonly adminToken: string | undefined;
+  /** Bearer token for `/metrics`. Unset: `/metrics` is open (bind or firewall it). */
+  readonly metricsToken: string | undefined;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Pretty logs (development only). Default: true when NODE_ENV=development. */
+  readonly logPretty: boolean;
+  /** Largest accepted JSON body, in bytes-with-unit as `express.json` takes it. Default `1mb`. */
+  readonly bodyLimit: string;
+  /** Prefix of every BullMQ key. Default `coupons`. */
+  readonly queuePrefix: string;
+  /** Number of per-customer partition queues. Persisted: change only with drained queues. Default 16. */
+  readonly queuePartitions: number;
+  /** How long the API waits for a queued job before answering 503. Default 10000 ms. */
+  readonly jobWaitTimeoutMs: number;
+  /** BullMQ lock duration of a running job. Default 15000 ms. */
+  readonly jobLockMs: number;
+  /** How often workers look for stalled jobs. Default 5000 ms. */
+  readonly stalledIntervalMs: number;
+  /** Seconds finished jobs are kept (for replies and Bull Board). Default 3600. */
+  readonly keepFinishedSeconds: number;
+  /** How long an Idempotency-Key is kept. Default 86400 (decision 24: at least 24 h). */
+  readonly idempotencyTtlSeconds: number;
+  /** How long in-process caches (credentials, campaigns) trust themselves before re-checking. Default 1000 ms. */
+  readonly cacheCheckMs: number;
+}
+
+const schema = Joi.object({
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('production'),
+  PORT: Joi.number().port().default(3000),
+  WORKER_PORT: Joi.number().port().default(9464),
+  MONGODB_URI: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/, 'mongodb:// URI'),
+  REDIS_URL: Joi.string().pattern(/^rediss?:\/\/\S+$/, 'redis:// URI'),
+  ADMIN_TOKEN: Joi.string().min(16),
+  METRICS_TOKEN: Joi.string().min(16),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  LOG_PRETTY: Joi.boolean(),
+  BODY_LIMIT: Joi.string()
+    .pattern(/^\d+(b|kb|mb)$/i)
+    .default('1mb'),
+  QUEUE_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]+$/)
+    .default('coupons'),
+  QUEUE_PARTITIONS: Joi.number().integer().min(1).max(1024).default(16),
+  JOB_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
+  JOB_LOCK_MS: Joi.number().integer().min(1000).default(15000),
+  STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(5000),
+  KEEP_FINISHED_SECONDS: Joi.number().integer().min(60).default(3600),
+  IDEMPOTENCY_TTL_SECONDS: Joi.number().integer().min(86400).default(86400),
+  CACHE_CHECK_MS: Joi.number().integer().min(50).max(60000).default(1000),
+}).unknown(true);
+
+/** Validates an environment; throws an Error naming the bad variable. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
+  if (error) {
+    const variable = error.details[0]?.path.join('.') ?? 'environment';
+    throw new Error(`Invalid configuration: ${variable}: ${error.message}`);
+  }
+  return Object.freeze({
+    nodeEnv: value.NODE_ENV,
+    port: value.PORT,
+    workerPort: value.WORKER_PORT,
+    mongodbUri: value.MONGODB_URI,
+    redisUrl: value.REDIS_URL,
+    adminToken: value.ADMIN_TOKEN,
+    metricsToken: value.METRICS_TOKEN,
+    logLevel: value.LOG_LEVEL,
+    logPretty: value.LOG_PRETTY ?? value.NODE_ENV === 'development',
+    bodyLimit: value.BODY_LIMIT,
+    queuePrefix: value.QUEUE_PREFIX,
+    queuePartitions: value.QUEUE_PARTITIONS,
+    jobWaitTimeoutMs: value.JOB_WAIT_TIMEOUT_MS,
+    jobLockMs: value.JOB_LOCK_MS,
+    stalledIntervalMs: value.STALLED_INTERVAL_MS,
+    keepFinishedSeconds: value.KEEP_FINISHED_SECONDS,
+    idempotencyTtlSeconds: value.IDEMPOTENCY_TTL_SECONDS,
+    cacheCheckMs: value.CACHE_CHECK_MS,
+  });
+}
+
+/** Loads the process configuration or exits with the reason (start-up only). */
+export function loadConfig(overrides: NodeJS.ProcessEnv = {}): Config {
+  try {
+    return parseConfig({ ...process.env, ...overrides });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,35 @@
+import { Schema, type Types } from 'mongoose';
+
+export interface ApplicationDoc {
+  _id: Types.ObjectId;
+  name: string;
+  timezone: string;
+  currency: string;
+  /** Basic-auth username. Random, not secret. */
+  apiKey: string;
+  /** HMAC-SHA256 of the secret under the service's pepper-free scheme (see credentials.ts). */
+  secretHash: string;
+  status: 'active' | 'disabled';
+  /** Bumped on every campaign or code change: the in-process campaign caches compare it. */
+  configVersion: number;
+  /** Bumped on secret rotation or status change: credential caches compare it. */
+  credentialsVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const applicationSchema = new Schema<ApplicationDoc>(
+  {
+    name: { type: String, required: true },
+    timezone: { type: String, required: true },
+    currency: { type: String, required: true },
+    apiKey: { type: String, required: true },
+    secretHash: { type: String, required: true },
+    status: { type: String, enum: ['active', 'disabled'], default: 'active' },
+    configVersion: { type: Number, default: 0 },
+    credentialsVersion: { type: Number, default: 0 },
+  },
+  { collection: 'applications', timestamps: true, versionKey: false },
+);
+// Serves the Basic-auth lookup by API key (every client request, behind the credential cache).
+applicationSchema.index({ apiKey: 1 }, { unique: true });

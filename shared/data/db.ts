@@ -1,0 +1,55 @@
+/**
+ * The database handle: one mongoose connection with every model bound to it. Created by the
+ * processes' composition roots (api/server.ts, worker/main.ts, the CLI, the tests) and passed
+ * down explicitly; nothing else opens connections.
+ */
+import mongoose, { type Connection, type Model } from 'mongoose';
+import { applicationSchema, type ApplicationDoc } from './application.schema.js';
+import { campaignSchema, type CampaignDoc } from './campaign.schema.js';
+import { couponCodeSchema, type CouponCodeDoc } from './coupon-code.schema.js';
+import { customerSchema, type CustomerDoc } from './customer.schema.js';
+import { idempotencyRecordSchema, type IdempotencyRecordDoc } from './idempotency-record.schema.js';
+import { redemptionSchema, type RedemptionDoc } from './redemption.schema.js';
+import { usageCounterSchema, type UsageCounterDoc } from './usage-counter.schema.js';
+import { walletBalanceSchema, type WalletBalanceDoc } from './wallet-balance.schema.js';
+import { walletTransactionSchema, type WalletTransactionDoc } from './wallet-transaction.schema.js';
+import { walletSchema, type WalletDoc } from './wallet.schema.js';
+
+function bindModels(connection: Connection) {
+  return {
+    Application: connection.model<ApplicationDoc>('Application', applicationSchema),
+    Customer: connection.model<CustomerDoc>('Customer', customerSchema),
+    Wallet: connection.model<WalletDoc>('Wallet', walletSchema),
+    WalletBalance: connection.model<WalletBalanceDoc>('WalletBalance', walletBalanceSchema),
+    WalletTransaction: connection.model<WalletTransactionDoc>('WalletTransaction', walletTransactionSchema),
+    Campaign: connection.model<CampaignDoc>('Campaign', campaignSchema),
+    CouponCode: connection.model<CouponCodeDoc>('CouponCode', couponCodeSchema),
+    UsageCounter: connection.model<UsageCounterDoc>('UsageCounter', usageCounterSchema),
+    Redemption: connection.model<RedemptionDoc>('Redemption', redemptionSchema),
+    IdempotencyRecord: connection.model<IdempotencyRecordDoc>('IdempotencyRecord', idempotencyRecordSchema),
+  };
+}
+export type Models = ReturnType<typeof bindModels>;
+
+export interface Database {
+  connection: Connection;
+  models: Models;
+  close(): Promise<void>;
+}
+
+/** Connects, binds the models and makes sure every index exists. */
+export async function connectDatabase(uri: string, dbName?: string): Promise<Database> {
+  // autoIndex off: indexes are created once below, awaited, instead of racing the first queries.
+  const connection = mongoose.createConnection(uri, { ...(dbName ? { dbName } : {}), autoIndex: false, maxPoolSize: 20, serverSelectionTimeoutMS: 10_000 });
+  await connection.asPromise();
+  const models = bindModels(connection);
+  for (const model of Object.values(models) as Model<unknown>[]) {
+    await model.createIndexes();
+  }
+  return { connection, models, close: () => connection.close() };
+}
+
+/** True for E11000 (a unique index refused an insert or upsert). */
+export function isDuplicateKeyError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+}

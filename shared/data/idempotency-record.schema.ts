@@ -1,0 +1,33 @@
+import { Schema, type Types } from 'mongoose';
+
+/**
+ * A stored response for an `Idempotency-Key` (decision 24). Removed by the periodic cleanup job
+ * once `expiresAt` has passed (no TTL index: not every MongoDB-wire store has them).
+ */
+export interface IdempotencyRecordDoc {
+  _id: Types.ObjectId;
+  application: Types.ObjectId;
+  key: string;
+  /** SHA-256 of route + body: the same key with another body is a conflict. */
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  response: { status: number; body: unknown } | null;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export const idempotencyRecordSchema = new Schema<IdempotencyRecordDoc>(
+  {
+    application: { type: Schema.Types.ObjectId, required: true },
+    key: { type: String, required: true },
+    fingerprint: { type: String, required: true },
+    state: { type: String, enum: ['in_progress', 'done'], default: 'in_progress' },
+    response: { type: Schema.Types.Mixed, default: null },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: 'idempotency_records', timestamps: { createdAt: true, updatedAt: false }, versionKey: false, minimize: false },
+);
+// Serves the lookup of a key within an application and makes a concurrent duplicate collide.
+idempotencyRecordSchema.index({ application: 1, key: 1 }, { unique: true });
+// Serves the periodic cleanup of expired records.
+idempotencyRecordSchema.index({ expiresAt: 1 });

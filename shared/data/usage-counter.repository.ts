@@ -1,0 +1,44 @@
+import { Types } from 'mongoose';
+import type { Models } from './db.js';
+import type { UsageCounterDoc } from './usage-counter.schema.js';
+
+export function usageCounterRepository({ UsageCounter }: Models) {
+  return {
+    /** One query for any number of campaigns and scopes (list/validate hot path). */
+    async read(applicationId: string, campaignIds: string[], scopes: string[]) {
+      if (campaignIds.length === 0) return new Map<string, number>();
+      const ds = await UsageCounter.find(
+        { application: applicationId, campaign: { $in: campaignIds }, scope: { $in: scopes } },
+        { campaign: 1, scope: 1, count: 1 },
+      ).lean<Pick<UsageCounterDoc, 'campaign' | 'scope' | 'count'>[]>();
+      return new Map(ds.map((d) => [`${String(d.campaign)}|${d.scope}`, d.count]));
+    },
+    /**
+     * Takes one slot for `holder` unless `limit` is reached. Idempotent: a holder already
+     * counted is reported as taken without counting again.
+     */
+    async take(applicationId: string, campaignId: string, scope: string, holder: string, limit: number): Promise<boolean> {
+      const filter = { application: new Types.ObjectId(applicationId), campaign: new Types.ObjectId(campaignId), scope };
+      // Make sure the counter exists (an upsert that changes nothing when it does).
+      await UsageCounter.updateOne(filter, { $setOnInsert: { count: 0, holders: [] } }, { upsert: true }).catch((err: unknown) => {
+        // Two first-takers may race to create it; the loser's E11000 is harmless.
+        if ((err as { code?: number }).code !== 11000) throw err;
+      });
+      const res = await UsageCounter.updateOne(
+        { ...filter, holders: { $ne: holder }, count: { $lt: limit } },
+        { $inc: { count: 1 }, $push: { holders: holder } },
+      );
+      if (res.modifiedCount === 1) return true;
+      const again = await UsageCounter.countDocuments({ ...filter, holders: holder });
+      return again === 1;
+    },
+    /** Gives back the slot of `holder`; a no-op when it holds none. */
+    async giveBack(applicationId: string, campaignId: string, scope: string, holder: string): Promise<void> {
+      await UsageCounter.updateOne(
+        { application: applicationId, campaign: campaignId, scope, holders: holder },
+        { $inc: { count: -1 }, $pull: { holders: holder } },
+      );
+    },
+  };
+}
+export type UsageCounterRepository = ReturnType<typeof usageCounterRepository>;

@@ -1,0 +1,31 @@
+import { Schema, type Types } from 'mongoose';
+
+/**
+ * A customer's balance in one wallet, in hundredths of a point.
+ * Invariants: `points` equals the sum of the applied ledger entries; the balance moves from
+ * `version` v to v + 1 only by applying the one ledger entry that holds slot v (see
+ * shared/usecases/wallet-ledger.ts), which makes a re-run or a concurrent duplicate a no-op.
+ */
+export interface WalletBalanceDoc {
+  _id: Types.ObjectId;
+  application: Types.ObjectId;
+  wallet: Types.ObjectId;
+  customer: Types.ObjectId;
+  points: number;
+  /** Number of ledger entries applied so far; the next entry takes slot `version`. */
+  version: number;
+  updatedAt: Date;
+}
+
+export const walletBalanceSchema = new Schema<WalletBalanceDoc>(
+  {
+    application: { type: Schema.Types.ObjectId, required: true },
+    wallet: { type: Schema.Types.ObjectId, required: true },
+    customer: { type: Schema.Types.ObjectId, required: true },
+    points: { type: Number, required: true, default: 0 },
+    version: { type: Number, required: true, default: 0 },
+  },
+  { collection: 'wallet_balances', timestamps: { createdAt: false, updatedAt: true }, versionKey: false },
+);
+// Serves wallet read (a customer's balances) and the guarded balance update (one customer, one wallet).
+walletBalanceSchema.index({ application: 1, customer: 1, wallet: 1 }, { unique: true });

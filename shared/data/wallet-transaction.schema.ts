@@ -1,0 +1,51 @@
+import { Schema, type Types } from 'mongoose';
+
+/** Ledger entry. Written first (state `pending`), then applied to the balance, then marked. */
+export interface WalletTransactionDoc {
+  _id: Types.ObjectId;
+  application: Types.ObjectId;
+  wallet: Types.ObjectId;
+  customer: Types.ObjectId;
+  /** Deterministic per operation (job id or redemption cycle), so a re-run collides with it. */
+  txnId: string;
+  type: 'credit' | 'debit';
+  /** Hundredths of a point, > 0. */
+  points: number;
+  /** `<balance id>:<version>` for an entry that moves the balance; `refused:<txnId>` otherwise. Unique. */
+  slot: string;
+  /** The balance version this entry applies at (null for a refused entry). */
+  seq: number | null;
+  before: number | null;
+  after: number | null;
+  description: string;
+  state: 'pending' | 'applied' | 'refused';
+  /** What caused it: a wallet update, or a cashback credit / its revert. */
+  origin: 'api' | 'cashback' | 'cashback_revert';
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
+  {
+    application: { type: Schema.Types.ObjectId, required: true },
+    wallet: { type: Schema.Types.ObjectId, required: true },
+    customer: { type: Schema.Types.ObjectId, required: true },
+    txnId: { type: String, required: true },
+    type: { type: String, enum: ['credit', 'debit'], required: true },
+    points: { type: Number, required: true },
+    slot: { type: String, required: true },
+    seq: { type: Number, default: null },
+    before: { type: Number, default: null },
+    after: { type: Number, default: null },
+    description: { type: String, default: '' },
+    state: { type: String, enum: ['pending', 'applied', 'refused'], default: 'pending' },
+    origin: { type: String, enum: ['api', 'cashback', 'cashback_revert'], default: 'api' },
+  },
+  { collection: 'wallet_transactions', timestamps: true, versionKey: false },
+);
+// Serves the journal write of a wallet operation: a re-run of the same operation collides here.
+walletTransactionSchema.index({ application: 1, txnId: 1 }, { unique: true });
+// Serves finding the entry at a balance's current version; uniqueness gives each version one entry.
+walletTransactionSchema.index({ application: 1, slot: 1 }, { unique: true });
+// Serves the admin ledger read (a customer's entries in a wallet, newest first).
+walletTransactionSchema.index({ application: 1, customer: 1, wallet: 1, createdAt: -1 });

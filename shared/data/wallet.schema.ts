@@ -1,0 +1,30 @@
+import { Schema, type Types } from 'mongoose';
+
+/** A custom wallet defined by an application (contract: Wallet object, minus the balance). */
+export interface WalletDoc {
+  _id: Types.ObjectId;
+  application: Types.ObjectId;
+  walletId: string;
+  name: string;
+  currency: string;
+  singularUnitName: string;
+  pluralUnitName: string;
+  timezone: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const walletSchema = new Schema<WalletDoc>(
+  {
+    application: { type: Schema.Types.ObjectId, required: true },
+    walletId: { type: String, required: true },
+    name: { type: String, required: true },
+    currency: { type: String, required: true },
+    singularUnitName: { type: String, required: true },
+    pluralUnitName: { type: String, required: true },
+    timezone: { type: String, required: true },
+  },
+  { collection: 'wallets', timestamps: true, versionKey: false },
+);
+// Serves wallet read (all wallets of an application) and update (one wallet by its wallet_id).
+walletSchema.index({ application: 1, walletId: 1 }, { unique: true });

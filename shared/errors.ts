@@ -1,0 +1,29 @@
+/**
+ * The one domain error type. Only `api/` maps kinds to HTTP status and contract bodies; only
+ * `worker/` decides what is retried. Never classify an error by its message text.
+ */
+export type ErrorKind =
+  | 'invalid' // bad input: 400
+  | 'unauthorized' // bad credentials: 401
+  | 'not_found' // unknown customer or wallet on wallet routes: 404
+  | 'conflict' // idempotency key reused with another body: 409
+  | 'too_large' // body over the limit: 413
+  | 'unavailable'; // the queued job did not finish in time, or a dependency is down: 503
+
+/**
+ * A failure whose `message`/`details` are the contract's strings, copied verbatim.
+ * `code` is the body `code` when the contract fixes it (e.g. 401 for a wallet update without `type`).
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly details: string,
+    readonly extra: { code?: number | string; key?: string } = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const isDomainError = (err: unknown): err is DomainError => err instanceof DomainError;

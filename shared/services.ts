@@ -1,0 +1,45 @@
+/**
+ * The explicit dependency bundle handed to use cases (no container): repositories over one
+ * database, and the in-process caches. Built by each composition root.
+ */
+import type { Config } from './config.js';
+import { applicationRepository } from './data/application.repository.js';
+import { campaignRepository } from './data/campaign.repository.js';
+import { couponCodeRepository } from './data/coupon-code.repository.js';
+import { customerRepository } from './data/customer.repository.js';
+import type { Database } from './data/db.js';
+import { usageCounterRepository } from './data/usage-counter.repository.js';
+import { CampaignCache } from './usecases/campaign-cache.js';
+import { CredentialCache } from './usecases/credential-cache.js';
+
+export function createRepositories(db: Database) {
+  return {
+    applications: applicationRepository(db.models),
+    customers: customerRepository(db.models),
+    campaigns: campaignRepository(db.models),
+    couponCodes: couponCodeRepository(db.models),
+    usageCounters: usageCounterRepository(db.models),
+  };
+}
+export type Repositories = ReturnType<typeof createRepositories>;
+
+export interface Services {
+  config: Config;
+  db: Database;
+  repos: Repositories;
+  credentials: CredentialCache;
+  campaigns: CampaignCache;
+  now: () => Date;
+}
+
+export function createServices(config: Config, db: Database): Services {
+  const repos = createRepositories(db);
+  return {
+    config,
+    db,
+    repos,
+    credentials: new CredentialCache(repos.applications, config.cacheCheckMs),
+    campaigns: new CampaignCache(repos.campaigns),
+    now: () => new Date(),
+  };
+}
