@@ -5,6 +5,7 @@
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../shared/logger.js';
+import type { JobGateway } from '../shared/queue/gateway.js';
 import type { Services } from '../shared/services.js';
 import { adminRouter } from './admin/admin.router.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
@@ -14,9 +15,13 @@ import { clientRouter } from './routes/client.router.js';
 export interface AppOptions {
   services: Services;
   logger: Logger;
+  /** Queues of redeem, revert and wallet operations (started, ready). */
+  jobs: JobGateway;
+  /** Extra routes mounted before the client routes (the benchmark's baseline endpoints). */
+  extraRoutes?: (app: Express) => void;
 }
 
-export function buildApp({ services, logger }: AppOptions): Express {
+export function buildApp({ services, logger, jobs, extraRoutes }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -35,8 +40,9 @@ export function buildApp({ services, logger }: AppOptions): Express {
   app.use(echoRequestId);
   app.use(express.json({ limit: services.config.bodyLimit }));
 
+  extraRoutes?.(app);
   app.use('/admin', adminRouter(services));
-  app.use(clientRouter(services));
+  app.use(clientRouter(services, jobs));
 
   app.use(notFoundRoute);
   app.use(errorHandler(services.config.bodyLimit));

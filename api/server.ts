@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/data/db.js';
 import { createLogger } from '../shared/logger.js';
+import { JobGateway } from '../shared/queue/gateway.js';
 import { createServices } from '../shared/services.js';
 import { buildApp } from './app.js';
 
@@ -19,7 +20,10 @@ async function main() {
   }
   const db = await connectDatabase(config.mongodbUri);
   const services = createServices(config, db);
-  const app = buildApp({ services, logger });
+  // Queue listeners first: the API must not accept a redeem it cannot hear the end of.
+  const jobs = new JobGateway(config);
+  await jobs.start();
+  const app = buildApp({ services, logger, jobs });
   const server: Server = app.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));
 
   let stopping = false;
@@ -28,6 +32,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'draining');
     server.close(async () => {
+      await jobs.close();
       await db.close();
       logger.info('stopped');
       process.exit(0);

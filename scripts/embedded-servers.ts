@@ -69,3 +69,12 @@ export async function startEmbeddedServers(given: { mongodbUri?: string; redisUr
   }
   return { mongodbUri, redisUrl, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
 }
+
+/** `mongodb://host[,host]/<name>?opts` for the given database name. */
+export function withDbName(uri: string, name: string): string {
+  const [base, query] = uri.split('?') as [string, string | undefined];
+  const scheme = base.indexOf('://') + 3;
+  const slash = base.indexOf('/', scheme);
+  const hosts = slash < 0 ? base : base.slice(0, slash);
+  return `${hosts}/${name}${query ? `?${query}` : ''}`;
+}

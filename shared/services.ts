@@ -8,7 +8,12 @@ import { campaignRepository } from './data/campaign.repository.js';
 import { couponCodeRepository } from './data/coupon-code.repository.js';
 import { customerRepository } from './data/customer.repository.js';
 import type { Database } from './data/db.js';
+import { idempotencyRecordRepository } from './data/idempotency-record.repository.js';
+import { redemptionJournalRepository } from './data/redemption-journal.repository.js';
 import { usageCounterRepository } from './data/usage-counter.repository.js';
+import { walletBalanceRepository } from './data/wallet-balance.repository.js';
+import { walletTransactionRepository } from './data/wallet-transaction.repository.js';
+import { walletRepository } from './data/wallet.repository.js';
 import { CampaignCache } from './usecases/campaign-cache.js';
 import { CredentialCache } from './usecases/credential-cache.js';
 
@@ -19,6 +24,11 @@ export function createRepositories(db: Database) {
     campaigns: campaignRepository(db.models),
     couponCodes: couponCodeRepository(db.models),
     usageCounters: usageCounterRepository(db.models),
+    redemptions: redemptionJournalRepository(db.models),
+    idempotency: idempotencyRecordRepository(db.models),
+    wallets: walletRepository(db.models),
+    walletBalances: walletBalanceRepository(db.models),
+    walletTransactions: walletTransactionRepository(db.models),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

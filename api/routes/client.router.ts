@@ -1,24 +1,19 @@
 import { Router } from 'express';
+import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { Services } from '../../shared/services.js';
 import { basicAuth } from '../middleware/auth.js';
+import { applyCouponRoute } from './apply-coupon.route.js';
+import { listCouponsRoute } from './list-coupons.route.js';
+import { validateCouponRoute } from './validate-coupon.route.js';
+import { readWalletsRoute, walletTransactionRoute } from './wallets.route.js';
 
 /** The five client routes of the contract, each behind Basic auth with its own 401 body. */
-export function clientRouter(services: Services): Router {
+export function clientRouter(services: Services, jobs: JobGateway): Router {
   const router = Router();
-  router.post('/coupons/list/all', basicAuth(services, 'list'), (_req, res) => {
-    res.json([]);
-  });
-  router.post('/coupons/validate', basicAuth(services, 'validate'), (_req, res) => {
-    res.json({});
-  });
-  router.post('/coupons/apply', basicAuth(services, 'apply'), (_req, res) => {
-    res.json({});
-  });
-  router.get('/wallets/customer/:sourceId', basicAuth(services, 'wallet'), (_req, res) => {
-    res.json([]);
-  });
-  router.put('/wallets/customer/:sourceId/transactions/:walletId', basicAuth(services, 'wallet'), (_req, res) => {
-    res.json({});
-  });
+  router.post('/coupons/list/all', basicAuth(services, 'list'), listCouponsRoute(services));
+  router.post('/coupons/validate', basicAuth(services, 'validate'), validateCouponRoute(services));
+  router.post('/coupons/apply', basicAuth(services, 'apply'), applyCouponRoute(services, jobs));
+  router.get('/wallets/customer/:sourceId', basicAuth(services, 'wallet'), readWalletsRoute(services));
+  router.put('/wallets/customer/:sourceId/transactions/:walletId', basicAuth(services, 'wallet'), walletTransactionRoute(services, jobs));
   return router;
 }

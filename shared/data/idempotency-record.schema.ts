@@ -11,7 +11,8 @@ export interface IdempotencyRecordDoc {
   /** SHA-256 of route + body: the same key with another body is a conflict. */
   fingerprint: string;
   state: 'in_progress' | 'done';
-  response: { status: number; body: unknown } | null;
+  /** The first request's outcome (shared/queue/outcome.ts), replayed for repeats. */
+  response: unknown;
   expiresAt: Date;
   createdAt: Date;
 }

@@ -29,6 +29,11 @@ export interface RedemptionDoc {
   scopes: string[];
   refusal: { reason: string; message: string } | null;
   cashbackWallet: string | null;
+  /** The limit of each scope, in `scopes` order. */
+  scopeLimits: number[];
+  /** The job that wrote this cycle / that reverted it: a re-run of either finds its own work. */
+  redeemJobId: string;
+  revertJobId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -51,6 +56,9 @@ export const redemptionSchema = new Schema<RedemptionDoc>(
     scopes: { type: [String], default: [] },
     refusal: { type: Schema.Types.Mixed, default: null },
     cashbackWallet: { type: String, default: null },
+    scopeLimits: { type: [Number], default: [] },
+    redeemJobId: { type: String, default: '' },
+    revertJobId: { type: String, default: null },
   },
   { collection: 'redemptions', timestamps: true, versionKey: false },
 );

@@ -6,14 +6,20 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { buildApp } from '../../api/app.js';
+import { withDbName } from '../../scripts/embedded-servers.js';
 import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
+import { JobGateway } from '../../shared/queue/gateway.js';
+import { createProcessor } from '../../worker/processors/index.js';
+import { WorkerPool } from '../../worker/worker-pool.js';
 import { createServices, type Services } from '../../shared/services.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const TEST_DB_NAME = `coupons_test_${process.pid}`;
+/** Each mocha process owns its BullMQ keys. */
+export const TEST_QUEUE_PREFIX = `coupons-test-${process.pid}`;
 
 let dbPromise: Promise<Database> | undefined;
 
@@ -21,16 +27,21 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
   return parseConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    MONGODB_URI: process.env.MONGODB_URI,
+    MONGODB_URI: testMongoUri(),
     REDIS_URL: process.env.REDIS_URL,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     CACHE_CHECK_MS: '200',
+    QUEUE_PREFIX: TEST_QUEUE_PREFIX,
+    QUEUE_PARTITIONS: '4',
     ...overrides,
   });
 }
 
+/** The URI of this test process's own database (also handed to spawned worker processes). */
+export const testMongoUri = () => withDbName(process.env.MONGODB_URI!, TEST_DB_NAME);
+
 export function testDatabase(): Promise<Database> {
-  dbPromise ??= connectDatabase(process.env.MONGODB_URI!, TEST_DB_NAME);
+  dbPromise ??= connectDatabase(testMongoUri());
   return dbPromise;
 }
 
@@ -41,12 +52,23 @@ export async function testServices(overrides: NodeJS.ProcessEnv = {}): Promise<S
 export interface TestApi {
   url: string;
   services: Services;
+  jobs: JobGateway;
   close(): Promise<void>;
 }
 
-export async function startTestApi(overrides: NodeJS.ProcessEnv = {}): Promise<TestApi> {
+/**
+ * A real API on a free port with its queue gateway; by default also an in-process worker pool
+ * (real BullMQ workers on the same Redis). Tests of crashes and replicas spawn worker processes
+ * instead (test/support/worker-process.ts) and pass `{ inProcessWorker: false }`.
+ */
+export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { inProcessWorker?: boolean } = {}): Promise<TestApi> {
   const services = await testServices(overrides);
-  const app = buildApp({ services, logger: createLogger(services.config, 'api-test') });
+  const logger = createLogger(services.config, 'api-test');
+  const jobs = new JobGateway(services.config);
+  await jobs.start();
+  const pool = opts.inProcessWorker === false ? null : new WorkerPool(services.config, logger, createProcessor(services));
+  await pool?.start();
+  const app = buildApp({ services, logger, jobs });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -54,7 +76,12 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}): Promise<T
   return {
     url: `http://127.0.0.1:${port}`,
     services,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    jobs,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool?.close();
+      await jobs.close();
+    },
   };
 }
 

@@ -1,0 +1,10 @@
+import type { RequestHandler } from 'express';
+import type { Services } from '../../shared/services.js';
+import { validateCoupon } from '../../shared/usecases/validate-coupon.usecase.js';
+
+/** POST /coupons/validate */
+export function validateCouponRoute(services: Services): RequestHandler {
+  return async (req, res) => {
+    res.json(await validateCoupon(services, res.locals.app, { body: req.body, requestId: String(req.id) }));
+  };
+}

@@ -1,0 +1,46 @@
+import { Types } from 'mongoose';
+import type { Models } from './db.js';
+import type { WalletBalanceDoc } from './wallet-balance.schema.js';
+
+export interface BalanceRecord {
+  id: string;
+  walletDbId: string;
+  points: number;
+  version: number;
+}
+
+const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({ id: String(d._id), walletDbId: String(d.wallet), points: d.points, version: d.version ?? 0 });
+
+export function walletBalanceRepository({ WalletBalance }: Models) {
+  return {
+    /** The balance document of a customer in a wallet, created at 0 on first use. */
+    async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
+      const filter = { application: new Types.ObjectId(applicationId), customer: new Types.ObjectId(customerId), wallet: new Types.ObjectId(walletDbId) };
+      const found = await WalletBalance.findOne(filter).lean<WalletBalanceDoc>();
+      if (found) return toRecord(found);
+      try {
+        await WalletBalance.updateOne(filter, { $setOnInsert: { points: 0, version: 0 } }, { upsert: true });
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err;
+      }
+      return toRecord((await WalletBalance.findOne(filter).lean<WalletBalanceDoc>())!);
+    },
+    async findById(id: string): Promise<BalanceRecord | null> {
+      const d = await WalletBalance.findById(id).lean<WalletBalanceDoc>();
+      return d ? toRecord(d) : null;
+    },
+    /** A customer's balances in every wallet (wallet read). */
+    async listByCustomer(applicationId: string, customerId: string): Promise<BalanceRecord[]> {
+      const ds = await WalletBalance.find({ application: applicationId, customer: customerId }).lean<WalletBalanceDoc[]>();
+      return ds.map(toRecord);
+    },
+    /**
+     * Moves the balance from `version` to `version + 1` with the entry that holds that slot.
+     * Matches nothing when someone already did: the version guard makes it apply once.
+     */
+    async applyAtVersion(id: string, version: number, after: number): Promise<void> {
+      await WalletBalance.updateOne({ _id: id, version }, { $set: { points: after, version: version + 1 } });
+    },
+  };
+}
+export type WalletBalanceRepository = ReturnType<typeof walletBalanceRepository>;

@@ -1,0 +1,43 @@
+import { Types } from 'mongoose';
+import type { Models } from './db.js';
+import type { WalletDoc } from './wallet.schema.js';
+
+export interface WalletRecord {
+  id: string;
+  walletId: string;
+  name: string;
+  currency: string;
+  singularUnitName: string;
+  pluralUnitName: string;
+  timezone: string;
+}
+
+export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
+  id: String(d._id),
+  walletId: d.walletId,
+  name: d.name,
+  currency: d.currency,
+  singularUnitName: d.singularUnitName,
+  pluralUnitName: d.pluralUnitName,
+  timezone: d.timezone,
+});
+
+export function walletRepository({ Wallet }: Models) {
+  return {
+    /** Wallet update: the application's wallet by its client-visible `wallet_id`. */
+    async findByWalletId(applicationId: string, walletId: string): Promise<WalletRecord | null> {
+      const d = await Wallet.findOne({ application: applicationId, walletId }).lean<WalletDoc>();
+      return d ? toWalletRecord(d) : null;
+    },
+    /** Wallet read: every wallet of the application, in creation order. */
+    async listByApplication(applicationId: string): Promise<WalletRecord[]> {
+      const ds = await Wallet.find({ application: applicationId }).sort({ _id: 1 }).lean<WalletDoc[]>();
+      return ds.map(toWalletRecord);
+    },
+    async create(applicationId: string, input: Omit<WalletRecord, 'id'>): Promise<WalletRecord> {
+      const doc = await Wallet.create({ ...input, application: new Types.ObjectId(applicationId) });
+      return toWalletRecord(doc.toObject());
+    },
+  };
+}
+export type WalletRepository = ReturnType<typeof walletRepository>;

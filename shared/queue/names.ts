@@ -1,0 +1,39 @@
+/**
+ * PERSISTED NAMES: queue and job names are stored in Redis with every job. Renaming one strands
+ * the jobs already queued under the old name; change them only with drained queues.
+ *
+ * Topology (docs/architecture.md): `QUEUE_PARTITIONS` queues `ops-{NN}`, each with global
+ * concurrency 1. A customer always maps to the same partition, so at most one operation per
+ * customer runs at a time, in the order received, across every worker replica. The braces are a
+ * Redis Cluster hash tag: all keys of one partition share a slot, partitions spread over slots.
+ */
+import type { WalletOperationInput } from '../usecases/wallet-operation.usecase.js';
+import type { RedeemInput, RevertInput } from '../usecases/apply-coupon.usecase.js';
+
+export const partitionQueueName = (partition: number): string => `ops-{${String(partition).padStart(2, '0')}}`;
+
+export const JOB = {
+  redeem: 'redeem',
+  revert: 'revert',
+  walletTransaction: 'wallet-transaction',
+  /** Benchmark baseline: a job that does nothing, through the same queues. */
+  noop: 'noop',
+} as const;
+export type JobName = (typeof JOB)[keyof typeof JOB];
+
+export interface JobPayloads {
+  redeem: RedeemInput;
+  revert: RevertInput;
+  'wallet-transaction': WalletOperationInput;
+  noop: Record<string, never>;
+}
+
+/** FNV-1a: stable across processes and versions (a persisted mapping). */
+export function partitionOf(customerKey: string, partitions: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < customerKey.length; i++) {
+    h ^= customerKey.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % partitions;
+}

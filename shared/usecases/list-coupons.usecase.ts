@@ -1,0 +1,54 @@
+/**
+ * POST /coupons/list/all — the fixed coupons available to a visitor or a customer, each checked
+ * against the order when one is sent (list rules 1-7, decisions 11-13). A constant number of
+ * database round trips whatever the number of coupons: campaigns come from the in-process cache,
+ * the customer is resolved once, usage counters are read in one query.
+ */
+import type { ApplicationRecord } from '../data/application.repository.js';
+import { availability } from '../domain/availability.js';
+import { evaluateCoupon } from '../domain/engine.js';
+import { periodKeys } from '../domain/periods.js';
+import type { Services } from '../services.js';
+import { bodyNotObject, invalidSourceIdLV } from './coupon-errors.js';
+import { presentCouponResult, type CouponResult } from './coupon-result.js';
+import { readUsage } from './usage.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Resolves an optional `source_id` (decision 12: unknown → invalid source_id). */
+export async function resolveOptionalCustomer(deps: Pick<Services, 'repos'>, applicationId: string, sourceId: unknown) {
+  if (sourceId === undefined || sourceId === null || sourceId === '') return null;
+  if (typeof sourceId !== 'string' || sourceId.length > 256) throw invalidSourceIdLV();
+  const customer = await deps.repos.customers.resolve(applicationId, sourceId.trim());
+  if (!customer) throw invalidSourceIdLV();
+  return customer;
+}
+
+export async function listCoupons(
+  deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone'>,
+  req: { body: unknown; requestId: string },
+): Promise<CouponResult[]> {
+  if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
+  const body = req.body ?? {};
+  const [set, customer] = await Promise.all([deps.campaigns.get(app), resolveOptionalCustomer(deps, app.id, body.source_id)]);
+  const now = deps.now();
+  const visible = set.fixed.filter((c) => {
+    if (c.assignment === 'assigned_users' && (!customer || !c.assignedCustomerIds.includes(customer.id))) return false;
+    const a = availability(c, now, app.timezone);
+    return a !== 'expired' && a !== 'not_started'; // decision 13: outside the schedule is listed, not applicable
+  });
+  const usage = await readUsage(deps, app.id, visible, customer?.id ?? null, periodKeys(now, app.timezone));
+  const order = body.order === null ? undefined : body.order;
+  return visible.map((campaign) =>
+    presentCouponResult({
+      campaign,
+      code: campaign.code!,
+      couponCodeId: campaign.id,
+      evaluation: evaluateCoupon({ now, timezone: app.timezone, campaign, usage: usage.get(campaign.id)!, customerKnown: !!customer, order }),
+      sourceId: customer ? String(body.source_id) : '',
+      requestId: req.requestId,
+      endpoint: 'list',
+    }),
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * Wallet credit/debit. `prepareWalletOperation` runs in the API (synchronous validation, the
+ * documented 400/404s before anything is queued); `applyWalletOperation` runs in the worker,
+ * serialised per customer, and is safe to re-run (see wallet-ledger.ts).
+ */
+import { fromHundredths, toHundredths } from '../domain/points.js';
+import type { Services } from '../services.js';
+import { postLedgerEntry } from './wallet-ledger.js';
+import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeMissing, walletNotFound } from './wallet-errors.js';
+
+export interface WalletOperationInput {
+  applicationId: string;
+  customerId: string;
+  walletDbId: string;
+  walletId: string;
+  type: 'credit' | 'debit';
+  /** Hundredths of a point. */
+  points: number;
+  description: string;
+  txnId: string;
+  requestId: string;
+}
+
+/** The contract's Wallet transaction result object. */
+export interface WalletTransactionResult {
+  requestId: string;
+  txn_id: string;
+  id: string;
+  wallet_id: string;
+  loyalty_points: number;
+  previous_loyalty_points: number;
+  points: number;
+  description: string;
+}
+
+const MAX_POINTS = 1e9;
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Validates a wallet update in the documented order; resolves customer and wallet. */
+export async function prepareWalletOperation(
+  deps: Pick<Services, 'repos'>,
+  req: { applicationId: string; sourceId: string; walletId: string; body: unknown; txnId: string; requestId: string },
+): Promise<WalletOperationInput> {
+  const body = isPlainObject(req.body) ? req.body : {};
+  const hasType = body.type !== undefined && body.type !== null && body.type !== '';
+  const hasPoints = body.points !== undefined && body.points !== null;
+  if (!hasType && !hasPoints) throw payloadEmpty();
+  if (!hasType) throw typeMissing();
+  if (!hasPoints) throw payloadEmpty();
+  if (body.type !== 'credit' && body.type !== 'debit') throw invalidField('type', 'type should be credit or debit');
+  const points = body.points;
+  if (typeof points !== 'number' || !Number.isFinite(points) || points <= 0 || points > MAX_POINTS || !hasAtMostTwoDecimals(points)) {
+    throw invalidField('points', `points should be a number greater than 0 with at most 2 decimals and at most ${MAX_POINTS}`);
+  }
+  const description = body.description ?? '';
+  if (typeof description !== 'string' || description.length > 500) {
+    throw invalidField('description', 'description should be a string of at most 500 characters');
+  }
+  const customer = await deps.repos.customers.resolve(req.applicationId, req.sourceId);
+  if (!customer) throw customerNotFound();
+  const wallet = await deps.repos.wallets.findByWalletId(req.applicationId, req.walletId);
+  if (!wallet) throw walletNotFound();
+  return {
+    applicationId: req.applicationId,
+    customerId: customer.id,
+    walletDbId: wallet.id,
+    walletId: wallet.walletId,
+    type: body.type,
+    points: toHundredths(points),
+    description,
+    txnId: req.txnId,
+    requestId: req.requestId,
+  };
+}
+
+function hasAtMostTwoDecimals(x: number): boolean {
+  return Math.abs(Math.round(x * 100) - x * 100) < 1e-6;
+}
+
+/** Applies the operation (worker side). Refuses a debit above the balance (decision 22). */
+export async function applyWalletOperation(deps: Pick<Services, 'repos'>, input: WalletOperationInput): Promise<WalletTransactionResult> {
+  const result = await postLedgerEntry(deps, {
+    applicationId: input.applicationId,
+    customerId: input.customerId,
+    walletDbId: input.walletDbId,
+    txnId: input.txnId,
+    type: input.type,
+    points: input.points,
+    description: input.description,
+    origin: 'api',
+  });
+  if (result.state === 'refused') throw insufficientPoints(fromHundredths(result.balance), fromHundredths(input.points));
+  return {
+    requestId: input.requestId,
+    txn_id: input.txnId,
+    id: input.customerId,
+    wallet_id: input.walletId,
+    loyalty_points: fromHundredths(result.after),
+    previous_loyalty_points: fromHundredths(result.before),
+    points: fromHundredths(result.points),
+    description: input.description,
+  };
+}
+
+/** Wallet read: every wallet of the application with the customer's current points. */
+export async function readCustomerWallets(deps: Pick<Services, 'repos'>, req: { applicationId: string; sourceId: string }) {
+  const customer = await deps.repos.customers.resolve(req.applicationId, req.sourceId);
+  if (!customer) throw customerNotFound();
+  const [wallets, balances] = await Promise.all([
+    deps.repos.wallets.listByApplication(req.applicationId),
+    deps.repos.walletBalances.listByCustomer(req.applicationId, customer.id),
+  ]);
+  const pointsByWallet = new Map(balances.map((b) => [b.walletDbId, b.points]));
+  return wallets.map((w) => ({
+    wallet_id: w.walletId,
+    wallet_name: w.name,
+    currency: w.currency,
+    singular_unit_name: w.singularUnitName,
+    plural_unit_name: w.pluralUnitName,
+    timezone: w.timezone,
+    loyalty_points: fromHundredths(pointsByWallet.get(w.id) ?? 0),
+  }));
+}

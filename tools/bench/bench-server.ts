@@ -1,0 +1,51 @@
+/**
+ * The API as the benchmark runs it: the real app plus two baseline routes measured in the same
+ * run — `/bench/baseline` (Basic auth + JSON parse + one indexed read on the same database) and
+ * `/bench/noop-job` (a no-op job through the same partition queues: add + process + wait).
+ */
+import { randomInt } from 'node:crypto';
+import { buildApp } from '../../api/app.js';
+import { basicAuth } from '../../api/middleware/auth.js';
+import { loadConfig } from '../../shared/config.js';
+import { connectDatabase } from '../../shared/data/db.js';
+import { createLogger } from '../../shared/logger.js';
+import { JobGateway } from '../../shared/queue/gateway.js';
+import { JOB } from '../../shared/queue/names.js';
+import { createServices } from '../../shared/services.js';
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config, 'bench-api');
+  const db = await connectDatabase(config.mongodbUri!);
+  const services = createServices(config, db);
+  const jobs = new JobGateway(config);
+  await jobs.start();
+  const app = buildApp({
+    services,
+    logger,
+    jobs,
+    extraRoutes: (a) => {
+      a.post('/bench/baseline', basicAuth(services, 'list'), async (req, res) => {
+        const customer = await services.repos.customers.resolve(res.locals.app.id, String(req.body?.source_id ?? ''));
+        res.json({ ok: true, customer: customer?.id ?? null });
+      });
+      a.post('/bench/noop-job', basicAuth(services, 'list'), async (_req, res) => {
+        res.json(await jobs.run(JOB.noop, `${res.locals.app.id}:bench-${randomInt(200)}`, {}));
+      });
+    },
+  });
+  const server = app.listen(config.port, '127.0.0.1', () => process.send?.('ready'));
+  process.on('SIGTERM', () => {
+    server.close(async () => {
+      await jobs.close();
+      await db.close();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

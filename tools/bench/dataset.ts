@@ -1,0 +1,114 @@
+/**
+ * The benchmark's fixed data set: one application, 200 customers (some with usage), a wallet,
+ * 200 fixed coupons of mixed rules, and one unlimited-ish coupon used by the redeem benchmark.
+ */
+import type { CampaignInput } from '../../shared/data/campaign.repository.js';
+import type { Campaign } from '../../shared/domain/types.js';
+import type { Services } from '../../shared/services.js';
+import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
+
+const base = (i: number, over: Partial<CampaignInput>): CampaignInput => ({
+  name: `Bench coupon ${i}`,
+  description: `Coupon ${i} for the benchmark`,
+  termsAndConditions: ['Valid once per order'],
+  codeType: 'fixed',
+  code: `BENCH${String(i).padStart(3, '0')}`,
+  bulkCodeUsageLimit: 1,
+  assignment: 'all_users',
+  assignedCustomerIds: [],
+  status: 'active',
+  validFrom: new Date('2020-01-01T00:00:00Z'),
+  validUntil: null,
+  schedule: null,
+  limits: {},
+  discount: { kind: 'discount', type: 'percentage', value: 10, maxCents: null, walletId: null },
+  discountCalculatedOn: 'selling_price_subtotal',
+  cartConditions: [],
+  itemSelector: null,
+  selectedItemsValidations: [],
+  productValidations: [],
+  excludedItems: null,
+  metadataKeys: [],
+  ...over,
+});
+
+/** Twelve rule shapes, cycled over the 200 coupons. */
+const shapes: ((i: number) => Partial<CampaignInput>)[] = [
+  () => ({}),
+  () => ({ cartConditions: [{ field: 'selling_price_subtotal', operator: 'gte', value: 50000 }] }),
+  () => ({ discount: { kind: 'discount', type: 'flat', value: 5000, maxCents: null, walletId: null } }),
+  () => ({ discount: { kind: 'discount', type: 'percentage', value: 20, maxCents: 10000, walletId: null }, limits: { total: 100000, perCustomer: 5 } }),
+  () => ({ discountCalculatedOn: 'original_price_subtotal', limits: { perDay: 10000 } }),
+  () => ({ discountCalculatedOn: 'shipping', discount: { kind: 'discount', type: 'percentage', value: 100, maxCents: null, walletId: null } }),
+  (i) => ({
+    discountCalculatedOn: 'selected_items_selling_price_subtotal',
+    itemSelector: { match: 'OR', properties: [{ property: 'sku', values: [`SKU-${i % 50}`, `SKU-${(i + 7) % 50}`] }] },
+    selectedItemsValidations: [{ field: 'selected_items_total_qty', operator: 'gte', value: 1 }],
+  }),
+  (i) => ({ discountCalculatedOn: 'valid_cart_selling_price_subtotal', excludedItems: { match: 'OR', properties: [{ property: 'product_id', values: [`P-${i % 50}`] }] } }),
+  () => ({ productValidations: [{ field: 'selling_price', operator: 'gt', value: 100 }, { field: 'cart_qty', operator: 'lte', value: 10 }] }),
+  () => ({ cartConditions: [{ field: 'payment_mode', operator: 'in', value: ['UPI', 'CARD'] }] }),
+  () => ({ discount: { kind: 'cashback', type: 'percentage', value: 5, maxCents: 20000, walletId: 'loyalty' } }),
+  () => ({ schedule: { daysOfWeek: [1, 2, 3, 4, 5, 6, 7], hours: [{ from: '00:00', to: '24:00' }] }, limits: { perWeek: 100000, perMonth: 100000 } }),
+];
+
+export async function loadBenchData(services: Services, log: (line: string) => void) {
+  const { application, apiKey, secret } = await createApplication(services, { name: `bench-${Date.now()}`, timezone: 'Asia/Kolkata', currency: 'INR' });
+  const customers = await services.repos.customers.upsertMany(
+    application.id,
+    Array.from({ length: 200 }, (_, i) => ({ sourceId: `bench-cust-${i}` })),
+  );
+  log('  200 customers');
+  await services.repos.wallets.create(application.id, {
+    walletId: 'loyalty',
+    name: 'Loyalty',
+    currency: 'INR',
+    singularUnitName: 'point',
+    pluralUnitName: 'points',
+    timezone: 'Asia/Kolkata',
+  });
+  const campaigns: Campaign[] = [];
+  for (let i = 0; i < 200; i++) {
+    const c = await services.repos.campaigns.create(application.id, base(i, shapes[i % shapes.length]!(i)));
+    await services.repos.couponCodes.insertMany(application.id, c.id, 'fixed', [c.code!]);
+    campaigns.push(c);
+    if ((i + 1) % 50 === 0) log(`  ${i + 1}/200 coupons`);
+  }
+  const redeemCoupon = await services.repos.campaigns.create(
+    application.id,
+    base(999, { code: 'BENCHREDEEM', limits: { total: 1_000_000_000 }, discount: { kind: 'cashback', type: 'flat', value: 100, maxCents: null, walletId: 'loyalty' } }),
+  );
+  await services.repos.couponCodes.insertMany(application.id, redeemCoupon.id, 'fixed', ['BENCHREDEEM']);
+  // Usage: some customers have used some limited coupons.
+  for (let i = 0; i < 40; i++) {
+    const c = campaigns[(i * 12 + 3) % campaigns.length]!;
+    if (c.limits.perCustomer) await services.repos.usageCounters.take(application.id, c.id, `customer:${customers[i]!.id}`, `seed-${i}`, c.limits.perCustomer);
+    if (c.limits.total) await services.repos.usageCounters.take(application.id, c.id, 'total', `seed-${i}`, c.limits.total);
+  }
+  await services.repos.applications.bumpConfigVersion(application.id);
+  log('  usage counters');
+  return { application, apiKey, secret, customers, campaigns, redeemCoupon };
+}
+
+/** An order of `n` items with consistent subtotals. */
+export function benchOrder(n: number, orderId: string) {
+  const items = Array.from({ length: n }, (_, i) => ({
+    product_id: `P-${i}`,
+    sku: `SKU-${i}`,
+    name: `Item ${i}`,
+    original_price: 250 + i,
+    selling_price: 200 + i,
+    quantity: 1 + (i % 3),
+    shipping: 0,
+  }));
+  const sum = (f: (x: (typeof items)[number]) => number) => Math.round(items.reduce((s, x) => s + f(x) * x.quantity, 0) * 100) / 100;
+  return {
+    order_id: orderId,
+    original_price_subtotal: sum((x) => x.original_price),
+    selling_price_subtotal: sum((x) => x.selling_price),
+    status: 'completed',
+    shipping: 40,
+    payment_mode: 'UPI',
+    items,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * One BullMQ Worker per partition queue in this process. Every replica consumes every
+ * partition; each partition queue has global concurrency 1, so across all replicas at most one
+ * job per partition (hence per customer) runs at a time, in queue order.
+ */
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Config } from '../shared/config.js';
+import type { Logger } from '../shared/logger.js';
+import { partitionQueueName } from '../shared/queue/names.js';
+import { redisConnection } from '../shared/queue/redis.js';
+
+export type JobListener = (event: { job: Job; outcome: 'completed' | 'failed'; durationMs: number }) => void;
+
+export class WorkerPool {
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+    private readonly processor: (job: Job) => Promise<unknown>,
+    private readonly onJob?: JobListener,
+  ) {}
+
+  async start(): Promise<void> {
+    const admin = redisConnection(this.config.redisUrl!);
+    for (let p = 0; p < this.config.queuePartitions; p++) {
+      const name = partitionQueueName(p);
+      const queue = new Queue(name, { connection: admin, prefix: this.config.queuePrefix });
+      await queue.setGlobalConcurrency(1);
+      await queue.close();
+      const worker = new Worker(name, this.processor, {
+        connection: redisConnection(this.config.redisUrl!),
+        prefix: this.config.queuePrefix,
+        concurrency: 1,
+        // A dead worker's job blocks its partition until the stall check re-queues it: keep the
+        // lock short and check often; re-running a half-done job is safe (idempotent processors).
+        lockDuration: this.config.jobLockMs,
+        stalledInterval: this.config.stalledIntervalMs,
+        maxStalledCount: 5,
+        autorun: false,
+      });
+      const started = new Map<string, number>();
+      worker.on('active', (job) => started.set(job.id!, Date.now()));
+      worker.on('completed', (job) => this.report(job, 'completed', started));
+      worker.on('failed', (job, err) => {
+        if (job) this.report(job, 'failed', started);
+        this.logger.error({ err, jobId: job?.id, name: job?.name }, 'job failed');
+      });
+      worker.on('error', (err) => this.logger.error({ err }, 'worker error'));
+      this.workers.push(worker);
+    }
+    await admin.quit();
+    for (const w of this.workers) void w.run();
+    await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+  }
+
+  private report(job: Job, outcome: 'completed' | 'failed', started: Map<string, number>) {
+    const t = started.get(job.id!);
+    started.delete(job.id!);
+    this.onJob?.({ job, outcome, durationMs: t ? Date.now() - t : 0 });
+  }
+
+  /** Finishes the jobs in progress, takes no new ones. */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+  }
+}
