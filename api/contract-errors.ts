@@ -14,5 +14,7 @@ export const unauthorizedFor = {
 } as const;
 export type ClientRoute = keyof typeof unauthorizedFor;
 
-export const invalidJson = (parseError: string) => new DomainError('invalid', 'Invalid payload', `invalid JSON: ${parseError}`, { code: 400 });
-export const bodyTooLarge = (limit: string) => new DomainError('too_large', 'Invalid payload', `request body is larger than ${limit}`, { code: 413 });
+export const invalidJson = (parseError: string) =>
+  new DomainError('invalid', 'Invalid payload', `invalid JSON: ${parseError}`, { code: 400 });
+export const bodyTooLarge = (limit: string) =>
+  new DomainError('too_large', 'Invalid payload', `request body is larger than ${limit}`, { code: 413 });

@@ -30,9 +30,13 @@ export async function freePort(): Promise<number> {
 async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'coupons-redis-'));
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     child.once('error', (err) => reject(new Error(`redis-server not found on PATH (${err.message}); set REDIS_URL`)));
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -18,7 +18,9 @@ export function applyCouponRoute(services: Services, jobs: JobGateway): RequestH
         const prepared = await prepareApply(services, app, { type: req.query.type, body: req.body, requestId: String(req.id) });
         const customerKey = `${app.id}:${prepared.input.customerId}`;
         const outcome =
-          prepared.type === 'redeem' ? await jobs.run(JOB.redeem, customerKey, prepared.input) : await jobs.run(JOB.revert, customerKey, prepared.input);
+          prepared.type === 'redeem'
+            ? await jobs.run(JOB.redeem, customerKey, prepared.input)
+            : await jobs.run(JOB.revert, customerKey, prepared.input);
         return unwrapOutcome(outcome);
       },
     );

@@ -62,7 +62,11 @@ export function campaignRepository({ Campaign: CampaignModel }: Models) {
       return toCampaign(doc.toObject());
     },
     async update(applicationId: string, id: string, input: Partial<CampaignInput>) {
-      const d = await CampaignModel.findOneAndUpdate({ _id: id, application: applicationId }, { $set: toDoc(applicationId, input) }, { new: true }).lean<CampaignDoc>();
+      const d = await CampaignModel.findOneAndUpdate(
+        { _id: id, application: applicationId },
+        { $set: toDoc(applicationId, input) },
+        { new: true },
+      ).lean<CampaignDoc>();
       return d ? toCampaign(d) : null;
     },
     async findById(applicationId: string, id: string) {

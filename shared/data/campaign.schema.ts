@@ -18,7 +18,13 @@ export interface CampaignDoc {
   validUntil: Date | null;
   schedule: { daysOfWeek?: number[]; hours?: { from: string; to: string }[] } | null;
   limits: { total?: number | null; perCustomer?: number | null; perDay?: number | null; perWeek?: number | null; perMonth?: number | null };
-  discount: { kind: 'discount' | 'cashback'; type: 'percentage' | 'flat'; value: number; maxCents?: number | null; walletId?: string | null };
+  discount: {
+    kind: 'discount' | 'cashback';
+    type: 'percentage' | 'flat';
+    value: number;
+    maxCents?: number | null;
+    walletId?: string | null;
+  };
   discountCalculatedOn: string;
   cartConditions: { field: string; operator: string; value: unknown }[];
   itemSelector: { match: 'AND' | 'OR'; properties: { property: string; values: unknown[] }[] } | null;

@@ -9,7 +9,12 @@ export interface CouponCodeRecord {
   code: string;
 }
 
-const toRecord = (d: CouponCodeDoc): CouponCodeRecord => ({ id: String(d._id), campaignId: String(d.campaign), kind: d.kind, code: d.code });
+const toRecord = (d: CouponCodeDoc): CouponCodeRecord => ({
+  id: String(d._id),
+  campaignId: String(d.campaign),
+  kind: d.kind,
+  code: d.code,
+});
 
 export function couponCodeRepository({ CouponCode }: Models) {
   return {
@@ -48,7 +53,11 @@ export function couponCodeRepository({ CouponCode }: Models) {
       return { inserted: codes.length - taken.length, taken };
     },
     async listByCampaign(applicationId: string, campaignId: string, limit: number, skip: number) {
-      const ds = await CouponCode.find({ application: applicationId, campaign: campaignId }).sort({ _id: 1 }).skip(skip).limit(limit).lean<CouponCodeDoc[]>();
+      const ds = await CouponCode.find({ application: applicationId, campaign: campaignId })
+        .sort({ _id: 1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<CouponCodeDoc[]>();
       return ds.map(toRecord);
     },
     async countByCampaign(applicationId: string, campaignId: string) {

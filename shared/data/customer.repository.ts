@@ -51,7 +51,10 @@ export function customerRepository({ Customer }: Models) {
         })),
         { ordered: false },
       );
-      const found = await this.findBySourceIds(applicationId, customers.map((c) => c.sourceId));
+      const found = await this.findBySourceIds(
+        applicationId,
+        customers.map((c) => c.sourceId),
+      );
       const bySource = new Map(found.map((c) => [c.sourceId, c]));
       return customers.map((c) => bySource.get(c.sourceId)!);
     },

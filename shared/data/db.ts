@@ -40,7 +40,12 @@ export interface Database {
 /** Connects, binds the models and makes sure every index exists. */
 export async function connectDatabase(uri: string, dbName?: string): Promise<Database> {
   // autoIndex off: indexes are created once below, awaited, instead of racing the first queries.
-  const connection = mongoose.createConnection(uri, { ...(dbName ? { dbName } : {}), autoIndex: false, maxPoolSize: 20, serverSelectionTimeoutMS: 10_000 });
+  const connection = mongoose.createConnection(uri, {
+    ...(dbName ? { dbName } : {}),
+    autoIndex: false,
+    maxPoolSize: 20,
+    serverSelectionTimeoutMS: 10_000,
+  });
   await connection.asPromise();
   const models = bindModels(connection);
   for (const model of Object.values(models) as Model<unknown>[]) {

@@ -10,7 +10,13 @@ export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
     /** Claims a key; false when it exists already (then `find` tells its state). */
     async claim(applicationId: string, key: string, fingerprint: string, expiresAt: Date): Promise<boolean> {
       try {
-        await IdempotencyRecord.create({ application: new Types.ObjectId(applicationId), key, fingerprint, state: 'in_progress', expiresAt });
+        await IdempotencyRecord.create({
+          application: new Types.ObjectId(applicationId),
+          key,
+          fingerprint,
+          state: 'in_progress',
+          expiresAt,
+        });
         return true;
       } catch (err) {
         if (isDuplicateKeyError(err)) return false;

@@ -59,7 +59,9 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       return ds.map(toRecord);
     },
     /** Writes a new cycle in state `pending`; false when that cycle exists already. */
-    async insertPending(r: Omit<RedemptionRecord, 'id' | 'state' | 'refusal' | 'revertJobId'> & { applicationId: string }): Promise<boolean> {
+    async insertPending(
+      r: Omit<RedemptionRecord, 'id' | 'state' | 'refusal' | 'revertJobId'> & { applicationId: string },
+    ): Promise<boolean> {
       try {
         await Redemption.create({
           application: new Types.ObjectId(r.applicationId),
@@ -88,7 +90,12 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       }
     },
     /** Moves a cycle from one of `from` to `to`; returns whether this call moved it. */
-    async transition(id: string, from: RedemptionDoc['state'][], to: RedemptionDoc['state'], set: Record<string, unknown> = {}): Promise<boolean> {
+    async transition(
+      id: string,
+      from: RedemptionDoc['state'][],
+      to: RedemptionDoc['state'],
+      set: Record<string, unknown> = {},
+    ): Promise<boolean> {
       const res = await Redemption.updateOne({ _id: id, state: { $in: from } }, { $set: { state: to, ...set } });
       return res.modifiedCount === 1;
     },

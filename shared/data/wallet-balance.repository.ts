@@ -9,13 +9,22 @@ export interface BalanceRecord {
   version: number;
 }
 
-const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({ id: String(d._id), walletDbId: String(d.wallet), points: d.points, version: d.version ?? 0 });
+const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
+  id: String(d._id),
+  walletDbId: String(d.wallet),
+  points: d.points,
+  version: d.version ?? 0,
+});
 
 export function walletBalanceRepository({ WalletBalance }: Models) {
   return {
     /** The balance document of a customer in a wallet, created at 0 on first use. */
     async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
-      const filter = { application: new Types.ObjectId(applicationId), customer: new Types.ObjectId(customerId), wallet: new Types.ObjectId(walletDbId) };
+      const filter = {
+        application: new Types.ObjectId(applicationId),
+        customer: new Types.ObjectId(customerId),
+        wallet: new Types.ObjectId(walletDbId),
+      };
       const found = await WalletBalance.findOne(filter).lean<WalletBalanceDoc>();
       if (found) return toRecord(found);
       try {

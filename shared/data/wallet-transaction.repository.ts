@@ -38,7 +38,10 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
     },
     /** The entry holding a balance's slot `version`, if any (at most one: unique slot). */
     async findAtSlot(applicationId: string, balanceId: string, version: number): Promise<LedgerEntry | null> {
-      const d = await WalletTransaction.findOne({ application: applicationId, slot: slotOf(balanceId, version) }).lean<WalletTransactionDoc>();
+      const d = await WalletTransaction.findOne({
+        application: applicationId,
+        slot: slotOf(balanceId, version),
+      }).lean<WalletTransactionDoc>();
       return d ? toEntry(d) : null;
     },
     /**

@@ -9,7 +9,11 @@ const minutes = (hhmm: string): number => {
   return h * 60 + m;
 };
 
-export function availability(campaign: Pick<Campaign, 'status' | 'validFrom' | 'validUntil' | 'schedule'>, now: Date, tz: string): Availability {
+export function availability(
+  campaign: Pick<Campaign, 'status' | 'validFrom' | 'validUntil' | 'schedule'>,
+  now: Date,
+  tz: string,
+): Availability {
   if (campaign.status !== 'active') return 'expired';
   if (now.getTime() < campaign.validFrom.getTime()) return 'not_started';
   if (campaign.validUntil && now.getTime() > campaign.validUntil.getTime()) return 'expired';

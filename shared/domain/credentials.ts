@@ -8,8 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 export const generateApiKey = (): string => `ak_${randomBytes(12).toString('hex')}`;
 export const generateSecret = (): string => `sk_${randomBytes(32).toString('base64url')}`;
 
-export const hashSecret = (apiKey: string, secret: string): string =>
-  createHmac('sha256', apiKey).update(secret, 'utf8').digest('hex');
+export const hashSecret = (apiKey: string, secret: string): string => createHmac('sha256', apiKey).update(secret, 'utf8').digest('hex');
 
 /** Constant-time comparison of a presented secret with the stored hash. */
 export function verifySecret(apiKey: string, secret: string, storedHash: string): boolean {

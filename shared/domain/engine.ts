@@ -53,8 +53,7 @@ export interface DiscountResult {
 }
 
 export type Evaluation =
-  | { applicable: true; order: ParsedOrder | null; result: DiscountResult }
-  | { applicable: false; reason: RefusalReason; message: string };
+  { applicable: true; order: ParsedOrder | null; result: DiscountResult } | { applicable: false; reason: RefusalReason; message: string };
 
 const refuse = (reason: RefusalReason, message: string): Evaluation => ({ applicable: false, reason, message });
 
@@ -67,7 +66,8 @@ function limitRefusal(campaign: Campaign, usage: UsageCounts, customerKnown: boo
   if (reached(l.perDay, usage.perDay)) return refuse('per_day_limit', M.PER_DAY_LIMIT_EXCEEDED);
   if (reached(l.perWeek, usage.perWeek)) return refuse('per_week_limit', M.PER_WEEK_LIMIT_EXCEEDED);
   if (reached(l.perMonth, usage.perMonth)) return refuse('per_month_limit', M.PER_MONTH_LIMIT_EXCEEDED);
-  if (usage.bulkCode !== undefined && usage.bulkCode >= (campaign.bulkCodeUsageLimit ?? 1)) return refuse('bulk_code_used', M.TOTAL_LIMIT_EXCEEDED);
+  if (usage.bulkCode !== undefined && usage.bulkCode >= (campaign.bulkCodeUsageLimit ?? 1))
+    return refuse('bulk_code_used', M.TOTAL_LIMIT_EXCEEDED);
   return null;
 }
 
@@ -121,7 +121,11 @@ function itemField(item: ParsedItem, campaign: Campaign, field: string): Scalar 
 }
 
 /** A condition whose field was not sent fails only when the field is mandatory (list rule 5). */
-function failing(conditions: Condition[], valueOf: (field: string) => Scalar | undefined, mandatory: readonly string[]): Condition | undefined {
+function failing(
+  conditions: Condition[],
+  valueOf: (field: string) => Scalar | undefined,
+  mandatory: readonly string[],
+): Condition | undefined {
   return conditions.find((c) => {
     const v = valueOf(c.field);
     if (v === undefined) return mandatory.includes(c.field);
@@ -143,14 +147,23 @@ export function evaluateCoupon(input: EvaluateInput): Evaluation {
   const limited = limitRefusal(campaign, input.usage, input.customerKnown);
   if (limited) return limited;
   if (input.order === undefined) {
-    return { applicable: true, order: null, result: { totalDiscountCents: 0, totalCashbackCents: 0, totalAmountCents: 0, itemDiscountCents: [] } };
+    return {
+      applicable: true,
+      order: null,
+      result: { totalDiscountCents: 0, totalCashbackCents: 0, totalAmountCents: 0, itemDiscountCents: [] },
+    };
   }
 
   const parsed = parseOrder(input.order);
   if (!parsed.ok) return refuse('invalid_payload', parsed.message);
   const order = parsed.order;
 
-  const cartFail = failing(campaign.cartConditions, (f) => orderField(order, campaign, f), ['selling_price_subtotal', 'original_price_subtotal', 'items_count', 'total_qty']);
+  const cartFail = failing(campaign.cartConditions, (f) => orderField(order, campaign, f), [
+    'selling_price_subtotal',
+    'original_price_subtotal',
+    'items_count',
+    'total_qty',
+  ]);
   if (cartFail) return refuse('cart_rule', M.ruleText(cartFail));
 
   const base = campaign.discountCalculatedOn;
@@ -170,7 +183,11 @@ export function evaluateCoupon(input: EvaluateInput): Evaluation {
     }
   }
   for (const item of selectedItems) {
-    const fail = failing(campaign.productValidations, (f) => itemField(item, campaign, f), ['selling_price', 'original_price', 'product_id']);
+    const fail = failing(campaign.productValidations, (f) => itemField(item, campaign, f), [
+      'selling_price',
+      'original_price',
+      'product_id',
+    ]);
     if (fail) return refuse('product_rule', M.ruleText(fail));
   }
 
@@ -188,7 +205,11 @@ function computeDiscount(campaign: Campaign, order: ParsedOrder, selected: boole
   }
 
   let baseCents: number;
-  if (eligible) baseCents = sumOf(order.items.filter((_, i) => eligible![i]), price);
+  if (eligible)
+    baseCents = sumOf(
+      order.items.filter((_, i) => eligible![i]),
+      price,
+    );
   else if (base === 'shipping') baseCents = order.shippingCents ?? 0;
   else if (base === 'original_price_subtotal') baseCents = order.originalSubtotalCents;
   else baseCents = order.sellingSubtotalCents;

@@ -50,7 +50,8 @@ function parseItem(raw: unknown): ParsedItem | string {
   if (!finiteNonNegative(raw.original_price)) return itemFieldRequired('original_price');
   if (!finiteNonNegative(raw.selling_price)) return itemFieldRequired('selling_price');
   const quantitySent = raw.quantity !== undefined && raw.quantity !== null;
-  if (quantitySent && !(typeof raw.quantity === 'number' && Number.isFinite(raw.quantity) && raw.quantity > 0)) return INVALID_ORDER_PAYLOAD;
+  if (quantitySent && !(typeof raw.quantity === 'number' && Number.isFinite(raw.quantity) && raw.quantity > 0))
+    return INVALID_ORDER_PAYLOAD;
   const shipping = optionalNumber(raw.shipping);
   if (!shipping.ok || !optionalString(raw.sku) || !optionalString(raw.name)) return INVALID_ORDER_PAYLOAD;
   if (raw.metadata !== undefined && raw.metadata !== null && !isPlainObject(raw.metadata)) return INVALID_ORDER_PAYLOAD;

@@ -72,7 +72,9 @@ export function presentSavingsOrder(args: {
     total_amount: fromCents(order ? result.totalAmountCents : 0),
     total_cashback: fromCents(result.totalCashbackCents),
     shipping: fromCents(order?.shippingCents ?? 0),
-    ...(args.includeValidateFields ? { payment_mode: order?.paymentMode ?? '', discount_calculated_on_property: campaign.discountCalculatedOn } : {}),
+    ...(args.includeValidateFields
+      ? { payment_mode: order?.paymentMode ?? '', discount_calculated_on_property: campaign.discountCalculatedOn }
+      : {}),
     coupon_details: {},
     metadata: order ? declaredMetadata(order.metadata, campaign.metadataKeys, 'order') : {},
     items,

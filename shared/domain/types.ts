@@ -45,15 +45,7 @@ export const ORDER_CONDITION_FIELDS = [
 export const MANDATORY_ORDER_FIELDS = ['selling_price_subtotal', 'original_price_subtotal'] as const;
 
 /** Item fields a product validation may test. */
-export const ITEM_CONDITION_FIELDS = [
-  'selling_price',
-  'original_price',
-  'cart_qty',
-  'shipping',
-  'product_id',
-  'sku',
-  'name',
-] as const;
+export const ITEM_CONDITION_FIELDS = ['selling_price', 'original_price', 'cart_qty', 'shipping', 'product_id', 'sku', 'name'] as const;
 export const MANDATORY_ITEM_FIELDS = ['product_id', 'original_price', 'selling_price'] as const;
 
 /** Aggregates over the selected items; combined with AND. */

@@ -38,7 +38,9 @@ export class JobGateway {
     return this.waiters.size;
   }
 
-  constructor(private readonly config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'jobWaitTimeoutMs' | 'keepFinishedSeconds'>) {}
+  constructor(
+    private readonly config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'jobWaitTimeoutMs' | 'keepFinishedSeconds'>,
+  ) {}
 
   async start(): Promise<void> {
     this.connection = redisConnection(this.config.redisUrl!);
@@ -55,7 +57,12 @@ export class JobGateway {
   }
 
   /** Queues `payload` on the partition of `customerKey` and resolves with the job's outcome. */
-  async run<N extends JobName>(name: N, customerKey: string, payload: JobPayloads[N], timeoutMs = this.config.jobWaitTimeoutMs): Promise<Outcome<unknown>> {
+  async run<N extends JobName>(
+    name: N,
+    customerKey: string,
+    payload: JobPayloads[N],
+    timeoutMs = this.config.jobWaitTimeoutMs,
+  ): Promise<Outcome<unknown>> {
     const queue = this.queues[partitionOf(customerKey, this.config.queuePartitions)]!;
     const jobId = randomUUID();
     const done = new Promise<Outcome<unknown>>((resolve, reject) => {
@@ -98,7 +105,9 @@ export class JobGateway {
     if (!w) return;
     this.waiters.delete(jobId);
     clearTimeout(w.timer);
-    w.reject(new DomainError('unavailable', 'Service Unavailable', `the operation failed: ${reason}; retry the same request`, { code: 503 }));
+    w.reject(
+      new DomainError('unavailable', 'Service Unavailable', `the operation failed: ${reason}; retry the same request`, { code: 503 }),
+    );
   }
 
   /** Queue handles (metrics, Bull Board). */

@@ -79,7 +79,10 @@ const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.t
 const finiteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
 /** The mandatory fields of an apply request, checked in the documented order. */
-function checkApplyBody(type: 'redeem' | 'revert', body: Record<string, unknown>): { detail: Record<string, unknown>; order: Record<string, unknown> } {
+function checkApplyBody(
+  type: 'redeem' | 'revert',
+  body: Record<string, unknown>,
+): { detail: Record<string, unknown>; order: Record<string, unknown> } {
   if (!nonEmptyString(body.source_id)) throw invalidSourceId();
   const details = body.coupon_details;
   if (!Array.isArray(details) || details.length === 0) throw couponMissing();
@@ -201,7 +204,9 @@ async function completeCycle(deps: Pick<Services, 'repos'>, input: RedeemInput, 
     if (!taken) {
       const refusal = limitRefusal(scope);
       await giveBackAll(deps, input.applicationId, r);
-      await deps.repos.redemptions.transition(r.id, ['pending'], 'refused', { refusal: { reason: scopeKind(scope), message: refusal.details } });
+      await deps.repos.redemptions.transition(r.id, ['pending'], 'refused', {
+        refusal: { reason: scopeKind(scope), message: refusal.details },
+      });
       throw refusal;
     }
   }
@@ -242,7 +247,8 @@ export async function redeemCoupon(deps: Pick<Services, 'repos' | 'campaigns' | 
       return result(input, 'completed');
     }
     const latest = cycles.at(-1);
-    if (latest && latest.customerId !== input.customerId && latest.state !== 'reverted' && latest.state !== 'refused') throw orderOfAnotherCustomer();
+    if (latest && latest.customerId !== input.customerId && latest.state !== 'reverted' && latest.state !== 'refused')
+      throw orderOfAnotherCustomer();
     if (latest?.state === 'completed') return result(input, 'completed');
     if (latest?.state === 'pending') return completeCycle(deps, input, latest);
     if (latest?.state === 'reverting') {

@@ -4,7 +4,8 @@ import { DomainError } from '../errors.js';
 export const invalidQueryType = () => new DomainError('invalid', 'Invalid query param', 'type should be redeem or revert', { code: 400 });
 export const invalidPayload = (details: string) => new DomainError('invalid', 'Invalid payload', details, { code: 400 });
 export const invalidSourceId = () => invalidPayload('Invalid source_id');
-export const couponMissing = () => new DomainError('invalid', 'coupon_code or coupon_id is missing', 'coupon id or coupon code is required', { code: 400 });
+export const couponMissing = () =>
+  new DomainError('invalid', 'coupon_code or coupon_id is missing', 'coupon id or coupon code is required', { code: 400 });
 export const onlyOneCoupon = () => invalidPayload('only one coupon can be applied per request');
 export const couponNotFound = () =>
   new DomainError('invalid', 'Invalid coupon code or coupon id', 'coupon not found, invalid coupon code or coupon id', { code: 400 });

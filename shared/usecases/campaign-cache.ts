@@ -37,9 +37,11 @@ export class CampaignCache {
         if (s.loadingVersion === set.version) s.set = set;
         return set;
       });
-      s.loading.finally(() => {
-        if (s.loadingVersion === app.configVersion) s.loading = null;
-      }).catch(() => {});
+      s.loading
+        .finally(() => {
+          if (s.loadingVersion === app.configVersion) s.loading = null;
+        })
+        .catch(() => {});
     }
     return slot.loading!;
   }

@@ -49,6 +49,7 @@ export async function findCoupon(
   if (byId) return byId;
   const row = await deps.repos.couponCodes.findById(app.id, id);
   const campaign = row ? set.byId.get(row.campaignId) : undefined;
-  if (row && campaign) return row.kind === 'bulk' ? { campaign, bulkCodeId: row.id, couponCodeId: row.id, code: row.code } : fixed(campaign);
+  if (row && campaign)
+    return row.kind === 'bulk' ? { campaign, bulkCodeId: row.id, couponCodeId: row.id, code: row.code } : fixed(campaign);
   return id !== code ? byCode(id) : null;
 }

@@ -25,7 +25,10 @@ export const operationIdOf = (applicationId: string, key: string): string =>
   `idem:${createHash('sha256').update(`${applicationId}\n${key}`).digest('hex').slice(0, 32)}`;
 
 const keyReused = () =>
-  new DomainError('conflict', 'Idempotency-Key reused', 'this Idempotency-Key was used with a different request', { code: 409, key: 'Idempotency-Key' });
+  new DomainError('conflict', 'Idempotency-Key reused', 'this Idempotency-Key was used with a different request', {
+    code: 409,
+    key: 'Idempotency-Key',
+  });
 
 export function checkIdempotencyKey(key: unknown): string | undefined {
   if (key === undefined) return undefined;
@@ -52,7 +55,9 @@ export async function withIdempotency<T>(
     if (existing.state === 'done' && existing.response) return unwrapOutcome(existing.response as Outcome<T>);
     // The first request is still running: wait for its response rather than run twice.
     if (Date.now() > deadline) {
-      throw new DomainError('unavailable', 'Service Unavailable', 'a request with this Idempotency-Key is still in progress; retry later', { code: 503 });
+      throw new DomainError('unavailable', 'Service Unavailable', 'a request with this Idempotency-Key is still in progress; retry later', {
+        code: 503,
+      });
     }
     await new Promise((r) => setTimeout(r, 50));
   }

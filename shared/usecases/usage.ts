@@ -14,10 +14,16 @@ export interface PeriodKeys {
 
 export type ScopeKind = 'total' | 'customer' | 'day' | 'week' | 'month' | 'code';
 
-export const scopeKind = (scope: string): ScopeKind => scope.slice(0, scope.indexOf(':') < 0 ? scope.length : scope.indexOf(':')) as ScopeKind;
+export const scopeKind = (scope: string): ScopeKind =>
+  scope.slice(0, scope.indexOf(':') < 0 ? scope.length : scope.indexOf(':')) as ScopeKind;
 
 /** The counters a redemption takes: only the scopes whose limit is configured. */
-export function scopesToTake(campaign: Campaign, customerId: string, periods: PeriodKeys, bulkCodeId: string | null): { scope: string; limit: number }[] {
+export function scopesToTake(
+  campaign: Campaign,
+  customerId: string,
+  periods: PeriodKeys,
+  bulkCodeId: string | null,
+): { scope: string; limit: number }[] {
   const l = campaign.limits;
   const out: { scope: string; limit: number }[] = [];
   if (l.total) out.push({ scope: 'total', limit: l.total });

@@ -32,8 +32,7 @@ export interface PostEntryInput {
 }
 
 export type PostEntryResult =
-  | { state: 'applied'; before: number; after: number; points: number }
-  | { state: 'refused'; balance: number; points: number };
+  { state: 'applied'; before: number; after: number; points: number } | { state: 'refused'; balance: number; points: number };
 
 const MAX_ROUNDS = 50;
 

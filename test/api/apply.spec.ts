@@ -30,9 +30,19 @@ describe('POST /coupons/apply', () => {
   it('when a valid redeem is sent, then 200 with the Redeem/revert result object', async () => {
     const c = await createCampaign(api.services, app.id, { code: 'Save10' });
     const order = makeOrder();
-    const res = await apply('redeem', { source_id: 'cust-1', coupon_details: [{ coupon_id: c.id, coupon_code: 'save10' }], order }, { 'x-request-id': 'r-1' });
+    const res = await apply(
+      'redeem',
+      { source_id: 'cust-1', coupon_details: [{ coupon_id: c.id, coupon_code: 'save10' }], order },
+      { 'x-request-id': 'r-1' },
+    );
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ status: 'completed', couponId: c.id, orderId: order.order_id, coupon_code: 'Save10', request_id: 'r-1' });
+    expect(res.body).to.deep.equal({
+      status: 'completed',
+      couponId: c.id,
+      orderId: order.order_id,
+      coupon_code: 'Save10',
+      request_id: 'r-1',
+    });
   });
 
   it('when the same order is redeemed twice, then both answer completed and it counts once (decision 17)', async () => {
@@ -124,7 +134,10 @@ describe('POST /coupons/apply', () => {
   });
 
   it('when a cart rule fails, then 400 coupon validation failed with the rule text', async () => {
-    await createCampaign(api.services, app.id, { code: 'MIN2000', cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 200000 }] });
+    await createCampaign(api.services, app.id, {
+      code: 'MIN2000',
+      cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 200000 }],
+    });
     const res = await apply('redeem', body('MIN2000'));
     expect(res.status).to.equal(400);
     expect(res.body).to.include({ message: 'coupon validation failed', details: 'selling_price_subtotal should be greater than 2000.00' });
@@ -145,23 +158,101 @@ describe('POST /coupons/apply', () => {
   const errorRows: [string, string, () => unknown, string, string][] = [
     ['type is wrong', 'gift', () => body('X'), 'Invalid query param', 'type should be redeem or revert'],
     ['type is missing', '', () => body('X'), 'Invalid query param', 'type should be redeem or revert'],
-    ['source_id is missing', 'redeem', () => ({ coupon_details: [{ coupon_id: 'X', coupon_code: 'X' }], order: order() }), 'Invalid payload', 'Invalid source_id'],
+    [
+      'source_id is missing',
+      'redeem',
+      () => ({ coupon_details: [{ coupon_id: 'X', coupon_code: 'X' }], order: order() }),
+      'Invalid payload',
+      'Invalid source_id',
+    ],
     ['source_id is unknown', 'redeem', () => body('SAVE', order(), 'ghost'), 'Invalid payload', 'Invalid source_id'],
-    ['coupon_details is missing', 'redeem', () => ({ source_id: 'cust-1', order: order() }), 'coupon_code or coupon_id is missing', 'coupon id or coupon code is required'],
-    ['coupon_details is empty', 'redeem', () => ({ source_id: 'cust-1', coupon_details: [], order: order() }), 'coupon_code or coupon_id is missing', 'coupon id or coupon code is required'],
-    ['coupon id and code are blank', 'redeem', () => ({ source_id: 'cust-1', coupon_details: [{ coupon_id: '', coupon_code: '' }], order: order() }), 'coupon_code or coupon_id is missing', 'coupon id or coupon code is required'],
-    ['two coupons are sent', 'redeem', () => ({ source_id: 'cust-1', coupon_details: [{ coupon_code: 'A' }, { coupon_code: 'B' }], order: order() }), 'Invalid payload', 'only one coupon can be applied per request'],
-    ['the coupon is unknown', 'redeem', () => body('NOPE'), 'Invalid coupon code or coupon id', 'coupon not found, invalid coupon code or coupon id'],
+    [
+      'coupon_details is missing',
+      'redeem',
+      () => ({ source_id: 'cust-1', order: order() }),
+      'coupon_code or coupon_id is missing',
+      'coupon id or coupon code is required',
+    ],
+    [
+      'coupon_details is empty',
+      'redeem',
+      () => ({ source_id: 'cust-1', coupon_details: [], order: order() }),
+      'coupon_code or coupon_id is missing',
+      'coupon id or coupon code is required',
+    ],
+    [
+      'coupon id and code are blank',
+      'redeem',
+      () => ({ source_id: 'cust-1', coupon_details: [{ coupon_id: '', coupon_code: '' }], order: order() }),
+      'coupon_code or coupon_id is missing',
+      'coupon id or coupon code is required',
+    ],
+    [
+      'two coupons are sent',
+      'redeem',
+      () => ({ source_id: 'cust-1', coupon_details: [{ coupon_code: 'A' }, { coupon_code: 'B' }], order: order() }),
+      'Invalid payload',
+      'only one coupon can be applied per request',
+    ],
+    [
+      'the coupon is unknown',
+      'redeem',
+      () => body('NOPE'),
+      'Invalid coupon code or coupon id',
+      'coupon not found, invalid coupon code or coupon id',
+    ],
     ['order_id is missing', 'redeem', () => body('SAVE', { ...order(), order_id: undefined }), 'Invalid payload', 'order_id is required'],
-    ['selling_price_subtotal is missing', 'redeem', () => body('SAVE', { ...order(), selling_price_subtotal: undefined }), 'Invalid payload', 'selling_price_subtotal is required'],
-    ['original_price_subtotal is missing', 'redeem', () => body('SAVE', { ...order(), original_price_subtotal: undefined }), 'Invalid payload', 'original_price_subtotal is required'],
+    [
+      'selling_price_subtotal is missing',
+      'redeem',
+      () => body('SAVE', { ...order(), selling_price_subtotal: undefined }),
+      'Invalid payload',
+      'selling_price_subtotal is required',
+    ],
+    [
+      'original_price_subtotal is missing',
+      'redeem',
+      () => body('SAVE', { ...order(), original_price_subtotal: undefined }),
+      'Invalid payload',
+      'original_price_subtotal is required',
+    ],
     ['status is missing', 'redeem', () => body('SAVE', { ...order(), status: undefined }), 'Invalid payload', 'status is required'],
-    ['status is reverted on redeem', 'redeem', () => body('SAVE', { ...order(), status: 'reverted' }), 'Invalid payload', 'status should be pending or completed'],
+    [
+      'status is reverted on redeem',
+      'redeem',
+      () => body('SAVE', { ...order(), status: 'reverted' }),
+      'Invalid payload',
+      'status should be pending or completed',
+    ],
     ['items are missing', 'redeem', () => body('SAVE', { ...order(), items: undefined }), 'Invalid payload', 'items is required'],
-    ['an item lacks selling_price', 'redeem', () => body('SAVE', { ...order(), items: [{ product_id: 'p', original_price: 1, shipping: 0 }] }), 'Invalid payload', 'selling_price is required'],
-    ['an item lacks product_id', 'redeem', () => body('SAVE', { ...order(), items: [{ original_price: 1, selling_price: 1, shipping: 0 }] }), 'Invalid payload', 'product_id is required'],
-    ['an item lacks the shipping field', 'redeem', () => body('SAVE', { ...order(), items: [{ product_id: 'p', original_price: 1, selling_price: 1 }] }), 'Invalid payload', 'shipping is required'],
-    ['a revert names an order never redeemed', 'revert', () => body('SAVE'), 'Invalid payload', 'no redemption found for this order and coupon'],
+    [
+      'an item lacks selling_price',
+      'redeem',
+      () => body('SAVE', { ...order(), items: [{ product_id: 'p', original_price: 1, shipping: 0 }] }),
+      'Invalid payload',
+      'selling_price is required',
+    ],
+    [
+      'an item lacks product_id',
+      'redeem',
+      () => body('SAVE', { ...order(), items: [{ original_price: 1, selling_price: 1, shipping: 0 }] }),
+      'Invalid payload',
+      'product_id is required',
+    ],
+    [
+      'an item lacks the shipping field',
+      'redeem',
+      () => body('SAVE', { ...order(), items: [{ product_id: 'p', original_price: 1, selling_price: 1 }] }),
+      'Invalid payload',
+      'shipping is required',
+    ],
+    [
+      'a revert names an order never redeemed',
+      'revert',
+      () => body('SAVE'),
+      'Invalid payload',
+      'no redemption found for this order and coupon',
+    ],
   ];
   for (const [label, type, make, message, details] of errorRows) {
     it(`when ${label}, then 400 ${message} / ${details}`, async () => {
@@ -176,7 +267,11 @@ describe('POST /coupons/apply', () => {
     const other = await createTestApplication(api.services);
     await createCustomers(api.services, other.id, ['cust-1']);
     const c = await createCampaign(api.services, other.id, { code: 'THEIRS' });
-    const res = await apply('redeem', { source_id: 'cust-1', coupon_details: [{ coupon_id: c.id, coupon_code: 'THEIRS' }], order: makeOrder() });
+    const res = await apply('redeem', {
+      source_id: 'cust-1',
+      coupon_details: [{ coupon_id: c.id, coupon_code: 'THEIRS' }],
+      order: makeOrder(),
+    });
     expect(res.status).to.equal(400);
     expect(res.body.message).to.equal('Invalid coupon code or coupon id');
   });

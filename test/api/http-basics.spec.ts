@@ -34,7 +34,12 @@ describe('HTTP basics', () => {
       it(`when ${route.method} ${route.path} has ${label}, then 401 with the documented body`, async () => {
         const res = await call(api.url, route.method, route.path, { headers: headers(), ...(route.method === 'GET' ? {} : { body: {} }) });
         expect(res.status).to.equal(401);
-        expect(res.body).to.deep.equal({ code: 401, message: route.message, details: route.details, request_id: res.headers.get('x-request-id') });
+        expect(res.body).to.deep.equal({
+          code: 401,
+          message: route.message,
+          details: route.details,
+          request_id: res.headers.get('x-request-id'),
+        });
       });
     }
   }

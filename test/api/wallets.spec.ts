@@ -78,10 +78,30 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
   });
 
   const errorRows: [string, unknown, number, Record<string, unknown>][] = [
-    ['type is missing', { points: 10 }, 400, { code: 401, message: 'type field is required', details: 'type field is required', key: 'type' }],
-    ['points are missing', { type: 'credit' }, 400, { code: 400, message: 'Invalid payload', details: 'The payload cannot be empty', key: 'invalid_payload' }],
-    ['the body is empty', {}, 400, { code: 400, message: 'Invalid payload', details: 'The payload cannot be empty', key: 'invalid_payload' }],
-    ['type is neither credit nor debit', { type: 'gift', points: 1 }, 400, { code: 400, message: 'Invalid payload', details: 'type should be credit or debit', key: 'type' }],
+    [
+      'type is missing',
+      { points: 10 },
+      400,
+      { code: 401, message: 'type field is required', details: 'type field is required', key: 'type' },
+    ],
+    [
+      'points are missing',
+      { type: 'credit' },
+      400,
+      { code: 400, message: 'Invalid payload', details: 'The payload cannot be empty', key: 'invalid_payload' },
+    ],
+    [
+      'the body is empty',
+      {},
+      400,
+      { code: 400, message: 'Invalid payload', details: 'The payload cannot be empty', key: 'invalid_payload' },
+    ],
+    [
+      'type is neither credit nor debit',
+      { type: 'gift', points: 1 },
+      400,
+      { code: 400, message: 'Invalid payload', details: 'type should be credit or debit', key: 'type' },
+    ],
   ];
   for (const [label, body, status, expected] of errorRows) {
     it(`when ${label}, then ${status} with the documented body`, async () => {
@@ -103,7 +123,12 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
   it('when the customer is unknown, then 404 resource not found / customer not found (read and update)', async () => {
     const read = await call(api.url, 'GET', '/wallets/customer/nobody', { auth: app.auth });
     expect(read.status).to.equal(404);
-    expect(read.body).to.deep.equal({ code: 404, message: 'resource not found', details: 'customer not found', request_id: read.headers.get('x-request-id') });
+    expect(read.body).to.deep.equal({
+      code: 404,
+      message: 'resource not found',
+      details: 'customer not found',
+      request_id: read.headers.get('x-request-id'),
+    });
     const upd = await put({ type: 'credit', points: 1 }, '/wallets/customer/nobody/transactions/loyalty');
     expect(upd.status).to.equal(404);
     expect(upd.body.details).to.equal('customer not found');
@@ -112,7 +137,12 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
   it('when the wallet is unknown, then 404 resource not found / wallet not found (decision 10)', async () => {
     const res = await put({ type: 'credit', points: 1 }, '/wallets/customer/cust-1/transactions/nope');
     expect(res.status).to.equal(404);
-    expect(res.body).to.deep.equal({ code: 404, message: 'resource not found', details: 'wallet not found', request_id: res.headers.get('x-request-id') });
+    expect(res.body).to.deep.equal({
+      code: 404,
+      message: 'resource not found',
+      details: 'wallet not found',
+      request_id: res.headers.get('x-request-id'),
+    });
   });
 
   it('when the application has no wallet, then the read is [] and an update is the unknown-wallet 404 (decision 22a)', async () => {
@@ -121,14 +151,20 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     const read = await call(api.url, 'GET', '/wallets/customer/c9', { auth: other.auth });
     expect(read.status).to.equal(200);
     expect(read.body).to.deep.equal([]);
-    const upd = await call(api.url, 'PUT', '/wallets/customer/c9/transactions/loyalty', { auth: other.auth, body: { type: 'credit', points: 1 } });
+    const upd = await call(api.url, 'PUT', '/wallets/customer/c9/transactions/loyalty', {
+      auth: other.auth,
+      body: { type: 'credit', points: 1 },
+    });
     expect(upd.status).to.equal(404);
     expect(upd.body.details).to.equal('wallet not found');
   });
 
   it("when another application's credentials name this customer and wallet, then 404 (decision 25)", async () => {
     const other = await createTestApplication(api.services);
-    const res = await call(api.url, 'PUT', '/wallets/customer/cust-1/transactions/loyalty', { auth: other.auth, body: { type: 'credit', points: 1 } });
+    const res = await call(api.url, 'PUT', '/wallets/customer/cust-1/transactions/loyalty', {
+      auth: other.auth,
+      body: { type: 'credit', points: 1 },
+    });
     expect(res.status).to.equal(404);
     const byId = await call(api.url, 'GET', `/wallets/customer/${customerId}`, { auth: other.auth });
     expect(byId.status).to.equal(404);
@@ -178,7 +214,9 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     const sum = await api.services.repos.walletTransactions.sumApplied(app.id, customerId, wallet.id);
     expect(sum / 100).to.equal(expected);
     // Each applied entry starts where the previous one ended: one at a time, in order.
-    const ledger = (await api.services.repos.walletTransactions.listForCustomer(app.id, customerId, wallet.id)).filter((e) => e.state === 'applied');
+    const ledger = (await api.services.repos.walletTransactions.listForCustomer(app.id, customerId, wallet.id)).filter(
+      (e) => e.state === 'applied',
+    );
     ledger.sort((a, b) => a.seq! - b.seq!);
     for (let i = 1; i < ledger.length; i++) expect(ledger[i]!.before).to.equal(ledger[i - 1]!.after);
     for (const e of ledger) expect(e.after).to.be.at.least(0);

@@ -94,7 +94,10 @@ export interface TestApplication {
 }
 
 let seq = 0;
-export async function createTestApplication(services: Services, overrides: { timezone?: string; currency?: string } = {}): Promise<TestApplication> {
+export async function createTestApplication(
+  services: Services,
+  overrides: { timezone?: string; currency?: string } = {},
+): Promise<TestApplication> {
   const { application, apiKey, secret } = await createApplication(services, {
     name: `test-app-${process.pid}-${++seq}`,
     timezone: overrides.timezone ?? 'Asia/Kolkata',

@@ -11,7 +11,11 @@ describe('guarded single-document updates under concurrency', () => {
     const db = await testDatabase();
     const col = db.connection.db!.collection(`atomic_${Date.now()}`);
     await col.insertOne({ _id: 'c' as unknown as Types.ObjectId, count: 0 });
-    const results = await Promise.all(Array.from({ length: 400 }, () => col.updateOne({ _id: 'c' as unknown as Types.ObjectId, count: { $lt: 57 } }, { $inc: { count: 1 } })));
+    const results = await Promise.all(
+      Array.from({ length: 400 }, () =>
+        col.updateOne({ _id: 'c' as unknown as Types.ObjectId, count: { $lt: 57 } }, { $inc: { count: 1 } }),
+      ),
+    );
     expect(results.filter((r) => r.modifiedCount === 1)).to.have.length(57);
     expect((await col.findOne({ _id: 'c' as unknown as Types.ObjectId }))!.count).to.equal(57);
     await col.drop();
@@ -21,7 +25,9 @@ describe('guarded single-document updates under concurrency', () => {
     const services = await testServices();
     const app = new Types.ObjectId().toString();
     const campaign = new Types.ObjectId().toString();
-    const takes = await Promise.all(Array.from({ length: 300 }, (_, i) => services.repos.usageCounters.take(app, campaign, 'total', `h${i}`, 40)));
+    const takes = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => services.repos.usageCounters.take(app, campaign, 'total', `h${i}`, 40)),
+    );
     expect(takes.filter(Boolean)).to.have.length(40);
     const winners = takes.map((t, i) => (t ? `h${i}` : null)).filter((h): h is string => h !== null);
     // Taking again with a holder already counted reports taken without counting.

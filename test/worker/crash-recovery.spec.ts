@@ -39,7 +39,11 @@ describe('a worker killed mid-burst', function () {
     const redeems = Array.from({ length: 90 }, (_, i) =>
       call(api.url, 'POST', '/coupons/apply?type=redeem', {
         auth: app.auth,
-        body: { source_id: sourceIds[i % sourceIds.length], coupon_details: [{ coupon_id: campaign.id, coupon_code: 'CRASH30' }], order: makeOrder() },
+        body: {
+          source_id: sourceIds[i % sourceIds.length],
+          coupon_details: [{ coupon_id: campaign.id, coupon_code: 'CRASH30' }],
+          order: makeOrder(),
+        },
       }),
     );
     await new Promise((r) => setTimeout(r, 300));
@@ -52,7 +56,9 @@ describe('a worker killed mid-burst', function () {
 
     // Balances: exactly the sum of the accepted credits, and the ledger agrees.
     for (const c of customers) {
-      const accepted = creditResults.filter((r, i) => sourceIds[i % sourceIds.length] === c.sourceId).reduce((s, r) => s + r.body.points, 0);
+      const accepted = creditResults
+        .filter((r, i) => sourceIds[i % sourceIds.length] === c.sourceId)
+        .reduce((s, r) => s + r.body.points, 0);
       const read = await call(api.url, 'GET', `/wallets/customer/${c.sourceId}`, { auth: app.auth });
       expect(read.body[0].loyalty_points, c.sourceId).to.equal(accepted);
       const sum = await api.services.repos.walletTransactions.sumApplied(app.id, c.id, wallet.id);

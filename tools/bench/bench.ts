@@ -33,7 +33,11 @@ interface Result {
 }
 
 function spawnChild(script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = fork(script, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(script, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.on('message', (m) => m === 'ready' && resolve(child));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -46,7 +50,14 @@ async function stopChild(child: ChildProcess) {
   await exited;
 }
 
-async function measure(name: string, url: string, connections: number, auth: string, body: () => unknown, method: 'POST' | 'PUT' = 'POST'): Promise<Result> {
+async function measure(
+  name: string,
+  url: string,
+  connections: number,
+  auth: string,
+  body: () => unknown,
+  method: 'POST' | 'PUT' = 'POST',
+): Promise<Result> {
   const started = Date.now();
   const ticker = setInterval(() => log(`  ${name} @${connections}: ${Math.round((Date.now() - started) / 1000)}/${SECONDS} s`), 2500);
   const out = await autocannon({
@@ -62,7 +73,15 @@ async function measure(name: string, url: string, connections: number, auth: str
     ],
   });
   clearInterval(ticker);
-  const r: Result = { name, connections, rps: out.requests.average, p50: out.latency.p50, p99: out.latency.p99, non2xx: out.non2xx, errors: out.errors };
+  const r: Result = {
+    name,
+    connections,
+    rps: out.requests.average,
+    p50: out.latency.p50,
+    p99: out.latency.p99,
+    non2xx: out.non2xx,
+    errors: out.errors,
+  };
   log(`  ${name} @${connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}`);
   return r;
 }
@@ -73,7 +92,14 @@ async function main() {
   const dbName = `coupons_bench_${Date.now()}`;
   const prefix = `coupons-bench-${process.pid}`;
   const mongodbUri = withDbName(servers.mongodbUri, dbName);
-  const env = { NODE_ENV: 'production', LOG_LEVEL: 'warn', MONGODB_URI: mongodbUri, REDIS_URL: servers.redisUrl, QUEUE_PREFIX: prefix, WORKER_PORT: '0' };
+  const env = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    MONGODB_URI: mongodbUri,
+    REDIS_URL: servers.redisUrl,
+    QUEUE_PREFIX: prefix,
+    WORKER_PORT: '0',
+  };
   const config = parseConfig(env);
   const db = await connectDatabase(mongodbUri);
   const services = createServices(config, db);
@@ -97,13 +123,24 @@ async function main() {
   };
   try {
     // Warm-up (JIT, caches, connection pools), not recorded.
-    await measure('warm-up', `${url}/coupons/validate`, 16, auth, () => ({ source_id: customer(), coupon_details: [{ coupon_code: 'BENCH001' }], order: smallOrder }));
-    const validateBody = () => ({ source_id: customer(), coupon_details: [{ coupon_id: data.campaigns[Math.floor(Math.random() * 200)]!.id, coupon_code: '' }], order: smallOrder });
+    await measure('warm-up', `${url}/coupons/validate`, 16, auth, () => ({
+      source_id: customer(),
+      coupon_details: [{ coupon_code: 'BENCH001' }],
+      order: smallOrder,
+    }));
+    const validateBody = () => ({
+      source_id: customer(),
+      coupon_details: [{ coupon_id: data.campaigns[Math.floor(Math.random() * 200)]!.id, coupon_code: '' }],
+      order: smallOrder,
+    });
     const b64 = await run('baseline', `${url}/bench/baseline`, 64, auth, () => ({ source_id: customer() }));
     const v64 = await run('validate', `${url}/coupons/validate`, 64, auth, validateBody);
     const b8 = await run('baseline', `${url}/bench/baseline`, 8, auth, () => ({ source_id: customer() }));
     const v8 = await run('validate', `${url}/coupons/validate`, 8, auth, validateBody);
-    const l8 = await run('list (200 coupons, 50 items)', `${url}/coupons/list/all`, 8, auth, () => ({ source_id: customer(), order: bigOrder }));
+    const l8 = await run('list (200 coupons, 50 items)', `${url}/coupons/list/all`, 8, auth, () => ({
+      source_id: customer(),
+      order: bigOrder,
+    }));
 
     const queueRows: [string, Result, Result, Result][] = [];
     for (const n of [1, 2]) {
@@ -114,7 +151,14 @@ async function main() {
         coupon_details: [{ coupon_id: data.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
         order: { ...smallOrder, order_id: randomUUID() },
       }));
-      const credit = await run(`wallet credit (${n} worker)`, `${url}/wallets/customer/${'bench-cust-7'}/transactions/loyalty`, 64, auth, () => ({ type: 'credit', points: 1 }), 'PUT');
+      const credit = await run(
+        `wallet credit (${n} worker)`,
+        `${url}/wallets/customer/${'bench-cust-7'}/transactions/loyalty`,
+        64,
+        auth,
+        () => ({ type: 'credit', points: 1 }),
+        'PUT',
+      );
       queueRows.push([`${n}`, noop, redeem, credit]);
     }
 

@@ -37,23 +37,44 @@ const shapes: ((i: number) => Partial<CampaignInput>)[] = [
   () => ({}),
   () => ({ cartConditions: [{ field: 'selling_price_subtotal', operator: 'gte', value: 50000 }] }),
   () => ({ discount: { kind: 'discount', type: 'flat', value: 5000, maxCents: null, walletId: null } }),
-  () => ({ discount: { kind: 'discount', type: 'percentage', value: 20, maxCents: 10000, walletId: null }, limits: { total: 100000, perCustomer: 5 } }),
+  () => ({
+    discount: { kind: 'discount', type: 'percentage', value: 20, maxCents: 10000, walletId: null },
+    limits: { total: 100000, perCustomer: 5 },
+  }),
   () => ({ discountCalculatedOn: 'original_price_subtotal', limits: { perDay: 10000 } }),
-  () => ({ discountCalculatedOn: 'shipping', discount: { kind: 'discount', type: 'percentage', value: 100, maxCents: null, walletId: null } }),
+  () => ({
+    discountCalculatedOn: 'shipping',
+    discount: { kind: 'discount', type: 'percentage', value: 100, maxCents: null, walletId: null },
+  }),
   (i) => ({
     discountCalculatedOn: 'selected_items_selling_price_subtotal',
     itemSelector: { match: 'OR', properties: [{ property: 'sku', values: [`SKU-${i % 50}`, `SKU-${(i + 7) % 50}`] }] },
     selectedItemsValidations: [{ field: 'selected_items_total_qty', operator: 'gte', value: 1 }],
   }),
-  (i) => ({ discountCalculatedOn: 'valid_cart_selling_price_subtotal', excludedItems: { match: 'OR', properties: [{ property: 'product_id', values: [`P-${i % 50}`] }] } }),
-  () => ({ productValidations: [{ field: 'selling_price', operator: 'gt', value: 100 }, { field: 'cart_qty', operator: 'lte', value: 10 }] }),
+  (i) => ({
+    discountCalculatedOn: 'valid_cart_selling_price_subtotal',
+    excludedItems: { match: 'OR', properties: [{ property: 'product_id', values: [`P-${i % 50}`] }] },
+  }),
+  () => ({
+    productValidations: [
+      { field: 'selling_price', operator: 'gt', value: 100 },
+      { field: 'cart_qty', operator: 'lte', value: 10 },
+    ],
+  }),
   () => ({ cartConditions: [{ field: 'payment_mode', operator: 'in', value: ['UPI', 'CARD'] }] }),
   () => ({ discount: { kind: 'cashback', type: 'percentage', value: 5, maxCents: 20000, walletId: 'loyalty' } }),
-  () => ({ schedule: { daysOfWeek: [1, 2, 3, 4, 5, 6, 7], hours: [{ from: '00:00', to: '24:00' }] }, limits: { perWeek: 100000, perMonth: 100000 } }),
+  () => ({
+    schedule: { daysOfWeek: [1, 2, 3, 4, 5, 6, 7], hours: [{ from: '00:00', to: '24:00' }] },
+    limits: { perWeek: 100000, perMonth: 100000 },
+  }),
 ];
 
 export async function loadBenchData(services: Services, log: (line: string) => void) {
-  const { application, apiKey, secret } = await createApplication(services, { name: `bench-${Date.now()}`, timezone: 'Asia/Kolkata', currency: 'INR' });
+  const { application, apiKey, secret } = await createApplication(services, {
+    name: `bench-${Date.now()}`,
+    timezone: 'Asia/Kolkata',
+    currency: 'INR',
+  });
   const customers = await services.repos.customers.upsertMany(
     application.id,
     Array.from({ length: 200 }, (_, i) => ({ sourceId: `bench-cust-${i}` })),
@@ -76,13 +97,18 @@ export async function loadBenchData(services: Services, log: (line: string) => v
   }
   const redeemCoupon = await services.repos.campaigns.create(
     application.id,
-    base(999, { code: 'BENCHREDEEM', limits: { total: 1_000_000_000 }, discount: { kind: 'cashback', type: 'flat', value: 100, maxCents: null, walletId: 'loyalty' } }),
+    base(999, {
+      code: 'BENCHREDEEM',
+      limits: { total: 1_000_000_000 },
+      discount: { kind: 'cashback', type: 'flat', value: 100, maxCents: null, walletId: 'loyalty' },
+    }),
   );
   await services.repos.couponCodes.insertMany(application.id, redeemCoupon.id, 'fixed', ['BENCHREDEEM']);
   // Usage: some customers have used some limited coupons.
   for (let i = 0; i < 40; i++) {
     const c = campaigns[(i * 12 + 3) % campaigns.length]!;
-    if (c.limits.perCustomer) await services.repos.usageCounters.take(application.id, c.id, `customer:${customers[i]!.id}`, `seed-${i}`, c.limits.perCustomer);
+    if (c.limits.perCustomer)
+      await services.repos.usageCounters.take(application.id, c.id, `customer:${customers[i]!.id}`, `seed-${i}`, c.limits.perCustomer);
     if (c.limits.total) await services.repos.usageCounters.take(application.id, c.id, 'total', `seed-${i}`, c.limits.total);
   }
   await services.repos.applications.bumpConfigVersion(application.id);

@@ -3,12 +3,21 @@
  * would move the job behind the customer's later operations. Safe because every processor is
  * idempotent (a re-run finds its journal and continues).
  */
-const TRANSIENT_NAMES = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoPoolClearedError']);
+const TRANSIENT_NAMES = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongoNotConnectedError',
+  'MongoPoolClearedError',
+]);
 
 export function isTransient(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { name?: string; hasErrorLabel?: (l: string) => boolean };
-  return TRANSIENT_NAMES.has(e.name ?? '') || (typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('TransientTransactionError')));
+  return (
+    TRANSIENT_NAMES.has(e.name ?? '') ||
+    (typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('TransientTransactionError')))
+  );
 }
 
 export async function retryTransient<T>(run: () => Promise<T>, attempts = 8, baseDelayMs = 100): Promise<T> {
