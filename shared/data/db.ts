@@ -38,7 +38,8 @@ export interface Database {
 }
 
 /** Connects, binds the models and makes sure every index exists. */
-export async function connectDatabase(uri: string, dbName?: string): Promise<Database> {
+/** `monitorCommands` lets tests count round trips (commandStarted events). */
+export async function connectDatabase(uri: string, opts: { monitorCommands?: boolean } = {}): Promise<Database> {
   // autoIndex off: indexes are created once below, awaited, instead of racing the first queries.
   const connection = mongoose.createConnection(uri, {
     ...(dbName ? { dbName } : {}),

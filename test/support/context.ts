@@ -41,7 +41,7 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 export const testMongoUri = () => withDbName(process.env.MONGODB_URI!, TEST_DB_NAME);
 
 export function testDatabase(): Promise<Database> {
-  dbPromise ??= connectDatabase(testMongoUri());
+  dbPromise ??= connectDatabase(testMongoUri(), { monitorCommands: true });
   return dbPromise;
 }
 
