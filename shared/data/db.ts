@@ -37,12 +37,14 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Connects, binds the models and makes sure every index exists. */
-/** `monitorCommands` lets tests count round trips (commandStarted events). */
+/**
+ * Connects, binds the models and makes sure every index exists. `monitorCommands` lets tests
+ * count database round trips (commandStarted events).
+ */
 export async function connectDatabase(uri: string, opts: { monitorCommands?: boolean } = {}): Promise<Database> {
   // autoIndex off: indexes are created once below, awaited, instead of racing the first queries.
   const connection = mongoose.createConnection(uri, {
-    ...(dbName ? { dbName } : {}),
+    monitorCommands: opts.monitorCommands ?? false,
     autoIndex: false,
     maxPoolSize: 20,
     serverSelectionTimeoutMS: 10_000,

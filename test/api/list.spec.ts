@@ -36,7 +36,10 @@ describe('POST /coupons/list/all', () => {
   });
 
   it('when a customer lists with only source_id, then all-users plus their assigned coupons, with no order checks', async () => {
-    await createCampaign(api.services, app.id, { code: 'ALL1', cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 999999999 }] });
+    await createCampaign(api.services, app.id, {
+      code: 'ALL1',
+      cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 999999999 }],
+    });
     await createCampaign(api.services, app.id, { code: 'MINE', assignment: 'assigned_users', assignedCustomerIds: [cust1] });
     const res = await list({ source_id: 'cust-1' });
     expect(codes(res)).to.deep.equal(['ALL1', 'MINE']);
@@ -57,8 +60,14 @@ describe('POST /coupons/list/all', () => {
 
   it('when an order is sent, then each coupon is checked against it with its own message', async () => {
     await createCampaign(api.services, app.id, { code: 'OK10' });
-    await createCampaign(api.services, app.id, { code: 'BIG', cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 20000 }] });
-    await createCampaign(api.services, app.id, { code: 'HUGE', cartConditions: [{ field: 'original_price_subtotal', operator: 'gte', value: 500000 }] });
+    await createCampaign(api.services, app.id, {
+      code: 'BIG',
+      cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 20000 }],
+    });
+    await createCampaign(api.services, app.id, {
+      code: 'HUGE',
+      cartConditions: [{ field: 'original_price_subtotal', operator: 'gte', value: 500000 }],
+    });
     const res = await list({ source_id: 'cust-1', order: makeOrder() });
     const byCode = Object.fromEntries(res.body.map((c: { coupon_code: string }) => [c.coupon_code, c]));
     expect(byCode.OK10).to.include({ is_applicable: true });
@@ -92,7 +101,12 @@ describe('POST /coupons/list/all', () => {
   it('when the source_id is unknown, then 400 invalid_payload / invalid source_id (decision 12)', async () => {
     const res = await list({ source_id: 'ghost' });
     expect(res.status).to.equal(400);
-    expect(res.body).to.deep.equal({ code: 400, message: 'invalid_payload', details: 'invalid source_id', request_id: res.headers.get('x-request-id') });
+    expect(res.body).to.deep.equal({
+      code: 400,
+      message: 'invalid_payload',
+      details: 'invalid source_id',
+      request_id: res.headers.get('x-request-id'),
+    });
   });
 
   it('when the limits are reached, then the coupon is listed not applicable with the limit message', async () => {

@@ -19,7 +19,8 @@ describe('POST /coupons/validate', () => {
     cust1 = cs[0]!.id;
   });
 
-  const validate = (body: unknown, headers: Record<string, string> = {}) => call(api.url, 'POST', '/coupons/validate', { auth: app.auth, body, headers });
+  const validate = (body: unknown, headers: Record<string, string> = {}) =>
+    call(api.url, 'POST', '/coupons/validate', { auth: app.auth, body, headers });
   const blank = {
     order_id: '',
     source_id: '',
@@ -38,7 +39,10 @@ describe('POST /coupons/validate', () => {
   it('when a coupon applies to an order, then the Coupon result carries the exact savings', async () => {
     const c = await createCampaign(api.services, app.id, { code: 'Save10', name: 'Ten off', termsAndConditions: ['t1', 't2'] });
     const order = makeOrder({ shipping: 40, payment_mode: 'UPI' });
-    const res = await validate({ source_id: 'cust-1', coupon_details: [{ coupon_id: '', coupon_code: ' save10 ' }], order }, { 'x-request-id': 'rv-1' });
+    const res = await validate(
+      { source_id: 'cust-1', coupon_details: [{ coupon_id: '', coupon_code: ' save10 ' }], order },
+      { 'x-request-id': 'rv-1' },
+    );
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({
       coupon_code: 'Save10',
@@ -62,8 +66,28 @@ describe('POST /coupons/validate', () => {
           coupon_details: {},
           metadata: {},
           items: [
-            { product_id: 'p1', name: 'Shirt', sku: 'SKU1', original_price: 700, selling_price: 600, quantity: 1, shipping: 0, metadata: {}, final_amount: 600 },
-            { product_id: 'p2', name: 'Socks', sku: 'SKU2', original_price: 250, selling_price: 200, quantity: 2, shipping: 0, metadata: {}, final_amount: 400 },
+            {
+              product_id: 'p1',
+              name: 'Shirt',
+              sku: 'SKU1',
+              original_price: 700,
+              selling_price: 600,
+              quantity: 1,
+              shipping: 0,
+              metadata: {},
+              final_amount: 600,
+            },
+            {
+              product_id: 'p2',
+              name: 'Socks',
+              sku: 'SKU2',
+              original_price: 250,
+              selling_price: 200,
+              quantity: 2,
+              shipping: 0,
+              metadata: {},
+              final_amount: 400,
+            },
           ],
         },
       },
@@ -78,8 +102,18 @@ describe('POST /coupons/validate', () => {
       discountCalculatedOn: 'selected_items_selling_price_subtotal',
       itemSelector: { match: 'OR', properties: [{ property: 'sku', values: ['A', 'B', 'C'] }] },
     });
-    const items = ['A', 'B', 'C', 'D'].map((sku, i) => ({ product_id: `p${i}`, sku, original_price: 100, selling_price: 100, quantity: 1, shipping: 0 }));
-    const res = await validate({ coupon_details: [{ coupon_code: 'THIRD' }], order: { original_price_subtotal: 400, selling_price_subtotal: 400, items } });
+    const items = ['A', 'B', 'C', 'D'].map((sku, i) => ({
+      product_id: `p${i}`,
+      sku,
+      original_price: 100,
+      selling_price: 100,
+      quantity: 1,
+      shipping: 0,
+    }));
+    const res = await validate({
+      coupon_details: [{ coupon_code: 'THIRD' }],
+      order: { original_price_subtotal: 400, selling_price_subtotal: 400, items },
+    });
     const o = res.body.coupon_savings.order;
     expect(o.total_discount).to.equal(10);
     expect(o.items.map((i: { discount_value: number }) => i.discount_value)).to.deep.equal([3.34, 3.33, 3.33, 0]);
@@ -87,19 +121,73 @@ describe('POST /coupons/validate', () => {
   });
 
   const notApplicable: [string, Record<string, unknown>, () => unknown, string][] = [
-    ['the order subtotals are missing', {}, () => ({ items: [] }), 'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0'],
-    ['a subtotal is 0', {}, () => makeOrder({ selling_price_subtotal: 0 }), 'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0'],
-    ['a subtotal has the wrong type', {}, () => makeOrder({ original_price_subtotal: '1200' }), 'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0'],
-    ['an item has no product_id', {}, () => makeOrder({ items: [{ original_price: 1, selling_price: 1, shipping: 0 }] }), 'product_id is required'],
+    [
+      'the order subtotals are missing',
+      {},
+      () => ({ items: [] }),
+      'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0',
+    ],
+    [
+      'a subtotal is 0',
+      {},
+      () => makeOrder({ selling_price_subtotal: 0 }),
+      'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0',
+    ],
+    [
+      'a subtotal has the wrong type',
+      {},
+      () => makeOrder({ original_price_subtotal: '1200' }),
+      'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0',
+    ],
+    [
+      'an item has no product_id',
+      {},
+      () => makeOrder({ items: [{ original_price: 1, selling_price: 1, shipping: 0 }] }),
+      'product_id is required',
+    ],
     ['the total limit is reached', { limits: { total: 0 } }, () => makeOrder(), 'coupon code redemption total_limit exceeded'],
-    ['the coupon expired', { validUntil: new Date('2021-01-01T00:00:00Z') }, () => makeOrder(), 'coupon is not available at this moment or expired'],
-    ['the coupon has not started', { validFrom: new Date('2099-01-01T00:00:00Z') }, () => makeOrder(), 'coupon is not available at this moment or expired'],
-    ['a cart rule fails', { cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 200000 }] }, () => makeOrder(), 'selling_price_subtotal should be greater than 2000.00'],
-    ['a product validation fails', { productValidations: [{ field: 'selling_price', operator: 'gt', value: 50000 }] }, () => makeOrder(), 'selling_price should be greater than 500.00'],
-    ['a cart_qty validation fails', { productValidations: [{ field: 'cart_qty', operator: 'gt', value: 1 }] }, () => makeOrder(), 'cart_qty should be greater than 1'],
+    [
+      'the coupon expired',
+      { validUntil: new Date('2021-01-01T00:00:00Z') },
+      () => makeOrder(),
+      'coupon is not available at this moment or expired',
+    ],
+    [
+      'the coupon has not started',
+      { validFrom: new Date('2099-01-01T00:00:00Z') },
+      () => makeOrder(),
+      'coupon is not available at this moment or expired',
+    ],
+    [
+      'a cart rule fails',
+      { cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 200000 }] },
+      () => makeOrder(),
+      'selling_price_subtotal should be greater than 2000.00',
+    ],
+    [
+      'a product validation fails',
+      { productValidations: [{ field: 'selling_price', operator: 'gt', value: 50000 }] },
+      () => makeOrder(),
+      'selling_price should be greater than 500.00',
+    ],
+    [
+      'a cart_qty validation fails',
+      { productValidations: [{ field: 'cart_qty', operator: 'gt', value: 1 }] },
+      () => makeOrder(),
+      'cart_qty should be greater than 1',
+    ],
     [
       'no item has the selected properties',
-      { discountCalculatedOn: 'selected_items_selling_price_subtotal', itemSelector: { match: 'AND', properties: [{ property: 'sku', values: ['SKU1'] }, { property: 'name', values: ['Socks'] }] } },
+      {
+        discountCalculatedOn: 'selected_items_selling_price_subtotal',
+        itemSelector: {
+          match: 'AND',
+          properties: [
+            { property: 'sku', values: ['SKU1'] },
+            { property: 'name', values: ['Socks'] },
+          ],
+        },
+      },
       () => makeOrder(),
       'Discount validation is failed, please check terms and condition in the coupon tray',
     ],
@@ -166,14 +254,49 @@ describe('POST /coupons/validate', () => {
   });
 
   const errors: [string, () => unknown, string, string][] = [
-    ['the source_id is unknown', () => ({ source_id: 'ghost', coupon_details: [{ coupon_code: 'E' }] }), 'invalid_payload', 'invalid source_id'],
-    ['the coupon code and id are wrong', () => ({ coupon_details: [{ coupon_id: 'x', coupon_code: 'NOPE' }] }), 'coupon validation failed', 'coupon not found, invalid coupon code or coupon id'],
-    ['the coupon id and code are both missing', () => ({ coupon_details: [{}] }), 'coupon validation failed', 'coupon not found, invalid coupon code or coupon id'],
+    [
+      'the source_id is unknown',
+      () => ({ source_id: 'ghost', coupon_details: [{ coupon_code: 'E' }] }),
+      'invalid_payload',
+      'invalid source_id',
+    ],
+    [
+      'the coupon code and id are wrong',
+      () => ({ coupon_details: [{ coupon_id: 'x', coupon_code: 'NOPE' }] }),
+      'coupon validation failed',
+      'coupon not found, invalid coupon code or coupon id',
+    ],
+    [
+      'the coupon id and code are both missing',
+      () => ({ coupon_details: [{}] }),
+      'coupon validation failed',
+      'coupon not found, invalid coupon code or coupon id',
+    ],
     ['coupon_details is missing', () => ({}), 'coupon validation failed', 'coupon not found, invalid coupon code or coupon id'],
-    ['coupon_details is empty', () => ({ coupon_details: [] }), 'coupon validation failed', 'coupon not found, invalid coupon code or coupon id'],
-    ['two coupons are sent', () => ({ coupon_details: [{ coupon_code: 'E' }, { coupon_code: 'E' }] }), 'Invalid payload', 'only one coupon can be applied per request'],
-    ['an assigned-user coupon is validated without a customer', () => ({ coupon_details: [{ coupon_code: 'MINE' }] }), 'Invalid source_id', 'please login/signup to redeem the coupon code'],
-    ['an assigned-user coupon is validated by another customer', () => ({ source_id: 'cust-2', coupon_details: [{ coupon_code: 'MINE' }] }), 'coupon validation failed', 'coupon not found, invalid coupon code or coupon id'],
+    [
+      'coupon_details is empty',
+      () => ({ coupon_details: [] }),
+      'coupon validation failed',
+      'coupon not found, invalid coupon code or coupon id',
+    ],
+    [
+      'two coupons are sent',
+      () => ({ coupon_details: [{ coupon_code: 'E' }, { coupon_code: 'E' }] }),
+      'Invalid payload',
+      'only one coupon can be applied per request',
+    ],
+    [
+      'an assigned-user coupon is validated without a customer',
+      () => ({ coupon_details: [{ coupon_code: 'MINE' }] }),
+      'Invalid source_id',
+      'please login/signup to redeem the coupon code',
+    ],
+    [
+      'an assigned-user coupon is validated by another customer',
+      () => ({ source_id: 'cust-2', coupon_details: [{ coupon_code: 'MINE' }] }),
+      'coupon validation failed',
+      'coupon not found, invalid coupon code or coupon id',
+    ],
   ];
   for (const [label, body, message, details] of errors) {
     it(`when ${label}, then 400 ${message} / ${details}`, async () => {
