@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { buildApp } from '../../api/app.js';
 import { withDbName } from '../../scripts/embedded-servers.js';
+import { ensureInfra } from './hooks.js';
 import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
@@ -41,12 +42,13 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 export const testMongoUri = () => withDbName(process.env.MONGODB_URI!, TEST_DB_NAME);
 
 export function testDatabase(): Promise<Database> {
-  dbPromise ??= connectDatabase(testMongoUri(), { monitorCommands: true });
+  dbPromise ??= ensureInfra().then(() => connectDatabase(testMongoUri(), { monitorCommands: true }));
   return dbPromise;
 }
 
 export async function testServices(overrides: NodeJS.ProcessEnv = {}): Promise<Services> {
-  return createServices(testConfig(overrides), await testDatabase());
+  const db = await testDatabase();
+  return createServices(testConfig(overrides), db);
 }
 
 export interface TestApi {
