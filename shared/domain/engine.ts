@@ -55,6 +55,21 @@ export interface DiscountResult {
 export type Evaluation =
   { applicable: true; order: ParsedOrder | null; result: DiscountResult } | { applicable: false; reason: RefusalReason; message: string };
 
+/**
+ * List evaluates every coupon against the same request order: parse it once per request object.
+ * A WeakMap keyed by the raw object, so nothing outlives the request.
+ */
+const parsedOrders = new WeakMap<object, ReturnType<typeof parseOrder>>();
+function parseOnce(raw: unknown): ReturnType<typeof parseOrder> {
+  if (typeof raw !== 'object' || raw === null) return parseOrder(raw);
+  let parsed = parsedOrders.get(raw);
+  if (!parsed) {
+    parsed = parseOrder(raw);
+    parsedOrders.set(raw, parsed);
+  }
+  return parsed;
+}
+
 const refuse = (reason: RefusalReason, message: string): Evaluation => ({ applicable: false, reason, message });
 
 /** Limits in the documented order; null when none is reached. */
@@ -154,7 +169,7 @@ export function evaluateCoupon(input: EvaluateInput): Evaluation {
     };
   }
 
-  const parsed = parseOrder(input.order);
+  const parsed = parseOnce(input.order);
   if (!parsed.ok) return refuse('invalid_payload', parsed.message);
   const order = parsed.order;
 

@@ -41,8 +41,19 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
+/** The last answer per timezone: list asks the same instant once per coupon. */
+const lastParts = new Map<string, { at: number; parts: LocalParts }>();
+
 /** Wall-clock parts of `now` in `tz`. */
 export function localParts(now: Date, tz: string): LocalParts {
+  const hit = lastParts.get(tz);
+  if (hit && hit.at === now.getTime()) return hit.parts;
+  const parts = computeLocalParts(now, tz);
+  lastParts.set(tz, { at: now.getTime(), parts });
+  return parts;
+}
+
+function computeLocalParts(now: Date, tz: string): LocalParts {
   const parts: Record<string, number> = {};
   for (const p of formatter(tz).formatToParts(now)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   const { year, month, day, hour, minute, second } = parts as Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number>;

@@ -5,7 +5,7 @@
 import type { DiscountResult } from './engine.js';
 import { declaredMetadata } from './metadata.js';
 import { fromCents, roundMoney } from './money.js';
-import type { ParsedOrder } from './order.js';
+import type { ParsedItem, ParsedOrder } from './order.js';
 import type { Campaign, Scalar } from './types.js';
 
 export interface SavingsItem {
@@ -48,18 +48,14 @@ export function presentSavingsOrder(args: {
   const { order, campaign, result } = args;
   const items: SavingsItem[] = (order?.items ?? []).map((item, i) => {
     const discount = result.itemDiscountCents[i] ?? null;
-    const gross = Math.round(item.sellingPriceCents * item.quantity);
+    const echo = plainEcho(item);
+    // Whole-cart discounts echo items unchanged: one shared echo per item across coupons (list).
+    if (discount === null && campaign.metadataKeys.length === 0) return echo;
     return {
-      product_id: item.productId,
-      ...(item.name !== undefined ? { name: item.name } : {}),
-      ...(item.sku !== undefined ? { sku: item.sku } : {}),
-      original_price: fromCents(item.originalPriceCents),
-      selling_price: fromCents(item.sellingPriceCents),
-      quantity: item.quantity,
-      ...(item.shippingCents !== undefined ? { shipping: fromCents(item.shippingCents) } : {}),
+      ...echo,
       metadata: declaredMetadata(item.metadata, campaign.metadataKeys, 'item'),
       ...(discount !== null ? { discount_value: fromCents(discount) } : {}),
-      final_amount: roundMoney(fromCents(gross - (discount ?? 0))),
+      final_amount: roundMoney(fromCents(Math.round(item.sellingPriceCents * item.quantity) - (discount ?? 0))),
     };
   });
   return {
@@ -79,6 +75,26 @@ export function presentSavingsOrder(args: {
     metadata: order ? declaredMetadata(order.metadata, campaign.metadataKeys, 'order') : {},
     items,
   };
+}
+
+const echoes = new WeakMap<ParsedItem, SavingsItem>();
+function plainEcho(item: ParsedItem): SavingsItem {
+  let echo = echoes.get(item);
+  if (!echo) {
+    echo = {
+      product_id: item.productId,
+      ...(item.name !== undefined ? { name: item.name } : {}),
+      ...(item.sku !== undefined ? { sku: item.sku } : {}),
+      original_price: fromCents(item.originalPriceCents),
+      selling_price: fromCents(item.sellingPriceCents),
+      quantity: item.quantity,
+      ...(item.shippingCents !== undefined ? { shipping: fromCents(item.shippingCents) } : {}),
+      metadata: {},
+      final_amount: roundMoney(fromCents(Math.round(item.sellingPriceCents * item.quantity))),
+    };
+    echoes.set(item, echo);
+  }
+  return echo;
 }
 
 /** The not-applicable shape: blank strings and zeros. */

@@ -57,6 +57,8 @@ async function measure(
   auth: string,
   body: () => unknown,
   method: 'POST' | 'PUT' = 'POST',
+  /** A path per request (autocannon keeps `url`'s host); default: `url`'s path. */
+  path?: () => string,
 ): Promise<Result> {
   const started = Date.now();
   const ticker = setInterval(() => log(`  ${name} @${connections}: ${Math.round((Date.now() - started) / 1000)}/${SECONDS} s`), 2500);
@@ -68,7 +70,7 @@ async function measure(
       {
         method,
         headers: { authorization: auth, 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, body: JSON.stringify(body()) }),
+        setupRequest: (req) => ({ ...req, ...(path ? { path: path() } : {}), body: JSON.stringify(body()) }),
       },
     ],
   });
@@ -153,11 +155,12 @@ async function main() {
       }));
       const credit = await run(
         `wallet credit (${n} worker)`,
-        `${url}/wallets/customer/${'bench-cust-7'}/transactions/loyalty`,
+        `${url}/wallets/customer/bench-cust-0/transactions/loyalty`,
         64,
         auth,
         () => ({ type: 'credit', points: 1 }),
         'PUT',
+        () => `/wallets/customer/${customer()}/transactions/loyalty`,
       );
       queueRows.push([`${n}`, noop, redeem, credit]);
     }
