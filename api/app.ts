@@ -7,7 +7,10 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../shared/logger.js';
 import type { JobGateway } from '../shared/queue/gateway.js';
 import type { Services } from '../shared/services.js';
+import { createMetrics, type Metrics } from '../shared/metrics.js';
 import { adminRouter } from './admin/admin.router.js';
+import { docsRouter } from './ops/docs.router.js';
+import { bullBoard, httpMetrics, opsRouter, recordOutcome } from './ops/ops.router.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { echoRequestId, requestIdFrom } from './middleware/request-id.js';
 import { clientRouter } from './routes/client.router.js';
@@ -17,11 +20,19 @@ export interface AppOptions {
   logger: Logger;
   /** Queues of redeem, revert and wallet operations (started, ready). */
   jobs: JobGateway;
+  /** Prometheus metrics of this process (a fresh registry when omitted). */
+  metrics?: Metrics;
   /** Extra routes mounted before the client routes (the benchmark's baseline endpoints). */
   extraRoutes?: (app: Express) => void;
 }
 
-export function buildApp({ services, logger, jobs, extraRoutes }: AppOptions): Express {
+export function buildApp({
+  services,
+  logger,
+  jobs,
+  extraRoutes,
+  metrics = createMetrics('api', () => jobs.partitionQueues),
+}: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -38,9 +49,14 @@ export function buildApp({ services, logger, jobs, extraRoutes }: AppOptions): E
     }),
   );
   app.use(echoRequestId);
+  app.use(httpMetrics(metrics));
+  jobs.onOutcome = recordOutcome(metrics);
+  app.use(opsRouter({ db: services.db, redis: jobs.redis, metrics, metricsToken: services.config.metricsToken }));
+  app.use(docsRouter());
   app.use(express.json({ limit: services.config.bodyLimit }));
 
   extraRoutes?.(app);
+  app.use('/admin/queues', bullBoard(jobs, services.config.adminToken));
   app.use('/admin', adminRouter(services));
   app.use(clientRouter(services, jobs));
 

@@ -19,7 +19,8 @@ export class DomainError extends Error {
     readonly kind: ErrorKind,
     message: string,
     readonly details: string,
-    readonly extra: { code?: number | string; key?: string } = {},
+    /** `code`/`key`: body fields; `reason`: a short category for metrics, never sent. */
+    readonly extra: { code?: number | string; key?: string; reason?: string } = {},
   ) {
     super(message);
     this.name = 'DomainError';

@@ -14,6 +14,7 @@ import { usageCounterRepository } from './data/usage-counter.repository.js';
 import { walletBalanceRepository } from './data/wallet-balance.repository.js';
 import { walletTransactionRepository } from './data/wallet-transaction.repository.js';
 import { walletRepository } from './data/wallet.repository.js';
+import { ApplicationCache } from './usecases/application-cache.js';
 import { CampaignCache } from './usecases/campaign-cache.js';
 import { CredentialCache } from './usecases/credential-cache.js';
 
@@ -38,6 +39,7 @@ export interface Services {
   db: Database;
   repos: Repositories;
   credentials: CredentialCache;
+  applications: ApplicationCache;
   campaigns: CampaignCache;
   now: () => Date;
 }
@@ -49,6 +51,7 @@ export function createServices(config: Config, db: Database): Services {
     db,
     repos,
     credentials: new CredentialCache(repos.applications, config.cacheCheckMs),
+    applications: new ApplicationCache(repos.applications, config.cacheCheckMs),
     campaigns: new CampaignCache(repos.campaigns),
     now: () => new Date(),
   };

@@ -7,7 +7,11 @@ import { connectDatabase } from '../shared/data/db.js';
 import { createLogger } from '../shared/logger.js';
 import { createServices } from '../shared/services.js';
 import { createProcessor } from './processors/index.js';
+import { startOpsServer } from './ops-server.js';
 import { WorkerPool } from './worker-pool.js';
+import { createMetrics } from '../shared/metrics.js';
+import { partitionQueues } from '../shared/queue/names.js';
+import { redisConnection } from '../shared/queue/redis.js';
 
 async function main() {
   const config = loadConfig();
@@ -18,8 +22,25 @@ async function main() {
   }
   const db = await connectDatabase(config.mongodbUri);
   const services = createServices(config, db);
-  const pool = new WorkerPool(config, logger, createProcessor(services));
+  const queues = partitionQueues(config);
+  const metrics = createMetrics('worker', () => queues);
+  const pool = new WorkerPool(config, logger, createProcessor(services), ({ job, outcome, durationMs }) =>
+    metrics.jobDuration.observe({ name: job.name, outcome }, durationMs / 1000),
+  );
   await pool.start();
+  const redis = redisConnection(config.redisUrl);
+  const ops = await startOpsServer({ port: config.workerPort, db, redis, metrics, metricsToken: config.metricsToken });
+  // Idempotency records expire by this sweep, not a TTL index (not every MongoDB-wire store has
+  // them). Every replica sweeps; a delete of what is already gone is harmless.
+  const sweep = setInterval(
+    () =>
+      void services.repos.idempotency
+        .deleteExpired(services.now())
+        .then((n) => n && logger.info({ removed: n }, 'expired idempotency records removed'))
+        .catch((err) => logger.error({ err }, 'idempotency cleanup failed')),
+    10 * 60_000,
+  );
+  sweep.unref();
   logger.info({ partitions: config.queuePartitions }, 'worker ready');
   process.send?.('ready');
 
@@ -28,7 +49,11 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
+    clearInterval(sweep);
+    ops.close();
     await pool.close();
+    await Promise.all(queues.map((q) => q.close()));
+    await redis.quit();
     await db.close();
     logger.info('stopped');
     process.exit(0);

@@ -14,7 +14,10 @@ const STATUS: Record<ErrorKind, number> = {
 
 /** Unknown routes: plain text like the original (decision 9), e.g. `Cannot GET /wallets/customer`. */
 export const notFoundRoute: RequestHandler = (req, res) => {
-  res.status(404).type('text/plain').send(`Cannot ${req.method} ${req.path}`);
+  res
+    .status(404)
+    .type('text/plain')
+    .send(`Cannot ${req.method} ${req.originalUrl.split('?')[0]}`);
 };
 
 /**

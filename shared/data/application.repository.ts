@@ -52,7 +52,7 @@ export function applicationRepository({ Application }: Models) {
       const d = await Application.findByIdAndUpdate(
         id,
         { $set: set, ...(touchesCredentials ? { $inc: { credentialsVersion: 1, configVersion: 1 } } : { $inc: { configVersion: 1 } }) },
-        { new: true },
+        { returnDocument: 'after' },
       ).lean<ApplicationDoc>();
       return d ? toRecord(d) : null;
     },

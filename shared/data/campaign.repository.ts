@@ -65,7 +65,7 @@ export function campaignRepository({ Campaign: CampaignModel }: Models) {
       const d = await CampaignModel.findOneAndUpdate(
         { _id: id, application: applicationId },
         { $set: toDoc(applicationId, input) },
-        { new: true },
+        { returnDocument: 'after' },
       ).lean<CampaignDoc>();
       return d ? toCampaign(d) : null;
     },

@@ -58,6 +58,10 @@ export function customerRepository({ Customer }: Models) {
       const bySource = new Map(found.map((c) => [c.sourceId, c]));
       return customers.map((c) => bySource.get(c.sourceId)!);
     },
+    async findByIds(applicationId: string, ids: string[]) {
+      const ds = await Customer.find({ application: applicationId, _id: { $in: ids } }).lean<CustomerDoc[]>();
+      return ds.map(toRecord);
+    },
     async list(applicationId: string, limit: number, skip: number) {
       const ds = await Customer.find({ application: applicationId }).sort({ _id: 1 }).skip(skip).limit(limit).lean<CustomerDoc[]>();
       return ds.map(toRecord);

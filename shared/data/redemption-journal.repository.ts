@@ -89,6 +89,12 @@ export function redemptionJournalRepository({ Redemption }: Models) {
         throw err;
       }
     },
+    /** Admin listing, newest first. */
+    async list(applicationId: string, q: { customerId?: string; limit: number }): Promise<RedemptionRecord[]> {
+      const filter = { application: applicationId, ...(q.customerId ? { customer: q.customerId } : {}) };
+      const ds = await Redemption.find(filter).sort({ createdAt: -1 }).limit(q.limit).lean<Stored[]>();
+      return ds.map(toRecord);
+    },
     /** Moves a cycle from one of `from` to `to`; returns whether this call moved it. */
     async transition(
       id: string,

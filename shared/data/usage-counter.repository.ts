@@ -19,18 +19,23 @@ export function usageCounterRepository({ UsageCounter }: Models) {
      */
     async take(applicationId: string, campaignId: string, scope: string, holder: string, limit: number): Promise<boolean> {
       const filter = { application: new Types.ObjectId(applicationId), campaign: new Types.ObjectId(campaignId), scope };
-      // Make sure the counter exists (an upsert that changes nothing when it does).
-      await UsageCounter.updateOne(filter, { $setOnInsert: { count: 0, holders: [] } }, { upsert: true }).catch((err: unknown) => {
+      const guarded = () =>
+        UsageCounter.updateOne(
+          { ...filter, holders: { $ne: holder }, count: { $lt: limit } },
+          { $inc: { count: 1 }, $push: { holders: holder } },
+        );
+      if ((await guarded()).modifiedCount === 1) return true;
+      // Nothing matched: already held, at the limit, or the counter does not exist yet.
+      const held = () => UsageCounter.countDocuments({ ...filter, holders: holder }).then((n) => n === 1);
+      if (await UsageCounter.exists(filter)) return held();
+      try {
+        await UsageCounter.create({ ...filter, count: 0, holders: [] });
+      } catch (err) {
         // Two first-takers may race to create it; the loser's E11000 is harmless.
         if ((err as { code?: number }).code !== 11000) throw err;
-      });
-      const res = await UsageCounter.updateOne(
-        { ...filter, holders: { $ne: holder }, count: { $lt: limit } },
-        { $inc: { count: 1 }, $push: { holders: holder } },
-      );
-      if (res.modifiedCount === 1) return true;
-      const again = await UsageCounter.countDocuments({ ...filter, holders: holder });
-      return again === 1;
+      }
+      if ((await guarded()).modifiedCount === 1) return true;
+      return held();
     },
     /** Gives back the slot of `holder`; a no-op when it holds none. */
     async giveBack(applicationId: string, campaignId: string, scope: string, holder: string): Promise<void> {

@@ -33,6 +33,8 @@ export class JobGateway {
   private readonly events: QueueEvents[] = [];
   private readonly waiters = new Map<string, Waiter>();
   private connection: Redis | undefined;
+  /** Hears every answered job (metrics); set by the app. */
+  onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
   get pending(): number {
     return this.waiters.size;
@@ -88,7 +90,9 @@ export class JobGateway {
       this.waiters.delete(jobId);
       throw new DomainError('unavailable', 'Service Unavailable', `queue unavailable: ${(err as Error).message}`, { code: 503 });
     }
-    return done;
+    const outcome = await done;
+    this.onOutcome?.(name, payload, outcome);
+    return outcome;
   }
 
   private settle(jobId: string, returnvalue: unknown) {
@@ -108,6 +112,11 @@ export class JobGateway {
     w.reject(
       new DomainError('unavailable', 'Service Unavailable', `the operation failed: ${reason}; retry the same request`, { code: 503 }),
     );
+  }
+
+  /** The shared producer connection (readiness pings). */
+  get redis(): Redis {
+    return this.connection!;
   }
 
   /** Queue handles (metrics, Bull Board). */

@@ -7,6 +7,9 @@
  * customer runs at a time, in the order received, across every worker replica. The braces are a
  * Redis Cluster hash tag: all keys of one partition share a slot, partitions spread over slots.
  */
+import { Queue } from 'bullmq';
+import type { Config } from '../config.js';
+import { redisConnection } from './redis.js';
 import type { WalletOperationInput } from '../usecases/wallet-operation.usecase.js';
 import type { RedeemInput, RevertInput } from '../usecases/apply-coupon.usecase.js';
 
@@ -36,4 +39,13 @@ export function partitionOf(customerKey: string, partitions: number): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h % partitions;
+}
+
+/** Queue handles for every partition (metrics, Bull Board); callers close them. */
+export function partitionQueues(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions'>): Queue[] {
+  const connection = redisConnection(config.redisUrl!);
+  return Array.from(
+    { length: config.queuePartitions },
+    (_, p) => new Queue(partitionQueueName(p), { connection, prefix: config.queuePrefix }),
+  );
 }

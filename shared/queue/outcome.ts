@@ -6,7 +6,10 @@ import { DomainError, isDomainError, type ErrorKind } from '../errors.js';
  */
 export type Outcome<T> =
   | { ok: true; value: T }
-  | { ok: false; error: { kind: ErrorKind; message: string; details: string; extra: { code?: number | string; key?: string } } };
+  | {
+      ok: false;
+      error: { kind: ErrorKind; message: string; details: string; extra: { code?: number | string; key?: string; reason?: string } };
+    };
 
 /** Runs a use case, turning a DomainError into a refusal outcome; anything else propagates. */
 export async function toOutcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {

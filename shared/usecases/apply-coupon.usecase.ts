@@ -158,11 +158,11 @@ function limitRefusal(scope: string): DomainError {
     week: messages.PER_WEEK_LIMIT_EXCEEDED,
     month: messages.PER_MONTH_LIMIT_EXCEEDED,
   }[scopeKind(scope)];
-  return validationFailed(text);
+  return validationFailed(text, `${scopeKind(scope)}_limit`);
 }
 
-async function loadCampaign(deps: Pick<Services, 'repos' | 'campaigns'>, applicationId: string, campaignId: string) {
-  const app = await deps.repos.applications.findById(applicationId);
+async function loadCampaign(deps: Pick<Services, 'applications' | 'campaigns'>, applicationId: string, campaignId: string) {
+  const app = await deps.applications.get(applicationId);
   if (!app) throw couponNotFound();
   const campaign = (await deps.campaigns.get(app)).byId.get(campaignId);
   if (!campaign) throw couponNotFound();
@@ -236,7 +236,10 @@ async function completeCycle(deps: Pick<Services, 'repos'>, input: RedeemInput, 
 }
 
 /** Worker side of redeem. */
-export async function redeemCoupon(deps: Pick<Services, 'repos' | 'campaigns' | 'now'>, input: RedeemInput): Promise<ApplyResult> {
+export async function redeemCoupon(
+  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'now'>,
+  input: RedeemInput,
+): Promise<ApplyResult> {
   const jobId = input.jobId ?? input.requestId;
   for (let round = 0; round < 10; round++) {
     const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
@@ -287,7 +290,7 @@ export async function redeemCoupon(deps: Pick<Services, 'repos' | 'campaigns' | 
 }
 
 function refusalOf(reason: string, message: string): DomainError {
-  return reason === 'selection' ? trayFailed(message) : validationFailed(message);
+  return reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);
 }
 
 async function finishRevert(deps: Pick<Services, 'repos'>, applicationId: string, r: RedemptionRecord) {

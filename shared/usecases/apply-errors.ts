@@ -12,6 +12,7 @@ export const couponNotFound = () =>
 export const noRedemption = () => invalidPayload('no redemption found for this order and coupon');
 export const orderOfAnotherCustomer = () => invalidPayload('order_id is already redeemed with this coupon by another customer');
 /** Decision 20a: a failed rule or an exhausted limit. */
-export const validationFailed = (details: string) => new DomainError('invalid', 'coupon validation failed', details, { code: 400 });
+export const validationFailed = (details: string, reason = 'rule') =>
+  new DomainError('invalid', 'coupon validation failed', details, { code: 400, reason });
 /** The selected-items case keeps the documented tray message as `message`. */
-export const trayFailed = (tray: string) => new DomainError('invalid', tray, tray, { code: 400 });
+export const trayFailed = (tray: string) => new DomainError('invalid', tray, tray, { code: 400, reason: 'selection' });

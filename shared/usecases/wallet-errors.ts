@@ -8,4 +8,8 @@ export const payloadEmpty = () =>
   new DomainError('invalid', 'Invalid payload', 'The payload cannot be empty', { code: 400, key: 'invalid_payload' });
 export const invalidField = (key: string, details: string) => new DomainError('invalid', 'Invalid payload', details, { code: 400, key });
 export const insufficientPoints = (balance: number, requested: number) =>
-  new DomainError('invalid', 'insufficient points', `balance is ${balance}, requested ${requested}`, { code: 400, key: 'points' });
+  new DomainError('invalid', 'insufficient points', `balance is ${balance}, requested ${requested}`, {
+    code: 400,
+    key: 'points',
+    reason: 'insufficient_points',
+  });

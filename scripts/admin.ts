@@ -1,0 +1,106 @@
+/**
+ * `npm run admin -- <command> [flags]`: the admin use cases from a shell (docs/admin-api.md).
+ * Prints JSON on stdout; progress on stderr.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isDomainError } from '../shared/errors.js';
+import {
+  createApplicationFromAdmin,
+  listApplications,
+  rotateSecret,
+  updateApplication,
+} from '../shared/usecases/admin/applications.usecase.js';
+import { addBulkCodes, createCampaign, listCampaigns, updateCampaign } from '../shared/usecases/admin/campaigns.usecase.js';
+import { upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
+import { listRedemptions } from '../shared/usecases/admin/redemptions.usecase.js';
+import { createWallet, readLedger } from '../shared/usecases/admin/wallets.usecase.js';
+import { progress, withServices } from './cli-context.js';
+
+const USAGE = `usage: npm run admin -- <command> [flags]
+  create-application --name N --timezone TZ --currency CUR
+  list-applications
+  update-application --app ID --json FILE
+  rotate-secret --app ID
+  upsert-customers --app ID --json FILE          ({"customers":[{"source_id":"c1"}]})
+  create-wallet --app ID --json FILE
+  create-campaign --app ID --json FILE           (docs/campaigns.md)
+  update-campaign --app ID --campaign ID --json FILE
+  list-campaigns --app ID
+  generate-codes --app ID --campaign ID --count N [--prefix P] [--length L]
+  import-codes --app ID --campaign ID --file FILE (one code per line)
+  list-redemptions --app ID [--customer SOURCE_ID]
+  ledger --app ID --customer SOURCE_ID --wallet WALLET_ID`;
+
+const { positionals, values: f } = parseArgs({
+  allowPositionals: true,
+  options: Object.fromEntries(
+    ['name', 'timezone', 'currency', 'app', 'json', 'campaign', 'count', 'prefix', 'length', 'file', 'customer', 'wallet'].map((k) => [
+      k,
+      { type: 'string' as const },
+    ]),
+  ),
+});
+const json = () => JSON.parse(readFileSync(need('json'), 'utf8'));
+function need(k: string): string {
+  const v = f[k];
+  if (typeof v !== 'string') {
+    process.stderr.write(`--${k} is required\n${USAGE}\n`);
+    process.exit(2);
+  }
+  return v;
+}
+
+const commands: Record<string, (s: Parameters<Parameters<typeof withServices>[0]>[0]) => Promise<unknown>> = {
+  'create-application': (s) =>
+    createApplicationFromAdmin(s, { name: need('name'), timezone: need('timezone'), currency: need('currency') }),
+  'list-applications': (s) => listApplications(s),
+  'update-application': (s) => updateApplication(s, need('app'), json()),
+  'rotate-secret': (s) => rotateSecret(s, need('app')),
+  'upsert-customers': (s) => upsertCustomers(s, need('app'), json()),
+  'create-wallet': (s) => createWallet(s, need('app'), json()),
+  'create-campaign': (s) => createCampaign(s, need('app'), json()),
+  'update-campaign': (s) => updateCampaign(s, need('app'), need('campaign'), json()),
+  'list-campaigns': (s) => listCampaigns(s, need('app')),
+  'generate-codes': (s) =>
+    addBulkCodes(
+      s,
+      need('app'),
+      need('campaign'),
+      {
+        generate: {
+          count: Number(need('count')),
+          ...(f.prefix ? { prefix: f.prefix } : {}),
+          ...(f.length ? { length: Number(f.length) } : {}),
+        },
+      },
+      progress('codes'),
+    ),
+  'import-codes': (s) =>
+    addBulkCodes(
+      s,
+      need('app'),
+      need('campaign'),
+      {
+        codes: readFileSync(need('file'), 'utf8')
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter(Boolean),
+      },
+      progress('codes'),
+    ),
+  'list-redemptions': (s) => listRedemptions(s, need('app'), { customer: f.customer as string | undefined, limit: 1000 }),
+  ledger: (s) => readLedger(s, need('app'), need('customer'), need('wallet')),
+};
+
+const command = commands[positionals[0] ?? ''];
+if (!command) {
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(2);
+}
+withServices(async (services) => {
+  process.stdout.write(`${JSON.stringify(await command(services), null, 2)}\n`);
+}).catch((err) => {
+  process.stderr.write(isDomainError(err) ? `${err.message}: ${err.details}\n` : `${String(err)}\n`);
+  process.exit(1);
+});

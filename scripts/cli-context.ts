@@ -1,0 +1,22 @@
+/** Shared start-up of the command-line tools: configuration, database, services. */
+import { loadConfig } from '../shared/config.js';
+import { connectDatabase } from '../shared/data/db.js';
+import { createServices, type Services } from '../shared/services.js';
+
+export async function withServices<T>(run: (services: Services) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  if (!config.mongodbUri) {
+    process.stderr.write('MONGODB_URI is required (e.g. mongodb://127.0.0.1:27017/coupons)\n');
+    process.exit(1);
+  }
+  const db = await connectDatabase(config.mongodbUri);
+  try {
+    return await run(createServices(config, db));
+  } finally {
+    await db.close();
+  }
+}
+
+/** A one-line progress report on stderr. */
+export const progress = (label: string) => (done: number, total: number) =>
+  process.stderr.write(`\r${label}: ${done}/${total}${done === total ? '\n' : ''}`);

@@ -1,0 +1,67 @@
+/**
+ * `npm run dev`: a first look in one process — embedded MongoDB and Redis (unless MONGODB_URI /
+ * REDIS_URL are set), the API and a worker, the demo data set, pretty logs. Prints credentials
+ * and a curl to try. Not for production: use `npm start` and `npm run start:worker`.
+ */
+import { buildApp } from '../api/app.js';
+import { parseConfig } from '../shared/config.js';
+import { connectDatabase } from '../shared/data/db.js';
+import { createLogger } from '../shared/logger.js';
+import { JobGateway } from '../shared/queue/gateway.js';
+import { createServices } from '../shared/services.js';
+import { createProcessor } from '../worker/processors/index.js';
+import { WorkerPool } from '../worker/worker-pool.js';
+import { loadDemoData } from './demo-data.js';
+import { startEmbeddedServers, withDbName } from './embedded-servers.js';
+
+async function main() {
+  const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
+  const config = parseConfig({
+    NODE_ENV: 'development',
+    ADMIN_TOKEN: 'dev-admin-token-change-me',
+    ...process.env,
+    MONGODB_URI: process.env.MONGODB_URI ? servers.mongodbUri : withDbName(servers.mongodbUri, `coupons_dev_${Date.now()}`),
+    REDIS_URL: servers.redisUrl,
+  });
+  const logger = createLogger(config, 'dev');
+  const db = await connectDatabase(config.mongodbUri!);
+  const services = createServices(config, db);
+  const jobs = new JobGateway(config);
+  await jobs.start();
+  const pool = new WorkerPool(config, logger, createProcessor(services));
+  await pool.start();
+  const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
+  const app = buildApp({ services, logger, jobs });
+  const server = app.listen(config.port, () => {
+    const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
+    process.stdout.write(
+      [
+        '',
+        `coupon service (dev) on http://localhost:${config.port}`,
+        `  API key: ${demo.apiKey}`,
+        `  secret:  ${demo.secret}`,
+        `  admin:   Bearer ${config.adminToken}   (docs: /docs, queues: /admin/queues)`,
+        '',
+        `  curl -s -X POST http://localhost:${config.port}/coupons/list/all -H 'authorization: Basic ${auth}' -H 'content-type: application/json' -d '{"source_id":"cust_1"}'`,
+        '',
+      ].join('\n'),
+    );
+  });
+  const stop = () => {
+    server.close(async () => {
+      await pool.close();
+      await jobs.close();
+      await db.close();
+      await servers.stop();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  process.stderr.write(`dev failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,279 @@
+/**
+ * The admin format of a campaign (snake_case JSON, money in currency units; docs/campaigns.md)
+ * and its mapping to and from the domain `Campaign` (integer cents). One module for the API, the
+ * CLI and the demo data.
+ */
+import Joi from 'joi';
+import { isMoneyField } from '../../domain/messages.js';
+import { zonedLocalToUtc } from '../../domain/periods.js';
+import {
+  DISCOUNT_BASES,
+  ITEM_CONDITION_FIELDS,
+  OPERATORS,
+  ORDER_CONDITION_FIELDS,
+  SELECTED_ITEMS_FIELDS,
+  SELECTOR_PROPERTIES,
+  type Campaign,
+  type Condition,
+  type ItemSelector,
+  type Scalar,
+} from '../../domain/types.js';
+import type { CampaignInput } from '../../data/campaign.repository.js';
+import { adminInvalid } from './admin-errors.js';
+
+const scalar = Joi.alternatives(Joi.string().max(200), Joi.number(), Joi.boolean());
+const condition = (fields: readonly string[]) =>
+  Joi.object({
+    field: Joi.alternatives(Joi.string().valid(...fields), Joi.string().pattern(/^metadata\.[A-Za-z0-9_]{1,64}$/)).required(),
+    operator: Joi.string()
+      .valid(...OPERATORS)
+      .required(),
+    value: Joi.when('operator', {
+      is: Joi.valid('in', 'nin'),
+      then: Joi.array().items(scalar).min(1).max(1000).required(),
+      otherwise: Joi.when('operator', {
+        is: Joi.valid('gt', 'gte', 'lt', 'lte'),
+        then: Joi.number().required(),
+        otherwise: scalar.required(),
+      }),
+    }),
+  });
+const selector = Joi.object({
+  match: Joi.string().valid('AND', 'OR').required(),
+  properties: Joi.array()
+    .items(
+      Joi.object({
+        property: Joi.alternatives(
+          Joi.string().valid(...SELECTOR_PROPERTIES),
+          Joi.string().pattern(/^metadata\.[A-Za-z0-9_]{1,64}$/),
+        ).required(),
+        values: Joi.array().items(scalar).min(1).max(10000).required(),
+      }),
+    )
+    .min(1)
+    .required(),
+}).allow(null);
+const dateTime = Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/, 'ISO date-time');
+const limit = Joi.number().integer().min(1).allow(null);
+
+const fields = {
+  name: Joi.string().min(1).max(200),
+  description: Joi.string().allow('').max(2000),
+  terms_and_conditions: Joi.array().items(Joi.string().max(2000)).max(50),
+  code_type: Joi.string().valid('fixed', 'bulk'),
+  code: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]{1,64}$/)
+    .when('code_type', { is: 'bulk', then: Joi.forbidden() }),
+  bulk_code_usage_limit: Joi.number().integer().min(1),
+  assignment: Joi.string().valid('all_users', 'assigned_users'),
+  assigned_source_ids: Joi.array().items(Joi.string().min(1).max(256)).max(100_000),
+  status: Joi.string().valid('active', 'disabled'),
+  valid_from: dateTime,
+  valid_until: dateTime.allow(null),
+  schedule: Joi.object({
+    days_of_week: Joi.array().items(Joi.number().integer().min(1).max(7)).unique().min(1),
+    hours: Joi.array()
+      .items(
+        Joi.object({
+          from: Joi.string()
+            .pattern(/^([01]\d|2[0-3]):[0-5]\d$/)
+            .required(),
+          to: Joi.string()
+            .pattern(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/)
+            .required(),
+        }),
+      )
+      .min(1),
+  }).allow(null),
+  limits: Joi.object({ total: limit, per_customer: limit, per_day: limit, per_week: limit, per_month: limit }),
+  discount: Joi.object({
+    kind: Joi.string().valid('discount', 'cashback').required(),
+    type: Joi.string().valid('percentage', 'flat').required(),
+    value: Joi.number()
+      .positive()
+      .required()
+      .when('type', { is: 'percentage', then: Joi.number().max(100) }),
+    max: Joi.number().positive().allow(null),
+    wallet_id: Joi.string()
+      .max(100)
+      .allow(null)
+      .when('kind', { is: 'discount', then: Joi.valid(null) }),
+  }),
+  discount_calculated_on_property: Joi.string().valid(...DISCOUNT_BASES),
+  cart_conditions: Joi.array().items(condition(ORDER_CONDITION_FIELDS)).max(50),
+  item_selector: selector,
+  selected_items_validations: Joi.array().items(condition(SELECTED_ITEMS_FIELDS)).max(10),
+  product_validations: Joi.array().items(condition(ITEM_CONDITION_FIELDS)).max(50),
+  excluded_items: selector,
+  metadata_keys: Joi.array()
+    .items(
+      Joi.object({
+        key: Joi.string()
+          .pattern(/^[A-Za-z0-9_]{1,64}$/)
+          .required(),
+        type: Joi.string().valid('string', 'number', 'boolean').required(),
+        scope: Joi.string().valid('order', 'item').required(),
+      }),
+    )
+    .max(50),
+};
+
+/** Creation: everything but the rules has a default; the discount and its base are required. */
+export const createCampaignSchema = Joi.object({
+  ...fields,
+  name: fields.name.required(),
+  code_type: fields.code_type.required(),
+  code: fields.code.when('code_type', { is: 'fixed', then: Joi.required() }),
+  discount: fields.discount.required(),
+  discount_calculated_on_property: fields.discount_calculated_on_property.required(),
+  valid_from: fields.valid_from.required(),
+});
+/** Update: any subset; the code type and code of a campaign do not change. */
+export const updateCampaignSchema = Joi.object({ ...fields, code_type: Joi.forbidden(), code: Joi.forbidden() }).min(1);
+
+export type AdminCampaign = Record<string, unknown>;
+
+const cents = (x: number) => Math.round(x * 100);
+const toDate = (v: string, tz: string) => (/(Z|[+-]\d{2}:\d{2})$/.test(v) ? new Date(v) : zonedLocalToUtc(v.slice(0, 19), tz));
+
+function toConditions(list: { field: string; operator: Condition['operator']; value: Scalar | Scalar[] }[]): Condition[] {
+  return list.map((c) => ({
+    field: c.field,
+    operator: c.operator,
+    value: isMoneyField(c.field)
+      ? Array.isArray(c.value)
+        ? c.value.map((v) => (typeof v === 'number' ? cents(v) : v))
+        : typeof c.value === 'number'
+          ? cents(c.value)
+          : c.value
+      : c.value,
+  }));
+}
+function fromConditions(list: Condition[]) {
+  return list.map((c) => ({
+    field: c.field,
+    operator: c.operator,
+    value: isMoneyField(c.field)
+      ? Array.isArray(c.value)
+        ? c.value.map((v) => (typeof v === 'number' ? v / 100 : v))
+        : typeof c.value === 'number'
+          ? c.value / 100
+          : c.value
+      : c.value,
+  }));
+}
+
+/**
+ * Admin input (validated) → domain fields. `customerIds` maps assigned source ids; `tz` reads
+ * offset-less dates as the application's local time.
+ */
+export function toCampaignInput(a: Record<string, any>, tz: string, customerIds: string[] | undefined): Partial<CampaignInput> {
+  const out: Partial<CampaignInput> = {};
+  if (a.name !== undefined) out.name = a.name;
+  if (a.description !== undefined) out.description = a.description;
+  if (a.terms_and_conditions !== undefined) out.termsAndConditions = a.terms_and_conditions;
+  if (a.code_type !== undefined) out.codeType = a.code_type;
+  if (a.code !== undefined) out.code = a.code;
+  if (a.bulk_code_usage_limit !== undefined) out.bulkCodeUsageLimit = a.bulk_code_usage_limit;
+  if (a.assignment !== undefined) out.assignment = a.assignment;
+  if (customerIds !== undefined) out.assignedCustomerIds = customerIds;
+  if (a.status !== undefined) out.status = a.status;
+  if (a.valid_from !== undefined) out.validFrom = toDate(a.valid_from, tz);
+  if (a.valid_until !== undefined) out.validUntil = a.valid_until === null ? null : toDate(a.valid_until, tz);
+  if (a.schedule !== undefined)
+    out.schedule = a.schedule === null ? null : { daysOfWeek: a.schedule.days_of_week, hours: a.schedule.hours };
+  if (a.limits !== undefined) {
+    const l = a.limits;
+    out.limits = {
+      total: l.total ?? null,
+      perCustomer: l.per_customer ?? null,
+      perDay: l.per_day ?? null,
+      perWeek: l.per_week ?? null,
+      perMonth: l.per_month ?? null,
+    };
+  }
+  if (a.discount !== undefined) {
+    const d = a.discount;
+    out.discount = {
+      kind: d.kind,
+      type: d.type,
+      value: d.type === 'flat' ? cents(d.value) : d.value,
+      maxCents: d.max === undefined || d.max === null ? null : cents(d.max),
+      walletId: d.wallet_id ?? null,
+    };
+  }
+  if (a.discount_calculated_on_property !== undefined) out.discountCalculatedOn = a.discount_calculated_on_property;
+  if (a.cart_conditions !== undefined) out.cartConditions = toConditions(a.cart_conditions);
+  if (a.item_selector !== undefined) out.itemSelector = a.item_selector as ItemSelector | null;
+  if (a.selected_items_validations !== undefined) out.selectedItemsValidations = toConditions(a.selected_items_validations);
+  if (a.product_validations !== undefined) out.productValidations = toConditions(a.product_validations);
+  if (a.excluded_items !== undefined) out.excludedItems = a.excluded_items as ItemSelector | null;
+  if (a.metadata_keys !== undefined) out.metadataKeys = a.metadata_keys;
+  return out;
+}
+
+/** Cross-field rules joi cannot express alone; each failure names the field. */
+export function checkCampaignRules(
+  c: Pick<Campaign, 'discountCalculatedOn' | 'itemSelector' | 'metadataKeys' | 'cartConditions' | 'productValidations' | 'excludedItems'>,
+) {
+  if (c.discountCalculatedOn.startsWith('selected_items_') && !c.itemSelector) {
+    throw adminInvalid('"item_selector" is required when discount_calculated_on_property is a selected_items_* base');
+  }
+  const declared = (scope: 'order' | 'item') => new Set(c.metadataKeys.filter((k) => k.scope === scope).map((k) => `metadata.${k.key}`));
+  const order = declared('order');
+  const item = declared('item');
+  for (const cond of c.cartConditions)
+    if (cond.field.startsWith('metadata.') && !order.has(cond.field))
+      throw adminInvalid(`"cart_conditions" uses undeclared order metadata key ${cond.field}`);
+  for (const cond of c.productValidations)
+    if (cond.field.startsWith('metadata.') && !item.has(cond.field))
+      throw adminInvalid(`"product_validations" uses undeclared item metadata key ${cond.field}`);
+  for (const [name, sel] of [
+    ['item_selector', c.itemSelector],
+    ['excluded_items', c.excludedItems],
+  ] as const) {
+    for (const p of sel?.properties ?? [])
+      if (p.property.startsWith('metadata.') && !item.has(p.property))
+        throw adminInvalid(`"${name}" uses undeclared item metadata key ${p.property}`);
+  }
+}
+
+/** Domain → admin format (what the admin API returns). */
+export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign {
+  return {
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    terms_and_conditions: c.termsAndConditions,
+    code_type: c.codeType,
+    ...(c.code ? { code: c.code } : {}),
+    bulk_code_usage_limit: c.bulkCodeUsageLimit ?? 1,
+    assignment: c.assignment,
+    assigned_source_ids: sourceIds,
+    status: c.status,
+    valid_from: c.validFrom.toISOString(),
+    valid_until: c.validUntil ? c.validUntil.toISOString() : null,
+    schedule: c.schedule ? { days_of_week: c.schedule.daysOfWeek, hours: c.schedule.hours } : null,
+    limits: {
+      total: c.limits.total ?? null,
+      per_customer: c.limits.perCustomer ?? null,
+      per_day: c.limits.perDay ?? null,
+      per_week: c.limits.perWeek ?? null,
+      per_month: c.limits.perMonth ?? null,
+    },
+    discount: {
+      kind: c.discount.kind,
+      type: c.discount.type,
+      value: c.discount.type === 'flat' ? c.discount.value / 100 : c.discount.value,
+      max: c.discount.maxCents === null || c.discount.maxCents === undefined ? null : c.discount.maxCents / 100,
+      wallet_id: c.discount.walletId ?? null,
+    },
+    discount_calculated_on_property: c.discountCalculatedOn,
+    cart_conditions: fromConditions(c.cartConditions),
+    item_selector: c.itemSelector,
+    selected_items_validations: fromConditions(c.selectedItemsValidations),
+    product_validations: fromConditions(c.productValidations),
+    excluded_items: c.excludedItems,
+    metadata_keys: c.metadataKeys,
+  };
+}

@@ -1,0 +1,369 @@
+import { expect } from 'chai';
+import { makeOrder } from '../fixtures/records.js';
+import { call, startTestApi, TEST_ADMIN_TOKEN, type TestApi } from '../support/context.js';
+
+const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+/** One example per rule kind (docs/campaigns.md); each must read back equal. */
+const CAMPAIGNS: Record<string, Record<string, unknown>> = {
+  'percentage on selling subtotal with cap and cart minimum': {
+    discount: { kind: 'discount', type: 'percentage', value: 10, max: 150 },
+    discount_calculated_on_property: 'selling_price_subtotal',
+    cart_conditions: [{ field: 'selling_price_subtotal', operator: 'gte', value: 200 }],
+  },
+  'flat on original subtotal': {
+    discount: { kind: 'discount', type: 'flat', value: 75.5 },
+    discount_calculated_on_property: 'original_price_subtotal',
+  },
+  'shipping discount': { discount: { kind: 'discount', type: 'percentage', value: 100 }, discount_calculated_on_property: 'shipping' },
+  'selected items (AND) with selected-items validations': {
+    discount: { kind: 'discount', type: 'percentage', value: 15 },
+    discount_calculated_on_property: 'selected_items_selling_price_subtotal',
+    item_selector: {
+      match: 'AND',
+      properties: [
+        { property: 'sku', values: ['S1'] },
+        { property: 'name', values: ['Shoe'] },
+      ],
+    },
+    selected_items_validations: [
+      { field: 'selected_items_total_qty', operator: 'gte', value: 2 },
+      { field: 'selected_items_selling_price_subtotal', operator: 'gt', value: 99.99 },
+    ],
+  },
+  'selected items (OR) on original price': {
+    discount: { kind: 'discount', type: 'flat', value: 20 },
+    discount_calculated_on_property: 'selected_items_original_price_subtotal',
+    item_selector: { match: 'OR', properties: [{ property: 'product_id', values: ['p1', 'p2'] }] },
+  },
+  'valid cart excluding items': {
+    discount: { kind: 'discount', type: 'percentage', value: 5 },
+    discount_calculated_on_property: 'valid_cart_selling_price_subtotal',
+    excluded_items: { match: 'OR', properties: [{ property: 'sku', values: ['GIFTCARD'] }] },
+  },
+  'valid cart on original price': {
+    discount: { kind: 'discount', type: 'percentage', value: 5 },
+    discount_calculated_on_property: 'valid_cart_original_price_subtotal',
+  },
+  'product validations': {
+    discount: { kind: 'discount', type: 'percentage', value: 10 },
+    discount_calculated_on_property: 'selling_price_subtotal',
+    product_validations: [
+      { field: 'selling_price', operator: 'gt', value: 100 },
+      { field: 'cart_qty', operator: 'lte', value: 5 },
+    ],
+  },
+  'metadata rules and schedule and limits': {
+    discount: { kind: 'discount', type: 'percentage', value: 10 },
+    discount_calculated_on_property: 'selling_price_subtotal',
+    metadata_keys: [
+      { key: 'channel', type: 'string', scope: 'order' },
+      { key: 'gift', type: 'boolean', scope: 'item' },
+    ],
+    cart_conditions: [
+      { field: 'metadata.channel', operator: 'in', value: ['app'] },
+      { field: 'payment_mode', operator: 'nin', value: ['COD'] },
+    ],
+    product_validations: [{ field: 'metadata.gift', operator: 'eq', value: false }],
+    schedule: { days_of_week: [1, 2, 3, 4, 5], hours: [{ from: '09:00', to: '21:00' }] },
+    limits: { total: 1000, per_customer: 2, per_day: 100, per_week: 300, per_month: 900 },
+  },
+  cashback: {
+    discount: { kind: 'cashback', type: 'percentage', value: 5, max: 50, wallet_id: 'loyalty' },
+    discount_calculated_on_property: 'selling_price_subtotal',
+  },
+};
+
+describe('admin API', () => {
+  let api: TestApi;
+  before(async () => {
+    api = await startTestApi();
+  });
+  after(async () => {
+    await api.close();
+  });
+  const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = ADMIN) =>
+    call(api.url, method, `/admin${path}`, { headers, ...(body === undefined ? {} : { body }) });
+  async function newApp() {
+    const res = await admin('POST', '/applications', { name: 'Shop', timezone: 'Asia/Kolkata', currency: 'INR' });
+    expect(res.status).to.equal(201);
+    return res.body as { id: string; api_key: string; secret: string };
+  }
+  const basic = (app: { api_key: string; secret: string }) => `Basic ${Buffer.from(`${app.api_key}:${app.secret}`).toString('base64')}`;
+
+  it('when no admin token is configured, then /admin answers 404 like an unknown route', async () => {
+    const off = await startTestApi({ ADMIN_TOKEN: undefined });
+    try {
+      const res = await call(off.url, 'GET', '/admin/applications', { headers: ADMIN });
+      expect(res.status).to.equal(404);
+      expect(res.text).to.equal('Cannot GET /admin/applications');
+    } finally {
+      await off.close();
+    }
+  });
+
+  for (const [label, headers] of [
+    ['no token', {}],
+    ['a wrong token', { authorization: 'Bearer wrong-token-wrong-token' }],
+  ] as const) {
+    it(`when the admin token is ${label}, then 401`, async () => {
+      const res = await admin('GET', '/applications', undefined, headers);
+      expect(res.status).to.equal(401);
+      expect(res.body).to.include({ code: 401, message: 'unauthorized', details: 'admin token invalid' });
+    });
+  }
+
+  it('when an application is created, then its secret is shown once, works, and is stored only hashed', async () => {
+    const app = await newApp();
+    expect(app.secret).to.match(/^sk_/);
+    const list = await admin('GET', '/applications');
+    const shown = list.body.applications.find((a: { id: string }) => a.id === app.id);
+    expect(shown).to.not.have.property('secret');
+    expect(JSON.stringify(list.body)).to.not.include(app.secret);
+    const stored = await api.services.db.connection.db!.collection('applications').findOne({ apiKey: app.api_key });
+    expect(JSON.stringify(stored)).to.not.include(app.secret);
+    expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app) })).status).to.equal(200);
+  });
+
+  it('when the secret is rotated, then the old one stops working within the cache interval and the new one works', async () => {
+    const app = await newApp();
+    expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app) })).status).to.equal(200);
+    const rotated = await admin('POST', `/applications/${app.id}/rotate-secret`);
+    expect(rotated.body.secret).to.not.equal(app.secret);
+    await new Promise((r) => setTimeout(r, 400)); // tests run with CACHE_CHECK_MS=200
+    expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app) })).status).to.equal(401);
+    expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic({ ...app, secret: rotated.body.secret }) })).status).to.equal(
+      200,
+    );
+  });
+
+  it('when an application is disabled, then its credentials get 401', async () => {
+    const app = await newApp();
+    await admin('PATCH', `/applications/${app.id}`, { status: 'disabled' });
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app) })).status).to.equal(401);
+  });
+
+  it('when customers are upserted and a wallet defined, then they read back', async () => {
+    const app = await newApp();
+    const up = await admin('POST', `/applications/${app.id}/customers`, {
+      customers: [{ source_id: 'c1', name: 'Asha' }, { source_id: 'c2' }],
+    });
+    expect(up.body.customers.map((c: { source_id: string }) => c.source_id)).to.deep.equal(['c1', 'c2']);
+    await admin('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1', email: 'asha@example.com' }] });
+    const list = await admin('GET', `/applications/${app.id}/customers`);
+    expect(list.body.customers).to.have.length(2);
+    expect(list.body.customers[0]).to.include({ source_id: 'c1', name: 'Asha', email: 'asha@example.com' });
+    const wallet = {
+      wallet_id: 'loyalty',
+      wallet_name: 'Loyalty',
+      currency: 'INR',
+      singular_unit_name: 'point',
+      plural_unit_name: 'points',
+      timezone: 'Asia/Kolkata',
+    };
+    expect((await admin('POST', `/applications/${app.id}/wallets`, wallet)).status).to.equal(201);
+    const dup = await admin('POST', `/applications/${app.id}/wallets`, wallet);
+    expect(dup.status).to.equal(400);
+    expect(dup.body.details).to.include('wallet_id');
+    expect((await admin('GET', `/applications/${app.id}/wallets`)).body.wallets).to.deep.equal([wallet]);
+  });
+
+  it('when campaigns of every rule kind are created, then each reads back equal and works on validate', async () => {
+    const app = await newApp();
+    await admin('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
+    await admin('POST', `/applications/${app.id}/wallets`, {
+      wallet_id: 'loyalty',
+      wallet_name: 'L',
+      currency: 'INR',
+      singular_unit_name: 'p',
+      plural_unit_name: 'ps',
+      timezone: 'UTC',
+    });
+    let i = 0;
+    for (const [label, rules] of Object.entries(CAMPAIGNS)) {
+      const body = { name: label, code_type: 'fixed', code: `KIND${i++}`, valid_from: '2020-01-01T00:00', ...rules };
+      const created = await admin('POST', `/applications/${app.id}/campaigns`, body);
+      expect(created.status, `${label}: ${JSON.stringify(created.body)}`).to.equal(201);
+      const read = await admin('GET', `/applications/${app.id}/campaigns/${created.body.id}`);
+      for (const [k, v] of Object.entries(rules)) {
+        if (k === 'discount') expect(read.body.discount, label).to.deep.include(v as object);
+        else if (k === 'limits') expect(read.body.limits, label).to.deep.include(v as object);
+        else expect(read.body[k], `${label}: ${k}`).to.deep.equal(v);
+      }
+      expect(read.body.valid_from).to.equal('2019-12-31T18:30:00.000Z'); // local midnight in Asia/Kolkata
+    }
+    expect((await admin('GET', `/applications/${app.id}/campaigns`)).body.campaigns).to.have.length(Object.keys(CAMPAIGNS).length);
+    const v = await call(api.url, 'POST', '/coupons/validate', {
+      auth: basic(app),
+      body: { coupon_details: [{ coupon_code: 'KIND0' }], order: makeOrder() },
+    });
+    expect(v.body).to.include({ is_applicable: true });
+    expect(v.body.coupon_savings.order.total_discount).to.equal(100);
+  });
+
+  const bad: [string, Record<string, unknown>, string][] = [
+    ['name missing', { name: undefined }, '"name" is required'],
+    ['unknown code type', { code_type: 'mystery' }, '"code_type" must be one of'],
+    ['fixed without code', { code: undefined }, '"code" is required'],
+    ['bulk with a code', { code_type: 'bulk' }, '"code" is not allowed'],
+    [
+      'percentage above 100',
+      { discount: { kind: 'discount', type: 'percentage', value: 120 } },
+      '"discount.value" must be less than or equal to 100',
+    ],
+    ['discount value not a number', { discount: { kind: 'discount', type: 'flat', value: 'ten' } }, '"discount.value" must be a number'],
+    ['unknown base', { discount_calculated_on_property: 'tax' }, '"discount_calculated_on_property" must be one of'],
+    [
+      'bad operator',
+      { cart_conditions: [{ field: 'selling_price_subtotal', operator: 'between', value: 1 }] },
+      '"cart_conditions[0].operator" must be one of',
+    ],
+    [
+      'numeric operator with a string',
+      { cart_conditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 'x' }] },
+      '"cart_conditions[0].value" must be a number',
+    ],
+    ['unknown cart field', { cart_conditions: [{ field: 'colour', operator: 'eq', value: 'red' }] }, '"cart_conditions[0].field"'],
+    ['limit zero', { limits: { total: 0 } }, '"limits.total" must be greater than or equal to 1'],
+    ['bad day of week', { schedule: { days_of_week: [8] } }, '"schedule.days_of_week[0]" must be less than or equal to 7'],
+    ['bad hour', { schedule: { hours: [{ from: '25:00', to: '26:00' }] } }, '"schedule.hours[0].from"'],
+    ['bad date', { valid_from: 'yesterday' }, '"valid_from"'],
+    [
+      'selected base without selector',
+      { discount_calculated_on_property: 'selected_items_selling_price_subtotal' },
+      '"item_selector" is required',
+    ],
+    [
+      'undeclared metadata',
+      { cart_conditions: [{ field: 'metadata.channel', operator: 'eq', value: 'app' }] },
+      'undeclared order metadata key',
+    ],
+    [
+      'unknown assigned customer',
+      { assignment: 'assigned_users', assigned_source_ids: ['ghost'] },
+      '"assigned_source_ids" contains unknown customers',
+    ],
+    [
+      'cashback wallet unknown',
+      { discount: { kind: 'cashback', type: 'flat', value: 5, wallet_id: 'nope' } },
+      '"discount.wallet_id" is not a wallet',
+    ],
+  ];
+  for (const [label, change, details] of bad) {
+    it(`when a campaign has ${label}, then 400 naming the field`, async () => {
+      const app = await newApp();
+      const body = JSON.parse(
+        JSON.stringify({
+          name: 'x',
+          code_type: 'fixed',
+          code: 'BAD1',
+          valid_from: '2020-01-01T00:00:00Z',
+          discount: { kind: 'discount', type: 'percentage', value: 10 },
+          discount_calculated_on_property: 'selling_price_subtotal',
+          ...change,
+        }),
+      );
+      const res = await admin('POST', `/applications/${app.id}/campaigns`, body);
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.equal('Invalid payload');
+      expect(res.body.details).to.include(details);
+    });
+  }
+
+  it('when an application has a bad timezone or currency, then 400 naming them', async () => {
+    const res = await admin('POST', '/applications', { name: 'x', timezone: 'Mars/Olympus', currency: 'rupees' });
+    expect(res.status).to.equal(400);
+    expect(res.body.details).to.include('"timezone" must be an IANA timezone').and.include('"currency"');
+  });
+
+  it('when a fixed code is already used, then 400 naming code', async () => {
+    const app = await newApp();
+    const base = {
+      name: 'x',
+      code_type: 'fixed',
+      valid_from: '2020-01-01T00:00:00Z',
+      discount: { kind: 'discount', type: 'flat', value: 1 },
+      discount_calculated_on_property: 'selling_price_subtotal',
+    };
+    expect((await admin('POST', `/applications/${app.id}/campaigns`, { ...base, code: 'SAME' })).status).to.equal(201);
+    const dup = await admin('POST', `/applications/${app.id}/campaigns`, { ...base, code: 'same' });
+    expect(dup.status).to.equal(400);
+    expect(dup.body.details).to.include('"code" is already used');
+  });
+
+  it('when bulk codes are generated and imported, then they exist, duplicates are reported, and they validate', async () => {
+    const app = await newApp();
+    const c = await admin('POST', `/applications/${app.id}/campaigns`, {
+      name: 'bulk',
+      code_type: 'bulk',
+      valid_from: '2020-01-01T00:00:00Z',
+      discount: { kind: 'discount', type: 'flat', value: 10 },
+      discount_calculated_on_property: 'selling_price_subtotal',
+    });
+    const gen = await admin('POST', `/applications/${app.id}/campaigns/${c.body.id}/codes`, { generate: { count: 50, prefix: 'GEN-' } });
+    expect(gen.body).to.include({ inserted: 50, total: 50 });
+    const codes = await admin('GET', `/applications/${app.id}/campaigns/${c.body.id}/codes?limit=100`);
+    expect(codes.body.codes).to.have.length(50);
+    expect(codes.body.codes[0].code).to.match(/^GEN-[A-Z2-9]{10}$/);
+    const imp = await admin('POST', `/applications/${app.id}/campaigns/${c.body.id}/codes`, {
+      codes: ['IMPORT-1', 'IMPORT-2', codes.body.codes[0].code],
+    });
+    expect(imp.body).to.deep.include({ inserted: 2, taken: [codes.body.codes[0].code], total: 52 });
+    await new Promise((r) => setTimeout(r, 300));
+    const v = await call(api.url, 'POST', '/coupons/validate', {
+      auth: basic(app),
+      body: { coupon_details: [{ coupon_id: 'bulk', coupon_code: 'import-2' }] },
+    });
+    expect(v.body).to.include({ coupon_code: 'IMPORT-2', is_applicable: true });
+  });
+
+  it("when another application's ids are used, then 404", async () => {
+    const a = await newApp();
+    const b = await newApp();
+    const c = await admin('POST', `/applications/${a.id}/campaigns`, {
+      name: 'x',
+      code_type: 'fixed',
+      code: 'MINE',
+      valid_from: '2020-01-01T00:00:00Z',
+      discount: { kind: 'discount', type: 'flat', value: 1 },
+      discount_calculated_on_property: 'selling_price_subtotal',
+    });
+    const res = await admin('GET', `/applications/${b.id}/campaigns/${c.body.id}`);
+    expect(res.status).to.equal(404);
+    expect(res.body).to.include({ message: 'resource not found', details: 'campaign not found' });
+    expect((await admin('GET', '/applications/000000000000000000000000/campaigns')).body.details).to.equal('application not found');
+  });
+
+  it('when redemptions and wallet movements happen, then the admin reads them', async () => {
+    const app = await newApp();
+    await admin('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
+    await admin('POST', `/applications/${app.id}/wallets`, {
+      wallet_id: 'loyalty',
+      wallet_name: 'L',
+      currency: 'INR',
+      singular_unit_name: 'p',
+      plural_unit_name: 'ps',
+      timezone: 'UTC',
+    });
+    await admin('POST', `/applications/${app.id}/campaigns`, {
+      name: 'cb',
+      code_type: 'fixed',
+      code: 'CB5',
+      valid_from: '2020-01-01T00:00:00Z',
+      ...CAMPAIGNS.cashback,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const order = makeOrder();
+    const redeem = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+      auth: basic(app),
+      body: { source_id: 'c1', coupon_details: [{ coupon_code: 'CB5' }], order },
+    });
+    expect(redeem.status).to.equal(200);
+    const reds = await admin('GET', `/applications/${app.id}/redemptions?customer=c1`);
+    expect(reds.body.redemptions[0]).to.include({ order_id: order.order_id, state: 'completed', cashback: 50 });
+    const ledger = await admin('GET', `/applications/${app.id}/customers/c1/wallets/loyalty/ledger`);
+    expect(ledger.body.balance).to.equal(50);
+    expect(ledger.body.entries[0]).to.include({ type: 'credit', points: 50, before: 0, after: 50, state: 'applied', origin: 'cashback' });
+  });
+});

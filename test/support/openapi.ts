@@ -1,0 +1,27 @@
+/**
+ * Validates real response bodies against openapi.yaml (the one source of truth), so the spec
+ * cannot drift from the code.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+
+const spec = parse(readFileSync('openapi.yaml', 'utf8'));
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema({ ...spec, $id: 'openapi.json' });
+
+const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Throws with ajv's errors when `body` does not match the documented response. */
+export function assertMatchesSpec(method: string, pathTemplate: string, status: number, body: unknown): void {
+  const responses = spec.paths[pathTemplate]?.[method.toLowerCase()]?.responses;
+  if (!responses) throw new Error(`openapi.yaml has no ${method} ${pathTemplate}`);
+  const response = responses[String(status)];
+  if (!response) throw new Error(`openapi.yaml documents no ${status} for ${method} ${pathTemplate}`);
+  const ref = response.$ref
+    ? `openapi.json${response.$ref}/content/application~1json/schema`
+    : `openapi.json#/paths/${pointer(pathTemplate)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+  const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+  if (!validate(body))
+    throw new Error(`${method} ${pathTemplate} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+}
