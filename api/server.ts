@@ -24,7 +24,10 @@ async function main() {
   const jobs = new JobGateway(config);
   await jobs.start();
   const app = buildApp({ services, logger, jobs });
-  const server: Server = app.listen(config.port, () => logger.info({ port: config.port }, 'api listening'));
+  const server: Server = app.listen(config.port, () => {
+    logger.info({ port: config.port }, 'api listening');
+    process.send?.('ready');
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -25,17 +25,18 @@ export function usageCounterRepository({ UsageCounter }: Models) {
           { $inc: { count: 1 }, $push: { holders: holder } },
         );
       if ((await guarded()).modifiedCount === 1) return true;
-      // Nothing matched: already held, at the limit, or the counter does not exist yet.
-      const held = () => UsageCounter.countDocuments({ ...filter, holders: holder }).then((n) => n === 1);
-      if (await UsageCounter.exists(filter)) return held();
-      try {
-        await UsageCounter.create({ ...filter, count: 0, holders: [] });
-      } catch (err) {
-        // Two first-takers may race to create it; the loser's E11000 is harmless.
-        if ((err as { code?: number }).code !== 11000) throw err;
+      // Nothing matched: already held, at the limit, or the counter does not exist yet. Make
+      // sure it exists, then try once more: with the document there, a miss is final.
+      if (!(await UsageCounter.exists(filter))) {
+        try {
+          await UsageCounter.create({ ...filter, count: 0, holders: [] });
+        } catch (err) {
+          // Two first-takers may race to create it; the loser's E11000 is harmless.
+          if ((err as { code?: number }).code !== 11000) throw err;
+        }
       }
       if ((await guarded()).modifiedCount === 1) return true;
-      return held();
+      return (await UsageCounter.countDocuments({ ...filter, holders: holder })) === 1;
     },
     /** Gives back the slot of `holder`; a no-op when it holds none. */
     async giveBack(applicationId: string, campaignId: string, scope: string, holder: string): Promise<void> {

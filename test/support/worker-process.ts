@@ -1,20 +1,22 @@
 /**
- * Real worker processes for tests of replicas and crashes: `tsx worker/main.ts` with the test's
- * database, Redis and queue prefix. Resolves once the worker reports ready over IPC.
+ * Real service processes for tests of replicas, crashes and shutdown: `tsx worker/main.ts` or
+ * `tsx api/server.ts` with the test's database, Redis and queue prefix. Resolves once the process
+ * reports ready over IPC.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { TEST_QUEUE_PREFIX, testMongoUri } from './context.js';
 
-export interface WorkerProcess {
+export interface ServiceProcess {
   child: ChildProcess;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL: a crash, nothing drained. */
   kill(): Promise<void>;
 }
+export type WorkerProcess = ServiceProcess;
 
-export async function startWorkerProcess(env: NodeJS.ProcessEnv = {}): Promise<WorkerProcess> {
-  const child = fork('worker/main.ts', [], {
+async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  const child = fork(script, [], {
     execArgv: ['--import', 'tsx'],
     env: {
       ...process.env,
@@ -29,7 +31,7 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv = {}): Promise<W
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker did not become ready in 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not become ready in 60 s`)), 60_000);
     child.on('message', (m) => {
       if (m === 'ready') {
         clearTimeout(timer);
@@ -38,7 +40,7 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv = {}): Promise<W
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`worker exited early with ${code}`));
+      reject(new Error(`${script} exited early with ${code}`));
     });
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -54,3 +56,6 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv = {}): Promise<W
     },
   };
 }
+
+export const startWorkerProcess = (env: NodeJS.ProcessEnv = {}) => startProcess('worker/main.ts', env);
+export const startApiProcess = (env: NodeJS.ProcessEnv = {}) => startProcess('api/server.ts', env);

@@ -39,3 +39,16 @@ describe('guarded single-document updates under concurrency', () => {
     expect((await services.repos.usageCounters.read(app, [campaign], ['total'])).get(`${campaign}|total`)).to.equal(0);
   });
 });
+
+describe('usage counters: the first takers of a new counter', () => {
+  it('when 30 holders race to create and take a counter far below its limit, then all 30 get a slot', async () => {
+    const services = await testServices();
+    const app = new Types.ObjectId().toString();
+    const campaign = new Types.ObjectId().toString();
+    const takes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => services.repos.usageCounters.take(app, campaign, 'total', `first${i}`, 1000)),
+    );
+    expect(takes.every(Boolean)).to.equal(true);
+    expect((await services.repos.usageCounters.read(app, [campaign], ['total'])).get(`${campaign}|total`)).to.equal(30);
+  });
+});
