@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { expect } from 'chai';
+import { chromium, type Browser } from 'playwright-core';
+import { partitionOf, partitionQueueName } from '../../shared/queue/names.js';
+import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
+import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, type TestApi } from '../support/context.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Real pages in Debian's Chromium (never a downloaded browser): the API docs render the five
+ * client routes; Bull Board lists the queues and shows a completed redeem job.
+ */
+describe('pages in a real browser', function () {
+  this.timeout(120_000);
+  let api: TestApi;
+  let browser: Browser;
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      // Written reason: CI installs Debian's chromium (.ci/run); a machine without it cannot run these.
+      console.log(`    skipped: ${CHROMIUM} not installed (apt-get install chromium)`);
+      this.skip();
+    }
+    api = await startTestApi();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  it('when /docs is opened, then Swagger UI renders the five client routes', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${api.url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 30_000 });
+    const text = await page.locator('#swagger-ui').innerText();
+    for (const route of [
+      '/coupons/list/all',
+      '/coupons/validate',
+      '/coupons/apply',
+      '/wallets/customer/{source_id}',
+      '/wallets/customer/{source_id}/transactions/{wallet_id}',
+    ]) {
+      expect(text).to.include(route);
+    }
+    await page.screenshot({ path: '/tmp/coupons-docs.png' });
+    await page.close();
+  });
+
+  it('when a redeem has run, then Bull Board lists the queues and shows the completed job', async () => {
+    const app = await createTestApplication(api.services);
+    const [customer] = await createCustomers(api.services, app.id, ['board-1']);
+    await createCampaign(api.services, app.id, { code: 'BOARD' });
+    const order = makeOrder();
+    const res = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+      auth: app.auth,
+      body: { source_id: 'board-1', coupon_details: [{ coupon_code: 'BOARD' }], order },
+    });
+    expect(res.status).to.equal(200);
+    const queue = partitionQueueName(partitionOf(`${app.id}:${customer!.id}`, api.services.config.queuePartitions));
+
+    const context = await browser.newContext({ httpCredentials: { username: 'admin', password: TEST_ADMIN_TOKEN } });
+    const page = await context.newPage();
+    await page.goto(`${api.url}/admin/queues`);
+    await page.getByText('ops-{00}').first().waitFor({ timeout: 30_000 });
+    const overview = await page.locator('body').innerText();
+    for (let p = 0; p < api.services.config.queuePartitions; p++) expect(overview).to.include(partitionQueueName(p));
+    await page.goto(`${api.url}/admin/queues/queue/${encodeURIComponent(queue)}?status=completed`);
+    await page.getByText('redeem').first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: '/tmp/coupons-board.png', fullPage: true });
+    expect(await page.locator('body').innerText()).to.include(order.order_id);
+    await context.close();
+  });
+});
