@@ -4,22 +4,13 @@
  * (including those waiting on a job) finish, close, exit 0.
  */
 import type { Server } from 'node:http';
-import { loadConfig } from '../shared/config.js';
-import { connectDatabase } from '../shared/data/db.js';
-import { createLogger } from '../shared/logger.js';
+import { bootstrap } from '../shared/bootstrap.js';
 import { JobGateway } from '../shared/queue/gateway.js';
-import { createServices } from '../shared/services.js';
 import { buildApp } from './app.js';
 
 async function main() {
-  const config = loadConfig();
-  const logger = createLogger(config, 'api');
-  if (!config.mongodbUri || !config.redisUrl) {
-    logger.fatal('MONGODB_URI and REDIS_URL are required (npm run dev starts embedded servers)');
-    process.exit(1);
-  }
-  const db = await connectDatabase(config.mongodbUri);
-  const services = createServices(config, db);
+  const { config, logger, services } = await bootstrap('api');
+  const { db } = services;
   // Queue listeners first: the API must not accept a redeem it cannot hear the end of.
   const jobs = new JobGateway(config);
   await jobs.start();

@@ -2,10 +2,7 @@
  * Worker process: connects, consumes every partition queue, runs the periodic cleanup of
  * idempotency records, and drains on SIGTERM (finishes the current jobs, exits 0).
  */
-import { loadConfig } from '../shared/config.js';
-import { connectDatabase } from '../shared/data/db.js';
-import { createLogger } from '../shared/logger.js';
-import { createServices } from '../shared/services.js';
+import { bootstrap } from '../shared/bootstrap.js';
 import { createProcessor } from './processors/index.js';
 import { startOpsServer } from './ops-server.js';
 import { WorkerPool } from './worker-pool.js';
@@ -14,14 +11,8 @@ import { partitionQueues } from '../shared/queue/names.js';
 import { redisConnection } from '../shared/queue/redis.js';
 
 async function main() {
-  const config = loadConfig();
-  const logger = createLogger(config, 'worker');
-  if (!config.mongodbUri || !config.redisUrl) {
-    logger.fatal('MONGODB_URI and REDIS_URL are required');
-    process.exit(1);
-  }
-  const db = await connectDatabase(config.mongodbUri);
-  const services = createServices(config, db);
+  const { config, logger, services } = await bootstrap('worker');
+  const { db } = services;
   const queues = partitionQueues(config);
   const metrics = createMetrics('worker', () => queues);
   const pool = new WorkerPool(config, logger, createProcessor(services), ({ job, outcome, durationMs }) =>

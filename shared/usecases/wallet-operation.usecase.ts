@@ -4,6 +4,7 @@
  * serialised per customer, and is safe to re-run (see wallet-ledger.ts).
  */
 import { fromHundredths, toHundredths } from '../domain/points.js';
+import type { WalletRecord } from '../data/wallet.repository.js';
 import type { Services } from '../services.js';
 import { postLedgerEntry } from './wallet-ledger.js';
 import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeMissing, walletNotFound } from './wallet-errors.js';
@@ -111,13 +112,15 @@ export async function readCustomerWallets(deps: Pick<Services, 'repos'>, req: { 
     deps.repos.walletBalances.listByCustomer(req.applicationId, customer.id),
   ]);
   const pointsByWallet = new Map(balances.map((b) => [b.walletDbId, b.points]));
-  return wallets.map((w) => ({
-    wallet_id: w.walletId,
-    wallet_name: w.name,
-    currency: w.currency,
-    singular_unit_name: w.singularUnitName,
-    plural_unit_name: w.pluralUnitName,
-    timezone: w.timezone,
-    loyalty_points: fromHundredths(pointsByWallet.get(w.id) ?? 0),
-  }));
+  return wallets.map((w) => ({ ...presentWallet(w), loyalty_points: fromHundredths(pointsByWallet.get(w.id) ?? 0) }));
 }
+
+/** The contract's Wallet object fields (without the balance), also the admin API's wallet shape. */
+export const presentWallet = (w: WalletRecord) => ({
+  wallet_id: w.walletId,
+  wallet_name: w.name,
+  currency: w.currency,
+  singular_unit_name: w.singularUnitName,
+  plural_unit_name: w.pluralUnitName,
+  timezone: w.timezone,
+});

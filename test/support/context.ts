@@ -34,6 +34,9 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     CACHE_CHECK_MS: '200',
     QUEUE_PREFIX: TEST_QUEUE_PREFIX,
     QUEUE_PARTITIONS: '4',
+    // Bursts of hundreds of queued operations on the FerretDB stand-in can take longer than the
+    // production default (10 s); a 503 here would be a slow machine, not a defect.
+    JOB_WAIT_TIMEOUT_MS: '60000',
     ...overrides,
   });
 }

@@ -3,32 +3,21 @@
  * 200 fixed coupons of mixed rules, and one unlimited-ish coupon used by the redeem benchmark.
  */
 import type { CampaignInput } from '../../shared/data/campaign.repository.js';
+import { CAMPAIGN_DEFAULTS } from '../../shared/domain/campaign-defaults.js';
 import type { Campaign } from '../../shared/domain/types.js';
 import type { Services } from '../../shared/services.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 
 const base = (i: number, over: Partial<CampaignInput>): CampaignInput => ({
+  ...CAMPAIGN_DEFAULTS,
   name: `Bench coupon ${i}`,
   description: `Coupon ${i} for the benchmark`,
   termsAndConditions: ['Valid once per order'],
   codeType: 'fixed',
   code: `BENCH${String(i).padStart(3, '0')}`,
-  bulkCodeUsageLimit: 1,
-  assignment: 'all_users',
-  assignedCustomerIds: [],
-  status: 'active',
   validFrom: new Date('2020-01-01T00:00:00Z'),
-  validUntil: null,
-  schedule: null,
-  limits: {},
   discount: { kind: 'discount', type: 'percentage', value: 10, maxCents: null, walletId: null },
   discountCalculatedOn: 'selling_price_subtotal',
-  cartConditions: [],
-  itemSelector: null,
-  selectedItemsValidations: [],
-  productValidations: [],
-  excludedItems: null,
-  metadataKeys: [],
   ...over,
 });
 

@@ -2,6 +2,7 @@
 import { randomInt } from 'node:crypto';
 import Joi from 'joi';
 import type { CampaignInput } from '../../data/campaign.repository.js';
+import { CAMPAIGN_DEFAULTS } from '../../domain/campaign-defaults.js';
 import type { Campaign } from '../../domain/types.js';
 import type { Services } from '../../services.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
@@ -9,24 +10,6 @@ import { requireApplication } from './applications.usecase.js';
 import { checkCampaignRules, createCampaignSchema, toAdminCampaign, toCampaignInput, updateCampaignSchema } from './campaign-format.js';
 
 type Deps = Pick<Services, 'repos'>;
-
-const DEFAULTS: Omit<CampaignInput, 'name' | 'codeType' | 'discount' | 'discountCalculatedOn' | 'validFrom'> = {
-  description: '',
-  termsAndConditions: [],
-  bulkCodeUsageLimit: 1,
-  assignment: 'all_users',
-  assignedCustomerIds: [],
-  status: 'active',
-  validUntil: null,
-  schedule: null,
-  limits: {},
-  cartConditions: [],
-  itemSelector: null,
-  selectedItemsValidations: [],
-  productValidations: [],
-  excludedItems: null,
-  metadataKeys: [],
-};
 
 async function resolveAssigned(deps: Deps, applicationId: string, sourceIds: string[] | undefined): Promise<string[] | undefined> {
   if (sourceIds === undefined) return undefined;
@@ -55,7 +38,7 @@ export async function createCampaign(deps: Deps, applicationId: string, input: u
   const app = await requireApplication(deps, applicationId);
   const valid = validateInput(createCampaignSchema, input) as Record<string, any>;
   const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);
-  const campaign = { ...DEFAULTS, ...toCampaignInput(valid, app.timezone, assigned) } as CampaignInput;
+  const campaign = { ...CAMPAIGN_DEFAULTS, ...toCampaignInput(valid, app.timezone, assigned) } as CampaignInput;
   checkCampaignRules(campaign);
   await checkWallet(deps, applicationId, campaign);
   if (campaign.codeType === 'fixed' && (await deps.repos.couponCodes.findByCode(applicationId, campaign.code!))) {

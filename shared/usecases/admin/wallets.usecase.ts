@@ -1,10 +1,10 @@
 /** Admin use cases on wallets and their ledgers. */
 import Joi from 'joi';
-import type { WalletRecord } from '../../data/wallet.repository.js';
 import { isDuplicateKeyError } from '../../data/db.js';
 import { fromHundredths } from '../../domain/points.js';
 import { isValidTimeZone } from '../../domain/periods.js';
 import type { Services } from '../../services.js';
+import { presentWallet } from '../wallet-operation.usecase.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 
@@ -29,14 +29,7 @@ const createSchema = Joi.object({
     .required(),
 });
 
-const present = (w: WalletRecord) => ({
-  wallet_id: w.walletId,
-  wallet_name: w.name,
-  currency: w.currency,
-  singular_unit_name: w.singularUnitName,
-  plural_unit_name: w.pluralUnitName,
-  timezone: w.timezone,
-});
+const present = presentWallet;
 
 export async function createWallet(deps: Deps, applicationId: string, input: unknown) {
   await requireApplication(deps, applicationId);

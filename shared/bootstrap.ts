@@ -1,0 +1,21 @@
+/**
+ * Start-up shared by the API and the worker: validated configuration, the logger, MongoDB. Exits
+ * with a clear message when the required connections are not configured.
+ */
+import { loadConfig, type Config } from './config.js';
+import { connectDatabase } from './data/db.js';
+import { createLogger, type Logger } from './logger.js';
+import { createServices, type Services } from './services.js';
+
+export async function bootstrap(
+  name: 'api' | 'worker',
+): Promise<{ config: Config & { redisUrl: string }; logger: Logger; services: Services }> {
+  const config = loadConfig();
+  const logger = createLogger(config, name);
+  if (!config.mongodbUri || !config.redisUrl) {
+    logger.fatal('MONGODB_URI and REDIS_URL are required (npm run dev starts embedded servers)');
+    process.exit(1);
+  }
+  const db = await connectDatabase(config.mongodbUri);
+  return { config: config as Config & { redisUrl: string }, logger, services: createServices(config, db) };
+}
