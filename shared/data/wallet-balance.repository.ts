@@ -20,19 +20,23 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
   return {
     /** The balance document of a customer in a wallet, created at 0 on first use. */
     async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
-      const filter = {
-        application: new Types.ObjectId(applicationId),
-        customer: new Types.ObjectId(customerId),
-        wallet: new Types.ObjectId(walletDbId),
-      };
-      const found = await WalletBalance.findOne(filter).lean<WalletBalanceDoc>();
+      const _id = `${applicationId}:${customerId}:${walletDbId}`;
+      const found = await WalletBalance.findById(_id).lean<WalletBalanceDoc>();
       if (found) return toRecord(found);
       try {
-        await WalletBalance.updateOne(filter, { $setOnInsert: { points: 0, version: 0 } }, { upsert: true });
+        await WalletBalance.create({
+          _id,
+          application: new Types.ObjectId(applicationId),
+          customer: new Types.ObjectId(customerId),
+          wallet: new Types.ObjectId(walletDbId),
+          points: 0,
+          version: 0,
+        });
       } catch (err) {
+        // A concurrent first use created it: read it.
         if ((err as { code?: number }).code !== 11000) throw err;
       }
-      return toRecord((await WalletBalance.findOne(filter).lean<WalletBalanceDoc>())!);
+      return toRecord((await WalletBalance.findById(_id).lean<WalletBalanceDoc>())!);
     },
     async findById(id: string): Promise<BalanceRecord | null> {
       const d = await WalletBalance.findById(id).lean<WalletBalanceDoc>();

@@ -7,7 +7,8 @@ import { Schema, type Types } from 'mongoose';
  * shared/usecases/wallet-ledger.ts), which makes a re-run or a concurrent duplicate a no-op.
  */
 export interface WalletBalanceDoc {
-  _id: Types.ObjectId;
+  /** `<application>:<customer>:<wallet>`: found by `_id`, the cheapest lookup on any MongoDB-wire store. */
+  _id: string;
   application: Types.ObjectId;
   wallet: Types.ObjectId;
   customer: Types.ObjectId;
@@ -19,6 +20,7 @@ export interface WalletBalanceDoc {
 
 export const walletBalanceSchema = new Schema<WalletBalanceDoc>(
   {
+    _id: { type: String, required: true },
     application: { type: Schema.Types.ObjectId, required: true },
     wallet: { type: Schema.Types.ObjectId, required: true },
     customer: { type: Schema.Types.ObjectId, required: true },

@@ -3,6 +3,7 @@ import { isDuplicateKeyError, type Models } from './db.js';
 import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
 
 export interface LedgerEntry {
+  id: string;
   txnId: string;
   type: 'credit' | 'debit';
   points: number;
@@ -16,6 +17,7 @@ export interface LedgerEntry {
 }
 
 const toEntry = (d: WalletTransactionDoc): LedgerEntry => ({
+  id: d._id,
   txnId: d.txnId,
   type: d.type,
   points: d.points,
@@ -29,6 +31,7 @@ const toEntry = (d: WalletTransactionDoc): LedgerEntry => ({
 });
 
 export const slotOf = (balanceId: string, version: number) => `${balanceId}:${version}`;
+export const refusedIdOf = (applicationId: string, txnId: string) => `refused:${applicationId}:${txnId}`;
 
 export function walletTransactionRepository({ WalletTransaction }: Models) {
   return {
@@ -38,21 +41,19 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
     },
     /** The entry holding a balance's slot `version`, if any (at most one: unique slot). */
     async findAtSlot(applicationId: string, balanceId: string, version: number): Promise<LedgerEntry | null> {
-      const d = await WalletTransaction.findOne({
-        application: applicationId,
-        slot: slotOf(balanceId, version),
-      }).lean<WalletTransactionDoc>();
-      return d ? toEntry(d) : null;
+      const d = await WalletTransaction.findById(slotOf(balanceId, version)).lean<WalletTransactionDoc>();
+      return d && String(d.application) === applicationId ? toEntry(d) : null;
     },
     /**
      * Writes the journal entry. Returns false when an entry with the same txnId or the same slot
      * exists already (a re-run, or another operation took the slot first).
      */
     async insert(
-      entry: Omit<LedgerEntry, 'createdAt'> & { applicationId: string; walletDbId: string; customerId: string; slot: string },
+      entry: Omit<LedgerEntry, 'createdAt' | 'id'> & { applicationId: string; walletDbId: string; customerId: string; slot: string },
     ): Promise<boolean> {
       try {
         await WalletTransaction.create({
+          _id: entry.slot,
           application: new Types.ObjectId(entry.applicationId),
           wallet: new Types.ObjectId(entry.walletDbId),
           customer: new Types.ObjectId(entry.customerId),
@@ -73,8 +74,9 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
         throw err;
       }
     },
-    async markApplied(applicationId: string, txnId: string): Promise<void> {
-      await WalletTransaction.updateOne({ application: applicationId, txnId, state: 'pending' }, { $set: { state: 'applied' } });
+    /** Idempotent: marking an applied entry again changes nothing. */
+    async markApplied(entryId: string): Promise<void> {
+      await WalletTransaction.updateOne({ _id: entryId }, { $set: { state: 'applied' } });
     },
     /** Sum of applied entries (credits minus debits) — the invariant the balance must equal. */
     async sumApplied(applicationId: string, customerId: string, walletDbId: string): Promise<number> {

@@ -2,7 +2,8 @@ import { Schema, type Types } from 'mongoose';
 
 /** Ledger entry. Written first (state `pending`), then applied to the balance, then marked. */
 export interface WalletTransactionDoc {
-  _id: Types.ObjectId;
+  /** The slot it holds (`<balance>:<version>`), or `refused:<application>:<txnId>`: found by `_id`. */
+  _id: string;
   application: Types.ObjectId;
   wallet: Types.ObjectId;
   customer: Types.ObjectId;
@@ -27,6 +28,7 @@ export interface WalletTransactionDoc {
 
 export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
   {
+    _id: { type: String, required: true },
     application: { type: Schema.Types.ObjectId, required: true },
     wallet: { type: Schema.Types.ObjectId, required: true },
     customer: { type: Schema.Types.ObjectId, required: true },
@@ -45,7 +47,5 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
 );
 // Serves the journal write of a wallet operation: a re-run of the same operation collides here.
 walletTransactionSchema.index({ application: 1, txnId: 1 }, { unique: true });
-// Serves finding the entry at a balance's current version; uniqueness gives each version one entry.
-walletTransactionSchema.index({ application: 1, slot: 1 }, { unique: true });
 // Serves the admin ledger read (a customer's entries in a wallet, newest first).
 walletTransactionSchema.index({ application: 1, customer: 1, wallet: 1, createdAt: -1 });

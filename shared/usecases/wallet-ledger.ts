@@ -1,6 +1,10 @@
 /**
  * Posting one ledger entry to a wallet balance, exactly once, without transactions.
  *
+ * Hot lookups go by `_id` (the balance's is derived from application, customer and wallet; an
+ * entry's is the slot it holds): the cheapest read on MongoDB and the only one FerretDB 1.x
+ * pushes down to its storage.
+ *
  * The balance carries a `version`; the ledger entry that moves it from v to v + 1 holds the
  * unique slot `<balance>:<v>` and records its decision (before, after). So:
  *  - a re-run of the same operation (same txnId) finds its entry and returns its outcome;
@@ -11,7 +15,7 @@
  * Invariant: balance.points == sum of applied entries; it never goes below 0.
  */
 import type { WalletBalanceRepository } from '../data/wallet-balance.repository.js';
-import { slotOf, type WalletTransactionRepository } from '../data/wallet-transaction.repository.js';
+import { refusedIdOf, slotOf, type WalletTransactionRepository } from '../data/wallet-transaction.repository.js';
 
 export interface LedgerDeps {
   repos: { walletBalances: WalletBalanceRepository; walletTransactions: WalletTransactionRepository };
@@ -45,48 +49,37 @@ export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInp
     const head = await repos.walletTransactions.findAtSlot(applicationId, balance.id, balance.version);
     if (head) {
       await repos.walletBalances.applyAtVersion(balance.id, balance.version, head.after!);
-      await repos.walletTransactions.markApplied(applicationId, head.txnId);
+      await repos.walletTransactions.markApplied(head.id);
       continue;
     }
 
-    const mine = await repos.walletTransactions.findByTxnId(applicationId, txnId);
-    if (mine) {
-      if (mine.state === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
-      // Its slot is below the current version (the head check above): it has been applied.
-      if (mine.state === 'pending') await repos.walletTransactions.markApplied(applicationId, txnId);
-      return { state: 'applied', before: mine.before!, after: mine.after!, points: mine.points };
-    }
-
+    // Write this operation's entry first; its txnId is unique, so if it was written before (a
+    // re-run) the write collides and the recorded outcome is returned instead.
     let points = input.points;
-    if (input.type === 'debit' && points > balance.points) {
-      if (input.clampToBalance) points = balance.points;
-      else {
-        const written = await repos.walletTransactions.insert({
-          ...entryBase(input),
-          points,
-          slot: `refused:${txnId}`,
-          seq: null,
-          before: balance.points,
-          after: balance.points,
-          state: 'refused',
-        });
-        if (!written) continue;
-        return { state: 'refused', balance: balance.points, points };
-      }
-    }
-    const after = balance.points + (input.type === 'credit' ? points : -points);
+    const refuse = input.type === 'debit' && points > balance.points && !input.clampToBalance;
+    if (input.type === 'debit' && points > balance.points && input.clampToBalance) points = balance.points;
+    const after = refuse ? balance.points : balance.points + (input.type === 'credit' ? points : -points);
+    const slot = refuse ? refusedIdOf(applicationId, txnId) : slotOf(balance.id, balance.version);
     const written = await repos.walletTransactions.insert({
       ...entryBase(input),
       points,
-      slot: slotOf(balance.id, balance.version),
-      seq: balance.version,
+      slot,
+      seq: refuse ? null : balance.version,
       before: balance.points,
       after,
-      state: 'pending',
+      state: refuse ? 'refused' : 'pending',
     });
-    if (!written) continue; // someone took this slot or wrote our txnId: re-read and decide again
+    if (!written) {
+      const mine = await repos.walletTransactions.findByTxnId(applicationId, txnId);
+      if (!mine) continue; // another operation took this slot first: re-read and decide again
+      if (mine.state === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
+      if (mine.seq !== null && mine.seq >= balance.version) continue; // ours, pending at the head: roll it forward
+      await repos.walletTransactions.markApplied(mine.id);
+      return { state: 'applied', before: mine.before!, after: mine.after!, points: mine.points };
+    }
+    if (refuse) return { state: 'refused', balance: balance.points, points };
     await repos.walletBalances.applyAtVersion(balance.id, balance.version, after);
-    await repos.walletTransactions.markApplied(applicationId, txnId);
+    await repos.walletTransactions.markApplied(slot);
     return { state: 'applied', before: balance.points, after, points };
   }
   throw new Error(`wallet ledger: no progress after ${MAX_ROUNDS} rounds for ${txnId}`);
