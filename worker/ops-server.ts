@@ -3,7 +3,6 @@
  * and `/metrics` (job durations by name and outcome, queue depth, process metrics).
  */
 import { createServer, type Server } from 'node:http';
-
 import type { Redis } from 'ioredis';
 import { readiness } from '../api/ops/health.js';
 import type { Database } from '../shared/data/db.js';

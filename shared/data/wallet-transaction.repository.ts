@@ -49,7 +49,12 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
      * exists already (a re-run, or another operation took the slot first).
      */
     async insert(
-      entry: Omit<LedgerEntry, 'createdAt' | 'id'> & { applicationId: string; walletDbId: string; customerId: string; slot: string },
+      entry: Omit<LedgerEntry, 'createdAt' | 'id'> & {
+        applicationId: string;
+        walletDbId: string;
+        customerId: string;
+        /** The entry's `_id`. */ slot: string;
+      },
     ): Promise<boolean> {
       try {
         await WalletTransaction.create({
@@ -58,7 +63,6 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
           wallet: new Types.ObjectId(entry.walletDbId),
           customer: new Types.ObjectId(entry.customerId),
           txnId: entry.txnId,
-          slot: entry.slot,
           seq: entry.seq,
           type: entry.type,
           points: entry.points,

@@ -12,8 +12,6 @@ export interface WalletTransactionDoc {
   type: 'credit' | 'debit';
   /** Hundredths of a point, > 0. */
   points: number;
-  /** `<balance id>:<version>` for an entry that moves the balance; `refused:<txnId>` otherwise. Unique. */
-  slot: string;
   /** The balance version this entry applies at (null for a refused entry). */
   seq: number | null;
   before: number | null;
@@ -35,7 +33,6 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
     txnId: { type: String, required: true },
     type: { type: String, enum: ['credit', 'debit'], required: true },
     points: { type: Number, required: true },
-    slot: { type: String, required: true },
     seq: { type: Number, default: null },
     before: { type: Number, default: null },
     after: { type: Number, default: null },

@@ -312,5 +312,3 @@ export async function revertCoupon(deps: Pick<Services, 'repos'>, input: RevertI
   await finishRevert(deps, input.applicationId, { ...target, state: 'reverting' });
   return result(input, 'reverted');
 }
-
-export type { Campaign };

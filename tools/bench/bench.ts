@@ -13,10 +13,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
-import { Queue } from 'bullmq';
-import { partitionQueueName } from '../../shared/queue/names.js';
-import { redisConnection } from '../../shared/queue/redis.js';
-import { parseConfig } from '../../shared/config.js';
+import { partitionQueues } from '../../shared/queue/names.js';
+import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase } from '../../shared/data/db.js';
 import { createServices } from '../../shared/services.js';
 import { freePort, startEmbeddedServers, withDbName } from '../../scripts/embedded-servers.js';
@@ -95,9 +93,8 @@ async function measure(
  * Waits until every partition queue is empty: a phase's requests that timed out leave jobs
  * behind, which must not be counted against the next phase.
  */
-async function drainQueues(redisUrl: string, prefix: string, partitions: number) {
-  const connection = redisConnection(redisUrl);
-  const queues = Array.from({ length: partitions }, (_, p) => new Queue(partitionQueueName(p), { connection, prefix }));
+async function drainQueues(config: Config) {
+  const queues = partitionQueues(config);
   for (;;) {
     const counts = await Promise.all(queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
     const left = counts.reduce((s, c) => s + Object.values(c).reduce((a, b) => a + b, 0), 0);
@@ -106,7 +103,6 @@ async function drainQueues(redisUrl: string, prefix: string, partitions: number)
     await new Promise((r) => setTimeout(r, 1000));
   }
   await Promise.all(queues.map((q) => q.close()));
-  await connection.quit();
 }
 
 async function main() {
@@ -168,15 +164,15 @@ async function main() {
     const queueRows: [string, Result, Result, Result][] = [];
     for (const n of [1, 2]) {
       if (n === 2) workers.push(await spawnChild('worker/main.ts', env));
-      await drainQueues(servers.redisUrl, prefix, config.queuePartitions);
+      await drainQueues(config);
       const noop = await run(`no-op job (${n} worker)`, `${url}/bench/noop-job`, 64, auth, () => ({}));
-      await drainQueues(servers.redisUrl, prefix, config.queuePartitions);
+      await drainQueues(config);
       const redeem = await run(`redeem (${n} worker)`, `${url}/coupons/apply?type=redeem`, 64, auth, () => ({
         source_id: customer(),
         coupon_details: [{ coupon_id: data.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
         order: { ...smallOrder, order_id: randomUUID() },
       }));
-      await drainQueues(servers.redisUrl, prefix, config.queuePartitions);
+      await drainQueues(config);
       const credit = await run(
         `wallet credit (${n} worker)`,
         `${url}/wallets/customer/bench-cust-0/transactions/loyalty`,
@@ -186,7 +182,7 @@ async function main() {
         'PUT',
         () => `/wallets/customer/${customer()}/transactions/loyalty`,
       );
-      await drainQueues(servers.redisUrl, prefix, config.queuePartitions);
+      await drainQueues(config);
       queueRows.push([`${n}`, noop, redeem, credit]);
     }
 
