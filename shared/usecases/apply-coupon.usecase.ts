@@ -24,7 +24,6 @@
 import { evaluateCoupon } from '../domain/engine.js';
 import * as messages from '../domain/messages.js';
 import { periodKeys } from '../domain/periods.js';
-import type { Campaign } from '../domain/types.js';
 import { DomainError } from '../errors.js';
 import type { RedemptionRecord } from '../data/redemption-journal.repository.js';
 import type { Services } from '../services.js';
