@@ -1,6 +1,7 @@
 /**
  * Builds the Express app (no listen: see server.ts). Client routes use Basic auth per
- * application; /admin uses the admin bearer token.
+ * application; /admin and Bull Board (/admin/queues) the admin token; /healthz, /readyz,
+ * /metrics and /docs are the operations surface (docs/operations.md).
  */
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
