@@ -51,26 +51,38 @@ const toRecord = (d: Stored): RedemptionRecord => ({
   revertJobId: d.revertJobId ?? null,
 });
 
+/** A redemption's `_id` and the holder key it writes into counters. */
+export const redemptionKey = (campaignId: string, orderId: string, cycle: number) => `${campaignId}:${orderId}:${cycle}`;
+
 export function redemptionJournalRepository({ Redemption }: Models) {
   return {
-    /** Every cycle of one order with one campaign, oldest first (a handful at most). */
+    /**
+     * Every cycle of one order with one campaign, oldest first: read by `_id` (cycle 1, 2, … until
+     * one is missing), so it costs one indexed read per cycle whatever the collection's size.
+     */
     async cycles(applicationId: string, campaignId: string, orderId: string): Promise<RedemptionRecord[]> {
-      const ds = await Redemption.find({ application: applicationId, campaign: campaignId, orderId }).sort({ cycle: 1 }).lean<Stored[]>();
-      return ds.map(toRecord);
+      const out: RedemptionRecord[] = [];
+      for (let cycle = 1; ; cycle++) {
+        const d = await Redemption.findById(redemptionKey(campaignId, orderId, cycle)).lean<Stored>();
+        if (!d || String(d.application) !== applicationId) return out;
+        out.push(toRecord(d));
+      }
     },
-    /** Writes a new cycle in state `pending`; false when that cycle exists already. */
+    /** Writes a new cycle in state `pending`; null when that cycle exists already. */
     async insertPending(
-      r: Omit<RedemptionRecord, 'id' | 'state' | 'refusal' | 'revertJobId'> & { applicationId: string },
-    ): Promise<boolean> {
+      r: Omit<RedemptionRecord, 'id' | 'key' | 'state' | 'refusal' | 'revertJobId'> & { applicationId: string },
+    ): Promise<RedemptionRecord | null> {
+      const key = redemptionKey(r.campaignId, r.orderId, r.cycle);
       try {
-        await Redemption.create({
+        const doc = await Redemption.create({
+          _id: key,
           application: new Types.ObjectId(r.applicationId),
           campaign: new Types.ObjectId(r.campaignId),
           customer: new Types.ObjectId(r.customerId),
           couponCode: r.couponCodeId ? new Types.ObjectId(r.couponCodeId) : null,
           orderId: r.orderId,
           cycle: r.cycle,
-          key: r.key,
+          key,
           state: 'pending',
           couponId: r.couponId,
           code: r.code,
@@ -83,9 +95,9 @@ export function redemptionJournalRepository({ Redemption }: Models) {
           redeemJobId: r.redeemJobId,
           revertJobId: null,
         });
-        return true;
+        return toRecord(doc.toObject() as Stored);
       } catch (err) {
-        if (isDuplicateKeyError(err)) return false;
+        if (isDuplicateKeyError(err)) return null;
         throw err;
       }
     },

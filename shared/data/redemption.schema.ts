@@ -7,7 +7,8 @@ import { Schema, type Types } from 'mongoose';
  * and marks it `reverted`. A redeem after a revert starts a new `cycle` (decision 17).
  */
 export interface RedemptionDoc {
-  _id: Types.ObjectId;
+  /** `<campaign>:<order>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
+  _id: string;
   application: Types.ObjectId;
   campaign: Types.ObjectId;
   couponCode: Types.ObjectId | null;
@@ -40,6 +41,7 @@ export interface RedemptionDoc {
 
 export const redemptionSchema = new Schema<RedemptionDoc>(
   {
+    _id: { type: String, required: true },
     application: { type: Schema.Types.ObjectId, required: true },
     campaign: { type: Schema.Types.ObjectId, required: true },
     couponCode: { type: Schema.Types.ObjectId, default: null },
@@ -62,7 +64,5 @@ export const redemptionSchema = new Schema<RedemptionDoc>(
   },
   { collection: 'redemptions', timestamps: true, versionKey: false },
 );
-// Serves redeem/revert: the latest cycle of (campaign, order); uniqueness makes a duplicate journal write collide.
-redemptionSchema.index({ application: 1, campaign: 1, orderId: 1, cycle: 1 }, { unique: true });
 // Serves the admin redemption listing of a customer, newest first.
 redemptionSchema.index({ application: 1, customer: 1, createdAt: -1 });

@@ -91,6 +91,8 @@ function checkApplyBody(
   const order = body.order;
   if (!isObject(order)) throw invalidPayload('order is required');
   if (!nonEmptyString(order.order_id)) throw invalidPayload('order_id is required');
+  // It becomes part of the redemption's key: bounded like any identifier.
+  if (order.order_id.length > 256) throw invalidPayload('order_id should be at most 256 characters');
   for (const field of ['original_price_subtotal', 'selling_price_subtotal'] as const) {
     if (order[field] === undefined || order[field] === null) throw invalidPayload(`${field} is required`);
     if (!finiteNumber(order[field])) throw invalidPayload(`${field} should be a number greater than or equal to 0`);
@@ -273,7 +275,6 @@ export async function redeemCoupon(
       couponCodeId: input.bulkCodeId,
       orderId: input.orderId,
       cycle,
-      key: `${campaign.id}:${input.orderId}:${cycle}`,
       couponId: input.couponId,
       code: input.code,
       discountCents: evaluation.result.totalDiscountCents,
@@ -283,7 +284,8 @@ export async function redeemCoupon(
       scopes: scopesToTake(campaign, input.customerId, periods, input.bulkCodeId),
       redeemJobId: jobId,
     });
-    if (!written) continue; // a duplicate run wrote this cycle first: re-read and follow it
+    if (written) return completeCycle(deps, input, written);
+    // A duplicate run wrote this cycle first: re-read and follow it.
   }
   throw new Error(`redeem made no progress for order ${input.orderId}`);
 }

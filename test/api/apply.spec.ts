@@ -203,6 +203,13 @@ describe('POST /coupons/apply', () => {
     ],
     ['order_id is missing', 'redeem', () => body('SAVE', { ...order(), order_id: undefined }), 'Invalid payload', 'order_id is required'],
     [
+      'order_id is longer than 256 characters',
+      'redeem',
+      () => body('SAVE', { ...order(), order_id: 'o'.repeat(257) }),
+      'Invalid payload',
+      'order_id should be at most 256 characters',
+    ],
+    [
       'selling_price_subtotal is missing',
       'redeem',
       () => body('SAVE', { ...order(), selling_price_subtotal: undefined }),
