@@ -1,31 +1,71 @@
-/** Evaluation of one condition against a value (already in cents for money fields). */
+/**
+ * Evaluation of conditions (cart conditions, selected-items validations, product validations,
+ * selector property tests). Values for money fields are already in cents on both sides.
+ */
 import type { Condition, Scalar } from './types.js';
 
-const NUMERIC = new Set(['gt', 'gte', 'lt', 'lte']);
+/** Strings compare case-insensitively (docs/campaigns.md): `UPI` and `upi` are one payment mode. */
+function same(a: Scalar, b: Scalar): boolean {
+  return typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
 
-/** True when `actual` satisfies `c`. A type mismatch fails (never throws). */
+function compare(operator: 'gt' | 'gte' | 'lt' | 'lte', actual: number, expected: number): boolean {
+  switch (operator) {
+    case 'gt':
+      return actual > expected;
+    case 'gte':
+      return actual >= expected;
+    case 'lt':
+      return actual < expected;
+    case 'lte':
+      return actual <= expected;
+  }
+}
+
+/**
+ * True when `actual` satisfies `c`.
+ *
+ * - `gt`/`gte`/`lt`/`lte` need numbers on both sides; anything else fails (a type mismatch is a
+ *   failed rule, never an exception).
+ * - `eq`/`in` hold when `actual` equals the value or one of the values; `neq`/`nin` when it
+ *   equals none. A scalar value and a one-element list mean the same.
+ */
 export function holds(c: Condition, actual: Scalar): boolean {
   const expected = c.value;
-  if (NUMERIC.has(c.operator)) {
-    if (typeof actual !== 'number' || typeof expected !== 'number') return false;
-    switch (c.operator) {
-      case 'gt':
-        return actual > expected;
-      case 'gte':
-        return actual >= expected;
-      case 'lt':
-        return actual < expected;
-      default:
-        return actual <= expected;
-    }
-  }
-  const list = Array.isArray(expected) ? expected : [expected];
-  const eq = (v: Scalar) => (typeof v === 'string' && typeof actual === 'string' ? v.toLowerCase() === actual.toLowerCase() : v === actual);
   switch (c.operator) {
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return typeof actual === 'number' && typeof expected === 'number' && compare(c.operator, actual, expected);
     case 'eq':
     case 'in':
-      return list.some(eq);
+      return (Array.isArray(expected) ? expected : [expected]).some((v) => same(v, actual));
+    case 'neq':
+    case 'nin':
+      return !(Array.isArray(expected) ? expected : [expected]).some((v) => same(v, actual));
     default:
-      return !list.some(eq);
+      return false; // an operator this engine does not know never holds
   }
+}
+
+/**
+ * The first condition, in configured order, that fails (list rule 5):
+ * - a field that has a value is tested with {@link holds};
+ * - a field with no value (`undefined`: not sent, or metadata dropped for a wrong type) fails
+ *   when it is mandatory, and is skipped when it is optional.
+ *
+ * @param valueOf - the value of a field, or undefined when it was not sent
+ * @param isMandatory - whether a missing field fails its condition
+ * @returns the failing condition, or undefined when all hold (AND)
+ */
+export function firstFailing(
+  conditions: readonly Condition[],
+  valueOf: (field: string) => Scalar | undefined,
+  isMandatory: (field: string) => boolean,
+): Condition | undefined {
+  return conditions.find((c) => {
+    const v = valueOf(c.field);
+    return v === undefined ? isMandatory(c.field) : !holds(c, v);
+  });
 }

@@ -1,36 +1,51 @@
 /**
- * The one rules engine behind list, validate and redeem. Pure: plain data in, a decision out.
+ * The one rules engine behind list, validate and redeem. Pure: plain data in, a decision out;
+ * `now` and the usage counters are passed in, nothing is read or written here.
  *
- * Order of checks (first failure wins, docs/campaigns.md):
- *  1. availability: validity period and schedule in the application's timezone;
- *  2. limits: total, per customer (when a customer is known), per day, per week, per month,
- *     then a bulk code's own uses;
- *  3. without an order, stop: applicable, nothing to compute (list rule 1);
- *  4. the order payload (mandatory order and item fields);
- *  5. cart conditions, in configured order — a condition on an optional field that was not sent
- *     is skipped, one on a mandatory field is always evaluated (list rule 5);
- *  6. item selection and selected-items validations (the coupon tray message);
- *  7. product validations on each selected item (every item without a selector);
- *  8. the discount or cashback, spread over items for item-level bases.
+ * Order of checks — the first failure decides the refusal and its message:
+ *
+ *  1. availability — status, validity period (inclusive), schedule in the application's
+ *     timezone → `not_available`: `coupon is not available at this moment or expired`;
+ *  2. limits, in this order: total, per customer (only when the customer is known), per day,
+ *     per week, per month (a null/undefined limit is unlimited; reached when usage >= limit),
+ *     then a bulk code's own uses against `bulkCodeUsageLimit` (default 1) →
+ *     `coupon code redemption <kind>_limit exceeded` (a used bulk code reads `total_limit`);
+ *  3. no order in the request (`order === undefined`) → applicable, zero result, order null
+ *     (list rule 1: no order or item checks);
+ *  4. the order payload (see `parseOrder`) → `invalid_payload` with the parser's message;
+ *  5. cart conditions, AND, in configured order → `cart_rule` with the first failure's rule
+ *     text; a condition on a mandatory order field is always evaluated, one on an optional field
+ *     (shipping, tax, payment_mode, metadata.*) that was not sent is skipped (list rule 5);
+ *  6. item selection: with a selector or a `selected_items_*` base, no selected item →
+ *     `selection` (the coupon tray message); then the selected-items validations, AND, on
+ *     aggregates of the selected items → `selection` (the tray message);
+ *  7. product validations on each selected item (every item without a selector), skipping
+ *     optional item fields not sent → `product_rule` with the rule text;
+ *  8. the discount (or cashback): see {@link computeDiscount}.
  */
-import { declaredMetadata } from './metadata.js';
-import * as M from './messages.js';
-import { holds } from './conditions.js';
 import { availability } from './availability.js';
-import { percentOf, spreadLargestRemainder } from './money.js';
-import { parseOrder, type ParsedItem, type ParsedOrder } from './order.js';
-import type { Campaign, Condition, ItemSelector, Scalar, UsageCounts } from './types.js';
+import { firstFailing, holds } from './conditions.js';
+import * as M from './messages.js';
+import { declaredMetadata } from './metadata.js';
+import { percentOf, roundHalfAway, spreadLargestRemainder } from './money.js';
+import { parseOrder, type ParsedItem, type ParsedOrder, type ParseResult } from './order.js';
+import type { Campaign, Condition, DiscountBase, ItemSelector, Scalar, UsageCounts } from './types.js';
 
+/** Everything the engine needs for one coupon, one customer, one moment. */
 export interface EvaluateInput {
   now: Date;
+  /** The application's IANA timezone: schedules are read in it. */
   timezone: string;
   campaign: Campaign;
+  /** Usage counted for the periods of `now` (see `periodKeys`). */
   usage: UsageCounts;
+  /** Whether a customer was identified; the per-customer limit applies only then. */
   customerKnown: boolean;
-  /** The raw `order` of the request; undefined = no order or item checks. */
+  /** The raw `order` of the request; `undefined` = no order or item checks (list rule 1). */
   order: unknown;
 }
 
+/** Why a coupon is not applicable; the message carries the contract text. */
 export type RefusalReason =
   | 'not_available'
   | 'total_limit'
@@ -44,11 +59,18 @@ export type RefusalReason =
   | 'selection'
   | 'product_rule';
 
+/** The amounts of an applicable coupon, in cents. */
 export interface DiscountResult {
+  /** What the order pays less; 0 for cashback coupons (decision 20c). */
   totalDiscountCents: number;
+  /** What a cashback coupon promises; 0 for discount coupons. */
   totalCashbackCents: number;
+  /** `max(0, selling subtotal - total discount)`; 0 when no order was sent. */
   totalAmountCents: number;
-  /** Per parsed item; null when the discount is not item-level. */
+  /**
+   * Per parsed item (same index), summing exactly to `totalDiscountCents`; null for every item
+   * when the discount is not item-level (whole-cart and shipping bases). Empty without an order.
+   */
   itemDiscountCents: (number | null)[];
 }
 
@@ -57,10 +79,10 @@ export type Evaluation =
 
 /**
  * List evaluates every coupon against the same request order: parse it once per request object.
- * A WeakMap keyed by the raw object, so nothing outlives the request.
+ * Keyed weakly by the raw object, so nothing outlives the request; the parsed order is read-only.
  */
-const parsedOrders = new WeakMap<object, ReturnType<typeof parseOrder>>();
-function parseOnce(raw: unknown): ReturnType<typeof parseOrder> {
+const parsedOrders = new WeakMap<object, ParseResult>();
+function parseOnce(raw: unknown): ParseResult {
   if (typeof raw !== 'object' || raw === null) return parseOrder(raw);
   let parsed = parsedOrders.get(raw);
   if (!parsed) {
@@ -72,25 +94,26 @@ function parseOnce(raw: unknown): ReturnType<typeof parseOrder> {
 
 const refuse = (reason: RefusalReason, message: string): Evaluation => ({ applicable: false, reason, message });
 
-/** Limits in the documented order; null when none is reached. */
+const reached = (limit: number | null | undefined, used: number): boolean => limit !== null && limit !== undefined && used >= limit;
+
+/** Step 2: the first limit reached, in the documented order; null when none is. */
 function limitRefusal(campaign: Campaign, usage: UsageCounts, customerKnown: boolean): Evaluation | null {
   const l = campaign.limits;
-  const reached = (limit: number | null | undefined, used: number) => limit !== null && limit !== undefined && used >= limit;
   if (reached(l.total, usage.total)) return refuse('total_limit', M.TOTAL_LIMIT_EXCEEDED);
   if (customerKnown && reached(l.perCustomer, usage.perCustomer)) return refuse('per_user_limit', M.PER_USER_LIMIT_EXCEEDED);
   if (reached(l.perDay, usage.perDay)) return refuse('per_day_limit', M.PER_DAY_LIMIT_EXCEEDED);
   if (reached(l.perWeek, usage.perWeek)) return refuse('per_week_limit', M.PER_WEEK_LIMIT_EXCEEDED);
   if (reached(l.perMonth, usage.perMonth)) return refuse('per_month_limit', M.PER_MONTH_LIMIT_EXCEEDED);
-  if (usage.bulkCode !== undefined && usage.bulkCode >= (campaign.bulkCodeUsageLimit ?? 1))
+  if (usage.bulkCode !== undefined && reached(campaign.bulkCodeUsageLimit ?? 1, usage.bulkCode)) {
     return refuse('bulk_code_used', M.TOTAL_LIMIT_EXCEEDED);
+  }
   return null;
 }
 
-const sumOf = (items: ParsedItem[], price: 'sellingPriceCents' | 'originalPriceCents') =>
-  items.reduce((s, i) => s + Math.round(i[price] * i.quantity), 0);
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
-/** The value of an order-level field, or undefined when it was not sent. */
-function orderField(order: ParsedOrder, campaign: Campaign, field: string): Scalar | undefined {
+/** Value of a cart-condition field, or undefined when it was not sent (or is unknown). */
+function orderFieldValue(order: ParsedOrder, campaign: Campaign, field: string): Scalar | undefined {
   if (field.startsWith('metadata.')) return declaredMetadata(order.metadata, campaign.metadataKeys, 'order')[field.slice(9)];
   switch (field) {
     case 'selling_price_subtotal':
@@ -106,13 +129,14 @@ function orderField(order: ParsedOrder, campaign: Campaign, field: string): Scal
     case 'items_count':
       return order.items.length;
     case 'total_qty':
-      return order.items.reduce((s, i) => s + i.quantity, 0);
+      return sum(order.items.map((i) => i.quantity));
     default:
       return undefined;
   }
 }
 
-function itemField(item: ParsedItem, campaign: Campaign, field: string): Scalar | undefined {
+/** Value of a product-validation or selector field of one item, undefined when not sent. */
+function itemFieldValue(item: ParsedItem, campaign: Campaign, field: string): Scalar | undefined {
   if (field.startsWith('metadata.')) return declaredMetadata(item.metadata, campaign.metadataKeys, 'item')[field.slice(9)];
   switch (field) {
     case 'selling_price':
@@ -135,27 +159,86 @@ function itemField(item: ParsedItem, campaign: Campaign, field: string): Scalar 
   }
 }
 
-/** A condition whose field was not sent fails only when the field is mandatory (list rule 5). */
-function failing(
-  conditions: Condition[],
-  valueOf: (field: string) => Scalar | undefined,
-  mandatory: readonly string[],
-): Condition | undefined {
-  return conditions.find((c) => {
-    const v = valueOf(c.field);
-    if (v === undefined) return mandatory.includes(c.field);
-    return !holds(c, v);
-  });
+/**
+ * Whether a condition on a field with no value fails (list rule 5). Metadata and the documented
+ * optional fields are skipped when not sent. Mandatory fields always have a value once parsed,
+ * and derived ones (`items_count`, `total_qty`) too; what is left is a field the engine does not
+ * know (a misconfigured campaign), which fails closed rather than letting every order through.
+ */
+function missingFails(field: string, optional: readonly string[]): boolean {
+  return !field.startsWith('metadata.') && !optional.includes(field);
 }
+const OPTIONAL_ORDER_FIELDS = ['shipping', 'tax', 'payment_mode'] as const;
+const OPTIONAL_ITEM_FIELDS = ['cart_qty', 'quantity', 'shipping', 'sku', 'name'] as const;
 
+/**
+ * Whether `item` is chosen by `selector`: each property test holds when the item's property
+ * (`product_id`, `sku`, `name` or `metadata.<declared item key>`) equals one of its values
+ * (strings case-insensitively); `AND` needs every test, `OR` any. A property the item did not
+ * send never matches. A selector without properties selects nothing.
+ */
 export function matchesSelector(item: ParsedItem, campaign: Campaign, selector: ItemSelector): boolean {
-  const test = (p: ItemSelector['properties'][number]) => {
-    const v = itemField(item, campaign, p.property);
+  if (selector.properties.length === 0) return false;
+  const test = (p: ItemSelector['properties'][number]): boolean => {
+    const v = itemFieldValue(item, campaign, p.property);
     return v !== undefined && holds({ field: p.property, operator: 'in', value: p.values }, v);
   };
   return selector.match === 'AND' ? selector.properties.every(test) : selector.properties.some(test);
 }
 
+const isSelectedItemsBase = (base: DiscountBase): boolean => base.startsWith('selected_items_');
+const isValidCartBase = (base: DiscountBase): boolean => base.startsWith('valid_cart_');
+
+/** Step 6, selection: per item, whether it is selected (every item without a selector). */
+function selectItems(order: ParsedOrder, campaign: Campaign): boolean[] {
+  const selector = campaign.itemSelector;
+  return order.items.map((item) => (selector ? matchesSelector(item, campaign, selector) : true));
+}
+
+/** Step 6, refusal: nothing selected when selection matters, or a selected-items validation fails. */
+function selectionRefusal(campaign: Campaign, selectedItems: readonly ParsedItem[]): Evaluation | null {
+  const selectionMatters = campaign.itemSelector !== null || isSelectedItemsBase(campaign.discountCalculatedOn);
+  if (selectionMatters && selectedItems.length === 0) return refuse('selection', M.SELECTION_FAILED);
+  if (campaign.selectedItemsValidations.length === 0) return null;
+  const aggregates: Record<string, number> = {
+    selected_items_total_qty: sum(selectedItems.map((i) => i.quantity)),
+    selected_items_selling_price_subtotal: sum(selectedItems.map((i) => i.sellingLineCents)),
+    selected_items_original_price_subtotal: sum(selectedItems.map((i) => i.originalLineCents)),
+  };
+  // Aggregates always have a value; an unknown one fails: the tray message, not a silent pass.
+  const failed = firstFailing(
+    campaign.selectedItemsValidations,
+    (f) => aggregates[f],
+    () => true,
+  );
+  return failed ? refuse('selection', M.SELECTION_FAILED) : null;
+}
+
+/** Step 5: the first failing cart condition. */
+function cartRefusal(campaign: Campaign, order: ParsedOrder): Evaluation | null {
+  const failed = firstFailing(
+    campaign.cartConditions,
+    (f) => orderFieldValue(order, campaign, f),
+    (f) => missingFails(f, OPTIONAL_ORDER_FIELDS),
+  );
+  return failed ? refuse('cart_rule', M.ruleText(failed)) : null;
+}
+
+/** Step 7: the first failing product validation over the items, in item order. */
+function productRefusal(campaign: Campaign, items: readonly ParsedItem[]): Evaluation | null {
+  if (campaign.productValidations.length === 0) return null;
+  const isMandatory = (f: string): boolean => missingFails(f, OPTIONAL_ITEM_FIELDS);
+  for (const item of items) {
+    const failed: Condition | undefined = firstFailing(campaign.productValidations, (f) => itemFieldValue(item, campaign, f), isMandatory);
+    if (failed) return refuse('product_rule', M.ruleText(failed));
+  }
+  return null;
+}
+
+/**
+ * Evaluates one coupon for one request: the checks in the order documented at the top of this
+ * file, then the discount. Never throws for any `order` value.
+ */
 export function evaluateCoupon(input: EvaluateInput): Evaluation {
   const { campaign } = input;
   if (availability(campaign, input.now, input.timezone) !== 'available') return refuse('not_available', M.NOT_AVAILABLE);
@@ -168,84 +251,85 @@ export function evaluateCoupon(input: EvaluateInput): Evaluation {
       result: { totalDiscountCents: 0, totalCashbackCents: 0, totalAmountCents: 0, itemDiscountCents: [] },
     };
   }
-
   const parsed = parseOnce(input.order);
   if (!parsed.ok) return refuse('invalid_payload', parsed.message);
   const order = parsed.order;
-
-  const cartFail = failing(campaign.cartConditions, (f) => orderField(order, campaign, f), [
-    'selling_price_subtotal',
-    'original_price_subtotal',
-    'items_count',
-    'total_qty',
-  ]);
-  if (cartFail) return refuse('cart_rule', M.ruleText(cartFail));
-
-  const base = campaign.discountCalculatedOn;
-  const itemLevelSelected = base.startsWith('selected_items_');
-  const selector = campaign.itemSelector;
-  const selected = selector ? order.items.map((i) => matchesSelector(i, campaign, selector)) : order.items.map(() => true);
-  if ((selector || itemLevelSelected) && !selected.some(Boolean)) return refuse('selection', M.SELECTION_FAILED);
+  const cart = cartRefusal(campaign, order);
+  if (cart) return cart;
+  const selected = selectItems(order, campaign);
   const selectedItems = order.items.filter((_, i) => selected[i]);
-  if (campaign.selectedItemsValidations.length > 0) {
-    const aggregates: Record<string, number> = {
-      selected_items_total_qty: selectedItems.reduce((s, i) => s + i.quantity, 0),
-      selected_items_selling_price_subtotal: sumOf(selectedItems, 'sellingPriceCents'),
-      selected_items_original_price_subtotal: sumOf(selectedItems, 'originalPriceCents'),
-    };
-    if (campaign.selectedItemsValidations.some((c) => aggregates[c.field] === undefined || !holds(c, aggregates[c.field]!))) {
-      return refuse('selection', M.SELECTION_FAILED);
-    }
-  }
-  for (const item of selectedItems) {
-    const fail = failing(campaign.productValidations, (f) => itemField(item, campaign, f), [
-      'selling_price',
-      'original_price',
-      'product_id',
-    ]);
-    if (fail) return refuse('product_rule', M.ruleText(fail));
-  }
-
+  const selection = selectionRefusal(campaign, selectedItems);
+  if (selection) return selection;
+  const product = productRefusal(campaign, selectedItems);
+  if (product) return product;
   return { applicable: true, order, result: computeDiscount(campaign, order, selected) };
 }
 
-function computeDiscount(campaign: Campaign, order: ParsedOrder, selected: boolean[]): DiscountResult {
+/**
+ * Items a discount is spread over, or null when the base is not item-level: the selected items
+ * for `selected_items_*`, the items not matching `excludedItems` for `valid_cart_*`.
+ */
+function eligibleItems(campaign: Campaign, order: ParsedOrder, selected: readonly boolean[]): boolean[] | null {
   const base = campaign.discountCalculatedOn;
-  const price = base.endsWith('original_price_subtotal') ? 'originalPriceCents' : 'sellingPriceCents';
-  let eligible: boolean[] | null = null;
-  if (base.startsWith('selected_items_')) eligible = selected;
-  else if (base.startsWith('valid_cart_')) {
-    const excluded = campaign.excludedItems;
-    eligible = order.items.map((i) => !excluded || !matchesSelector(i, campaign, excluded));
-  }
+  if (isSelectedItemsBase(base)) return [...selected];
+  if (!isValidCartBase(base)) return null;
+  const excluded = campaign.excludedItems;
+  return order.items.map((item) => !excluded || !matchesSelector(item, campaign, excluded));
+}
 
-  let baseCents: number;
-  if (eligible)
-    baseCents = sumOf(
-      order.items.filter((_, i) => eligible![i]),
-      price,
-    );
-  else if (base === 'shipping') baseCents = order.shippingCents ?? 0;
-  else if (base === 'original_price_subtotal') baseCents = order.originalSubtotalCents;
-  else baseCents = order.sellingSubtotalCents;
+/** Line cents of one item on the base's price (original or selling). */
+const lineOnBase = (base: DiscountBase, item: ParsedItem): number =>
+  base.endsWith('original_price_subtotal') ? item.originalLineCents : item.sellingLineCents;
 
+/** The amount, in cents, the discount is computed on. */
+function baseCents(campaign: Campaign, order: ParsedOrder, eligible: readonly boolean[] | null): number {
+  const base = campaign.discountCalculatedOn;
+  if (eligible) return sum(order.items.map((item, i) => (eligible[i] ? lineOnBase(base, item) : 0)));
+  if (base === 'shipping') return order.shippingCents ?? 0;
+  if (base === 'original_price_subtotal') return order.originalSubtotalCents;
+  return order.sellingSubtotalCents;
+}
+
+/** Percentage or flat, capped at `maxCents`, never negative, never above the base (decision 4). */
+function discountAmount(campaign: Campaign, base: number): number {
   const d = campaign.discount;
-  let amount = d.type === 'percentage' ? percentOf(baseCents, d.value) : Math.round(d.value);
+  let amount = d.type === 'percentage' ? percentOf(base, d.value) : roundHalfAway(d.value);
   if (d.maxCents !== null && d.maxCents !== undefined) amount = Math.min(amount, d.maxCents);
-  amount = Math.max(0, Math.min(amount, baseCents));
+  // NaN from a broken configuration gives nothing rather than NaN in a response.
+  return Number.isNaN(amount) ? 0 : Math.max(0, Math.min(amount, base));
+}
 
-  const discount = d.kind === 'cashback' ? 0 : amount;
-  let itemDiscountCents: (number | null)[] = order.items.map(() => null);
-  if (eligible) {
-    const weights = order.items.map((i, k) => (eligible![k] ? Math.round(i[price] * i.quantity) : 0));
-    const anyWeight = weights.some((w) => w > 0);
-    const spread = anyWeight ? spreadLargestRemainder(discount, weights) : order.items.map(() => 0);
-    itemDiscountCents = spread.map((v, k) => (eligible![k] ? v : 0));
-  }
+/** The total spread over eligible items by their value on the base; others carry 0. */
+function spreadOverItems(campaign: Campaign, order: ParsedOrder, eligible: readonly boolean[], totalCents: number): number[] {
+  const base = campaign.discountCalculatedOn;
+  const indexes = order.items.map((_, i) => i).filter((i) => eligible[i]);
+  const parts = spreadLargestRemainder(
+    totalCents,
+    indexes.map((i) => lineOnBase(base, order.items[i]!)),
+  );
+  const out = order.items.map(() => 0);
+  indexes.forEach((itemIndex, k) => (out[itemIndex] = parts[k]!));
+  return out;
+}
+
+/**
+ * Step 8. The base by `discountCalculatedOn`: the order's selling or original subtotal; its
+ * shipping (0 when not sent); the selected items' lines (price × quantity) on the selling or
+ * original price; or the valid cart — every item not matching `excludedItems`. Percentage or
+ * flat, capped at `maxCents`, never above the base. A cashback coupon reports the amount as
+ * cashback and a total discount of 0 (decision 20c). Item-level bases spread the total
+ * discount over the eligible items by largest remainder, weighted by their lines on the
+ * base's price; other items get 0.
+ */
+function computeDiscount(campaign: Campaign, order: ParsedOrder, selected: readonly boolean[]): DiscountResult {
+  const eligible = eligibleItems(campaign, order, selected);
+  const amount = discountAmount(campaign, baseCents(campaign, order, eligible));
+  const cashback = campaign.discount.kind === 'cashback';
+  const totalDiscountCents = cashback ? 0 : amount;
   return {
-    totalDiscountCents: discount,
-    totalCashbackCents: d.kind === 'cashback' ? amount : 0,
-    totalAmountCents: Math.max(0, order.sellingSubtotalCents - discount),
-    itemDiscountCents,
+    totalDiscountCents,
+    totalCashbackCents: cashback ? amount : 0,
+    totalAmountCents: Math.max(0, order.sellingSubtotalCents - totalDiscountCents),
+    itemDiscountCents: eligible ? spreadOverItems(campaign, order, eligible, totalDiscountCents) : order.items.map(() => null),
   };
 }

@@ -1,26 +1,44 @@
 /**
- * Every fixed message of the contract, verbatim (interface.md "Cases that are not errors"), and
- * the rule text of conditions. Clients match on these strings.
+ * Every fixed applicability message of the contract, verbatim (interface.md "Cases that are not
+ * errors" and the apply error table), and the rule text of conditions. Clients match on these
+ * strings, so they are never reworded — grammar included.
  */
-import type { Condition, Scalar } from './types.js';
+import { fromCents } from './money.js';
+import type { Condition, Operator, Scalar } from './types.js';
 
+/** Outside the validity period or schedule, or disabled. */
 export const NOT_AVAILABLE = 'coupon is not available at this moment or expired';
+/** Total limit reached; also a used-up bulk code. */
 export const TOTAL_LIMIT_EXCEEDED = 'coupon code redemption total_limit exceeded';
 export const PER_USER_LIMIT_EXCEEDED = 'coupon code redemption per_user_limit exceeded';
 export const PER_DAY_LIMIT_EXCEEDED = 'coupon code redemption per_day_limit exceeded';
 export const PER_WEEK_LIMIT_EXCEEDED = 'coupon code redemption per_week_limit exceeded';
 export const PER_MONTH_LIMIT_EXCEEDED = 'coupon code redemption per_month_limit exceeded';
+/** Order-level payload problem: subtotals missing, zero or mistyped, or a known field mistyped. */
 export const INVALID_ORDER_PAYLOAD = 'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0';
+/** No item selected, or a selected-items validation failed (the "coupon tray" message). */
 export const SELECTION_FAILED = 'Discount validation is failed, please check terms and condition in the coupon tray';
+
 /** Item-level: `product_id is required`, `original_price is required`, `selling_price is required`. */
 export const itemFieldRequired = (field: string): string => `${field} is required`;
+export const PRODUCT_ID_REQUIRED = itemFieldRequired('product_id');
+export const ORIGINAL_PRICE_REQUIRED = itemFieldRequired('original_price');
+export const SELLING_PRICE_REQUIRED = itemFieldRequired('selling_price');
 
-/** Fields whose condition values are money (stored in cents, printed with 2 decimals). */
+/** Count fields: numbers, never money, even though `selected_items_total_qty` contains "total". */
+const COUNT_FIELDS = new Set(['cart_qty', 'selected_items_total_qty', 'items_count', 'total_qty', 'quantity']);
+
+/**
+ * True for fields whose condition values are money — stored in cents, printed with 2 decimals:
+ * any non-metadata field naming a price, subtotal, shipping or tax. Metadata numbers and counts
+ * are plain numbers.
+ */
 export function isMoneyField(field: string): boolean {
-  return !field.startsWith('metadata.') && /price|subtotal|shipping|tax/.test(field);
+  if (field.startsWith('metadata.') || COUNT_FIELDS.has(field)) return false;
+  return /price|subtotal|shipping|tax/.test(field);
 }
 
-const OPERATOR_TEXT: Record<Condition['operator'], string> = {
+const OPERATOR_TEXT: Record<Operator, string> = {
   gt: 'should be greater than',
   gte: 'should be greater than or equal to',
   lt: 'should be less than',
@@ -32,11 +50,16 @@ const OPERATOR_TEXT: Record<Condition['operator'], string> = {
 };
 
 function formatValue(field: string, v: Scalar): string {
-  if (typeof v === 'number' && isMoneyField(field)) return (v / 100).toFixed(2);
+  if (typeof v === 'number' && isMoneyField(field)) return fromCents(v).toFixed(2);
   return String(v);
 }
 
-/** The rule text of a failed condition, e.g. `selling_price_subtotal should be greater than 200.00`. */
+/**
+ * The rule text of a failed condition, as the contract prints it:
+ * `selling_price_subtotal should be greater than 200.00` (value stored as 20000 cents),
+ * `cart_qty should be less than or equal to 3`, `channel should be one of app, web` (metadata
+ * fields print their bare key).
+ */
 export function ruleText(c: Condition): string {
   const name = c.field.startsWith('metadata.') ? c.field.slice('metadata.'.length) : c.field;
   const values = Array.isArray(c.value) ? c.value : [c.value];

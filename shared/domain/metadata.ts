@@ -1,14 +1,41 @@
 /**
- * Metadata (decision 19): only keys the campaign declares, with the declared type, are
- * evaluated and echoed; everything else is dropped. Built key by key from the declaration, so a
- * client's `__proto__`, `$where` or dotted keys can never reach a response or the database.
+ * Metadata (decision 19): only keys the campaign declares, with the declared type, are evaluated
+ * and echoed; everything else is dropped, never an error. The result is built key by key from
+ * the declaration, never by copying what the client sent, so a client's `__proto__`, `$where`
+ * or dotted keys cannot reach a response, a prototype or a database query.
  */
 import type { MetadataKey, Scalar } from './types.js';
 
-export function declaredMetadata(sent: Record<string, unknown>, keys: MetadataKey[], scope: 'order' | 'item'): Record<string, Scalar> {
+/**
+ * Keys refused even when a campaign declares them: they could reach an object's prototype
+ * (`__proto__`, `constructor`, `prototype`) or be read as a query operator or path by a
+ * document database (`$…`, `a.b`).
+ */
+export function isSafeMetadataKey(key: string): boolean {
+  return key !== '' && key !== '__proto__' && key !== 'constructor' && key !== 'prototype' && !key.includes('$') && !key.includes('.');
+}
+
+/** Plain object or null-prototype object (what JSON parsers and query-string parsers produce). */
+function isRecord(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The declared metadata of one scope: for each key the campaign declares with that `scope`,
+ * the sent value when it is an own property with the declared `typeof` (numbers also finite).
+ *
+ * @param sent - the metadata as sent (any value; a non-object yields `{}`)
+ * @param keys - the campaign's `metadataKeys`
+ * @param scope - `order` for order metadata, `item` for item metadata
+ * @returns a fresh plain object holding only declared, well-typed, safe keys
+ */
+export function declaredMetadata(sent: unknown, keys: readonly MetadataKey[], scope: 'order' | 'item'): Record<string, Scalar> {
   const out: Record<string, Scalar> = {};
+  if (!isRecord(sent)) return out;
   for (const k of keys) {
-    if (k.scope !== scope || !Object.prototype.hasOwnProperty.call(sent, k.key)) continue;
+    if (k.scope !== scope || !isSafeMetadataKey(k.key) || !Object.prototype.hasOwnProperty.call(sent, k.key)) continue;
     const v = sent[k.key];
     if (typeof v === k.type && (typeof v !== 'number' || Number.isFinite(v))) out[k.key] = v as Scalar;
   }

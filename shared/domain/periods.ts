@@ -1,11 +1,16 @@
 /**
  * Calendar arithmetic in an application's timezone: period keys for limits (calendar day, ISO
- * week with Monday start, calendar month — decision 16) and local wall-clock parts for schedules.
+ * week with Monday start, calendar month — decision 16), local wall-clock parts for schedules,
+ * and the reverse conversion for admins who type local times.
  */
+
+/** Wall-clock reading of an instant in one timezone. */
 export interface LocalParts {
   year: number;
-  month: number; // 1-12
+  /** 1-12. */
+  month: number;
   day: number;
+  /** 0-23. */
   hour: number;
   minute: number;
   second: number;
@@ -13,6 +18,11 @@ export interface LocalParts {
   weekday: number;
 }
 
+/**
+ * One formatter per timezone: building an `Intl.DateTimeFormat` costs far more than using one,
+ * and list asks the same zone once per coupon. Timezones are a small, admin-configured set, so
+ * the cache stays small.
+ */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
@@ -32,7 +42,9 @@ function formatter(tz: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** True when `tz` is an IANA timezone name this runtime knows (e.g. `Asia/Kolkata`, `UTC`). */
 export function isValidTimeZone(tz: string): boolean {
+  if (typeof tz !== 'string' || tz === '') return false;
   try {
     formatter(tz);
     return true;
@@ -41,59 +53,102 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
-/** The last answer per timezone: list asks the same instant once per coupon. */
-const lastParts = new Map<string, { at: number; parts: LocalParts }>();
-
-/** Wall-clock parts of `now` in `tz`. */
+/**
+ * Wall-clock parts of `now` in `tz`.
+ *
+ * @throws RangeError when `tz` is not a valid timezone (check with {@link isValidTimeZone} first)
+ */
 export function localParts(now: Date, tz: string): LocalParts {
-  const hit = lastParts.get(tz);
-  if (hit && hit.at === now.getTime()) return hit.parts;
-  const parts = computeLocalParts(now, tz);
-  lastParts.set(tz, { at: now.getTime(), parts });
-  return parts;
+  const raw: Record<string, number> = {};
+  for (const p of formatter(tz).formatToParts(now)) if (p.type !== 'literal') raw[p.type] = Number(p.value);
+  const { year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = raw;
+  // Some ICU versions print midnight as 24 even with h23; the modulo keeps 0-23.
+  return { year, month, day, hour: hour % 24, minute, second, weekday: isoWeekday(year, month, day) };
 }
 
-function computeLocalParts(now: Date, tz: string): LocalParts {
-  const parts: Record<string, number> = {};
-  for (const p of formatter(tz).formatToParts(now)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  const { year, month, day, hour, minute, second } = parts as Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number>;
-  const weekday = ((new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7) + 1;
-  return { year, month, day, hour: hour % 24, minute, second, weekday };
+/** ISO weekday (1 = Monday … 7 = Sunday) of a calendar date. */
+function isoWeekday(year: number, month: number, day: number): number {
+  return ((new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7) + 1;
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
-/** ISO 8601 week-year and week of a calendar date. */
+/**
+ * ISO 8601 week-year and week number of a calendar date. The week belongs to the year of its
+ * Thursday, so 2027-01-01 (a Friday) is in 2026-W53 and 2024-12-30 (a Monday) is in 2025-W01.
+ */
 export function isoWeek(year: number, month: number, day: number): { year: number; week: number } {
   const d = new Date(Date.UTC(year, month - 1, day));
-  const isoDay = d.getUTCDay() || 7;
-  d.setUTCDate(d.getUTCDate() + 4 - isoDay); // the Thursday of this week decides the week-year
-  const yearStart = Date.UTC(d.getUTCFullYear(), 0, 1);
-  return { year: d.getUTCFullYear(), week: Math.ceil(((d.getTime() - yearStart) / 86_400_000 + 1) / 7) };
+  d.setUTCDate(d.getUTCDate() + 4 - isoWeekday(year, month, day));
+  const weekYear = d.getUTCFullYear();
+  const dayOfYear = (d.getTime() - Date.UTC(weekYear, 0, 1)) / 86_400_000;
+  return { year: weekYear, week: Math.floor(dayOfYear / 7) + 1 };
 }
 
-/** Limit period keys of `now` in `tz`: `{day:'2026-11-23', week:'2026-W48', month:'2026-11'}`. */
-export function periodKeys(now: Date, tz: string): { day: string; week: string; month: string } {
-  const p = localParts(now, tz);
-  const w = isoWeek(p.year, p.month, p.day);
-  return { day: `${p.year}-${pad(p.month)}-${pad(p.day)}`, week: `${w.year}-W${pad(w.week)}`, month: `${p.year}-${pad(p.month)}` };
+/** The limit period keys of one instant (decision 16). */
+export interface PeriodKeys {
+  /** Calendar day, `2026-11-23`. */
+  day: string;
+  /** ISO week-year and week, `2026-W48`. */
+  week: string;
+  /** Calendar month, `2026-11`. */
+  month: string;
 }
 
 /**
- * A local wall-clock time (`YYYY-MM-DDTHH:MM[:SS]`, no offset) in `tz` → the UTC instant. For
- * admins entering validity periods in the application's zone. In a DST gap the later offset wins.
+ * Limit period keys of `now` in `tz`: `{day: '2026-11-23', week: '2026-W48', month: '2026-11'}`.
+ *
+ * @throws RangeError when `tz` is not a valid timezone
+ */
+export function periodKeys(now: Date, tz: string): PeriodKeys {
+  const p = localParts(now, tz);
+  const w = isoWeek(p.year, p.month, p.day);
+  return {
+    day: `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`,
+    week: `${pad(w.year, 4)}-W${pad(w.week)}`,
+    month: `${pad(p.year, 4)}-${pad(p.month)}`,
+  };
+}
+
+const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** Parses `YYYY-MM-DDTHH:MM[:SS]` into the same wall-clock time read as UTC; NaN when invalid. */
+function wallClockAsUtc(localIso: string): number {
+  const m = LOCAL_ISO.exec(localIso);
+  if (!m) return NaN;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number, number, number];
+  const t = Date.UTC(y, mo - 1, d, h, mi, s);
+  const back = new Date(t);
+  // Date.UTC rolls 2026-02-30 over to March; a round trip that changes the date means invalid.
+  const valid = back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
+  return valid ? t : NaN;
+}
+
+/** Offset of `tz` from UTC at instant `t`, in milliseconds (whole seconds). */
+function offsetAt(t: number, tz: string): number {
+  const p = localParts(new Date(t), tz);
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(t / 1000) * 1000;
+}
+
+/**
+ * A local wall-clock time in `tz` (`YYYY-MM-DDTHH:MM[:SS]`, no offset) → the UTC instant, for
+ * admins entering validity periods in the application's zone.
+ *
+ * Daylight-saving transitions resolve like JavaScript's own local dates (Temporal's
+ * `compatible`): a time repeated when clocks go back is its first occurrence; a time skipped
+ * when clocks go forward is moved forward by the gap (02:30 on a spring-forward night in
+ * New York is 03:30 EDT).
+ *
+ * @throws RangeError when `localIso` is not a valid date-time of that shape, or `tz` is invalid
  */
 export function zonedLocalToUtc(localIso: string, tz: string): Date {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(localIso);
-  if (!m) throw new Error(`invalid local date-time ${localIso}`);
-  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number, number, number];
-  const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
-  // Two passes: the offset at the guess, then at the corrected instant.
-  let guess = asUtc;
-  for (let i = 0; i < 2; i++) {
-    const p = localParts(new Date(guess), tz);
-    const local = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-    guess = asUtc - (local - guess);
-  }
-  return new Date(guess);
+  const wall = typeof localIso === 'string' ? wallClockAsUtc(localIso) : NaN;
+  if (Number.isNaN(wall)) throw new RangeError(`invalid local date-time: ${String(localIso)}`);
+  // Offsets a day either side bracket any single transition near this wall-clock time.
+  const before = wall - offsetAt(wall - 86_400_000, tz);
+  const after = wall - offsetAt(wall + 86_400_000, tz);
+  const reads = (t: number) => t + offsetAt(t, tz) === wall;
+  if (reads(before)) return new Date(Math.min(before, reads(after) ? after : before));
+  if (reads(after)) return new Date(after);
+  return new Date(before); // in a gap: the pre-transition offset moves the time forward
 }

@@ -1,13 +1,16 @@
 /**
- * The contract's `coupon_savings.order` object (Savings order / Savings item), amounts rounded
- * to 2 decimals. Items echo only the documented fields; metadata only declared keys.
+ * The contract's `coupon_savings.order` object (interface.md "Savings order object" and
+ * "Savings item object"), field names exactly as the contract spells them, amounts as 2-decimal
+ * numbers. Items echo only the documented fields, metadata only declared keys (decision 19):
+ * nothing a client sends beyond that is ever reflected.
  */
 import type { DiscountResult } from './engine.js';
 import { declaredMetadata } from './metadata.js';
-import { fromCents, roundMoney } from './money.js';
+import { fromCents } from './money.js';
 import type { ParsedItem, ParsedOrder } from './order.js';
-import type { Campaign, Scalar } from './types.js';
+import type { Campaign, DiscountBase, Scalar } from './types.js';
 
+/** Savings item object. Optional request fields (`name`, `sku`, `shipping`) appear only when sent. */
 export interface SavingsItem {
   product_id: string;
   name?: string;
@@ -17,10 +20,13 @@ export interface SavingsItem {
   quantity: number;
   shipping?: number;
   metadata: Record<string, Scalar>;
+  /** Only for item-level bases (selected items, valid cart); excluded items carry 0. */
   discount_value?: number;
+  /** `selling_price * quantity - discount_value`, 2 decimals. */
   final_amount: number;
 }
 
+/** Savings order object. */
 export interface SavingsOrder {
   order_id: string;
   source_id: string;
@@ -31,36 +37,36 @@ export interface SavingsOrder {
   total_amount: number;
   total_cashback: number;
   shipping: number;
+  /** Validate responses only. */
   payment_mode?: string;
-  discount_calculated_on_property?: string;
+  /** Validate responses only. */
+  discount_calculated_on_property?: DiscountBase;
   coupon_details: Record<string, never>;
   metadata: Record<string, Scalar>;
   items: SavingsItem[];
 }
 
-export function presentSavingsOrder(args: {
+/** Arguments of {@link presentSavingsOrder}. */
+export interface PresentSavingsInput {
+  /** The customer id as the client sent it; '' for a visitor. */
   sourceId: string;
+  /** The parsed order, or null when the request had none (every amount is then 0). */
   order: ParsedOrder | null;
   campaign: Campaign;
   result: DiscountResult;
+  /** Adds `payment_mode` and `discount_calculated_on_property` (validate, not list). */
   includeValidateFields: boolean;
-}): SavingsOrder {
-  const { order, campaign, result } = args;
-  const items: SavingsItem[] = (order?.items ?? []).map((item, i) => {
-    const discount = result.itemDiscountCents[i] ?? null;
-    const echo = plainEcho(item);
-    // Whole-cart discounts echo items unchanged: one shared echo per item across coupons (list).
-    if (discount === null && campaign.metadataKeys.length === 0) return echo;
-    return {
-      ...echo,
-      metadata: declaredMetadata(item.metadata, campaign.metadataKeys, 'item'),
-      ...(discount !== null ? { discount_value: fromCents(discount) } : {}),
-      final_amount: roundMoney(fromCents(Math.round(item.sellingPriceCents * item.quantity) - (discount ?? 0))),
-    };
-  });
+}
+
+/**
+ * The Savings order object of an applicable coupon. Order strings not sent are '' and numbers
+ * not sent are 0; `total_amount` is `selling_price_subtotal - total_discount` (never below 0).
+ */
+export function presentSavingsOrder(input: PresentSavingsInput): SavingsOrder {
+  const { order, campaign, result } = input;
   return {
     order_id: order?.orderId ?? '',
-    source_id: args.sourceId,
+    source_id: input.sourceId,
     status: order?.status ?? '',
     original_price_subtotal: fromCents(order?.originalSubtotalCents ?? 0),
     selling_price_subtotal: fromCents(order?.sellingSubtotalCents ?? 0),
@@ -68,36 +74,57 @@ export function presentSavingsOrder(args: {
     total_amount: fromCents(order ? result.totalAmountCents : 0),
     total_cashback: fromCents(result.totalCashbackCents),
     shipping: fromCents(order?.shippingCents ?? 0),
-    ...(args.includeValidateFields
+    ...(input.includeValidateFields
       ? { payment_mode: order?.paymentMode ?? '', discount_calculated_on_property: campaign.discountCalculatedOn }
       : {}),
     coupon_details: {},
     metadata: order ? declaredMetadata(order.metadata, campaign.metadataKeys, 'order') : {},
-    items,
+    items: (order?.items ?? []).map((item, i) => presentItem(item, campaign, result.itemDiscountCents[i] ?? null)),
   };
 }
 
-const echoes = new WeakMap<ParsedItem, SavingsItem>();
+function presentItem(item: ParsedItem, campaign: Campaign, discountCents: number | null): SavingsItem {
+  // Whole-cart coupons with no item metadata echo items identically: share one frozen echo per
+  // item across the coupons of a list response instead of rebuilding thousands of objects.
+  if (discountCents === null && !campaign.metadataKeys.some((k) => k.scope === 'item')) return plainEcho(item);
+  return {
+    ...echoFields(item),
+    metadata: declaredMetadata(item.metadata, campaign.metadataKeys, 'item'),
+    ...(discountCents !== null ? { discount_value: fromCents(discountCents) } : {}),
+    final_amount: fromCents(item.sellingLineCents - (discountCents ?? 0)),
+  };
+}
+
+function echoFields(item: ParsedItem): Omit<SavingsItem, 'metadata' | 'final_amount'> {
+  return {
+    product_id: item.productId,
+    ...(item.name !== undefined ? { name: item.name } : {}),
+    ...(item.sku !== undefined ? { sku: item.sku } : {}),
+    original_price: fromCents(item.originalPriceCents),
+    selling_price: fromCents(item.sellingPriceCents),
+    quantity: item.quantity,
+    ...(item.shippingCents !== undefined ? { shipping: fromCents(item.shippingCents) } : {}),
+  };
+}
+
+const plainEchoes = new WeakMap<ParsedItem, SavingsItem>();
 function plainEcho(item: ParsedItem): SavingsItem {
-  let echo = echoes.get(item);
+  let echo = plainEchoes.get(item);
   if (!echo) {
-    echo = {
-      product_id: item.productId,
-      ...(item.name !== undefined ? { name: item.name } : {}),
-      ...(item.sku !== undefined ? { sku: item.sku } : {}),
-      original_price: fromCents(item.originalPriceCents),
-      selling_price: fromCents(item.sellingPriceCents),
-      quantity: item.quantity,
-      ...(item.shippingCents !== undefined ? { shipping: fromCents(item.shippingCents) } : {}),
-      metadata: {},
-      final_amount: roundMoney(fromCents(Math.round(item.sellingPriceCents * item.quantity))),
-    };
-    echoes.set(item, echo);
+    echo = Object.freeze({
+      ...echoFields(item),
+      metadata: Object.freeze({}),
+      final_amount: fromCents(item.sellingLineCents),
+    }) as SavingsItem;
+    plainEchoes.set(item, echo);
   }
   return echo;
 }
 
-/** The not-applicable shape: blank strings and zeros. */
+/**
+ * The Savings order object of a coupon that is not applicable: blank strings and zeros, empty
+ * `coupon_details`, `metadata` and `items` (interface.md).
+ */
 export function blankSavingsOrder(): SavingsOrder {
   return {
     order_id: '',
