@@ -1,5 +1,12 @@
 # Multi-stage: compile TypeScript with the dev dependencies, then ship only the production
 # dependencies, the compiled JavaScript and the OpenAPI description, as the non-root `node` user.
+# API:    docker run … coupon-wallet-service            (CMD below, port 3000)
+# Worker: docker run … coupon-wallet-service node dist/worker/main.js   (metrics port 9464)
+#
+# `npm install` from the lock file rather than `npm ci`: package-lock.json lacks msgpackr-extract's
+# other-platform optional binaries (the registry mirror it was locked against does not carry them),
+# so `npm ci` rejects it as out of sync. `npm install` keeps every locked version. Switch back to
+# `npm ci` once the lock file is regenerated against the public registry (docs/operations.md).
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -17,8 +24,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# Served at /docs; read from /app/openapi.yaml by dist/api/ops/docs.router.js.
 COPY openapi.yaml ./openapi.yaml
 USER node
 EXPOSE 3000 9464
-# The API; the worker runs the same image with `node dist/worker/main.js`.
 CMD ["node", "dist/api/server.js"]

@@ -8,10 +8,13 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../shared/logger.js';
 import type { JobGateway } from '../shared/queue/gateway.js';
 import type { Services } from '../shared/services.js';
-import { createMetrics, type Metrics } from '../shared/metrics.js';
 import { adminRouter } from './admin/admin.router.js';
+import { BULL_BOARD_PATH, bullBoard } from './ops/bull-board.js';
 import { docsRouter } from './ops/docs.router.js';
-import { bullBoard, httpMetrics, opsRouter, recordOutcome } from './ops/ops.router.js';
+import { httpMetrics } from './ops/http-metrics.js';
+import { createMetrics, type Metrics } from './ops/metrics.js';
+import { opsRouter } from './ops/ops.router.js';
+import { outcomeRecorder } from './ops/outcome-metrics.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { echoRequestId, requestIdFrom } from './middleware/request-id.js';
 import { clientRouter } from './routes/client.router.js';
@@ -50,14 +53,16 @@ export function buildApp({
     }),
   );
   app.use(echoRequestId);
-  app.use(httpMetrics(metrics));
-  jobs.onOutcome = recordOutcome(metrics);
+  app.use(httpMetrics(metrics, app));
+  // Redemption and wallet counters are taken where each job's outcome comes back to the API.
+  jobs.onOutcome = outcomeRecorder(metrics);
   app.use(opsRouter({ db: services.db, redis: jobs.redis, metrics, metricsToken: services.config.metricsToken }));
   app.use(docsRouter());
   app.use(express.json({ limit: services.config.bodyLimit }));
 
   extraRoutes?.(app);
-  app.use('/admin/queues', bullBoard(jobs, services.config.adminToken));
+  // Before the /admin router, which would otherwise answer /admin/queues itself.
+  app.use(BULL_BOARD_PATH, bullBoard(jobs, services.config.adminToken));
   app.use('/admin', adminRouter(services));
   app.use(clientRouter(services, jobs));
 

@@ -6,7 +6,7 @@ import { bootstrap } from '../shared/bootstrap.js';
 import { createProcessor } from './processors/index.js';
 import { startOpsServer } from './ops-server.js';
 import { WorkerPool } from './worker-pool.js';
-import { createMetrics } from '../shared/metrics.js';
+import { createMetrics } from '../api/ops/metrics.js';
 import { partitionQueues } from '../shared/queue/names.js';
 import { redisConnection } from '../shared/queue/redis.js';
 
@@ -20,7 +20,7 @@ async function main() {
   );
   await pool.start();
   const redis = redisConnection(config.redisUrl);
-  const ops = await startOpsServer({ port: config.workerPort, db, redis, metrics, metricsToken: config.metricsToken });
+  const ops = await startOpsServer({ port: config.workerPort, db, redis, metrics, metricsToken: config.metricsToken, logger });
   // Idempotency records expire by this sweep, not a TTL index (not every MongoDB-wire store has
   // them). Every replica sweeps; a delete of what is already gone is harmless.
   const sweep = setInterval(
@@ -41,7 +41,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'draining');
     clearInterval(sweep);
-    ops.close();
+    await ops.close();
     await pool.close();
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit();

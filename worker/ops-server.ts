@@ -1,37 +1,72 @@
 /**
- * The worker's own operations port (`WORKER_PORT`): `/healthz`, `/readyz` (MongoDB and Redis)
- * and `/metrics` (job durations by name and outcome, queue depth, process metrics).
+ * The worker's own operations port (`WORKER_PORT`, default 9464): `/healthz`, `/readyz` (MongoDB
+ * and Redis) and `/metrics` (job durations by name and outcome, queue depth, process metrics).
+ * Plain node:http: three read-only routes do not need Express in the worker.
  */
 import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
-import { readiness } from '../api/ops/health.js';
+import { LIVE, readiness } from '../api/ops/health.js';
+import type { Metrics } from '../api/ops/metrics.js';
+import { presentsToken } from '../api/ops/token.js';
 import type { Database } from '../shared/data/db.js';
-import type { Metrics } from '../shared/metrics.js';
+import type { Logger } from '../shared/logger.js';
 
-export function startOpsServer(deps: {
+/** What the worker's operations server reads. */
+export interface WorkerOpsDeps {
+  /** `config.workerPort`; 0 picks a free port (tests). */
   port: number;
   db: Database;
   redis: Redis;
   metrics: Metrics;
+  /** `config.metricsToken`; undefined leaves `/metrics` open. */
   metricsToken: string | undefined;
-}): Promise<Server> {
+  logger?: Logger;
+}
+
+/** A started operations server; `close()` stops it (SIGTERM). */
+export interface WorkerOpsServer {
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** Listens on `deps.port` and resolves once it accepts connections. */
+export function startOpsServer(deps: WorkerOpsDeps): Promise<WorkerOpsServer> {
   const server = createServer(async (req, res) => {
-    const send = (status: number, type: string, body: string) => res.writeHead(status, { 'content-type': type }).end(body);
+    const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': type, ...headers }).end(req.method === 'HEAD' ? undefined : body);
+    const json = (status: number, body: unknown) => send(status, 'application/json; charset=utf-8', JSON.stringify(body));
+    const path = new URL(req.url ?? '/', 'http://worker').pathname;
     try {
-      if (req.url === '/healthz') return send(200, 'application/json', JSON.stringify({ status: 'ok' }));
-      if (req.url === '/readyz') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(404, 'text/plain', `Cannot ${req.method} ${path}`);
+      if (path === '/healthz') return json(200, LIVE);
+      if (path === '/readyz') {
         const r = await readiness(deps.db, deps.redis);
-        return send(r.status, 'application/json', JSON.stringify(r.body));
+        return json(r.status, r.body);
       }
-      if (req.url === '/metrics') {
-        if (deps.metricsToken && req.headers.authorization !== `Bearer ${deps.metricsToken}`)
-          return send(401, 'text/plain', 'unauthorized');
+      if (path === '/metrics') {
+        if (deps.metricsToken && !presentsToken(req.headers.authorization, deps.metricsToken))
+          return send(401, 'text/plain', 'unauthorized', { 'www-authenticate': 'Bearer realm="coupons-metrics"' });
         return send(200, deps.metrics.registry.contentType, await deps.metrics.registry.metrics());
       }
-      send(404, 'text/plain', `Cannot ${req.method} ${req.url}`);
+      send(404, 'text/plain', `Cannot ${req.method} ${path}`);
     } catch (err) {
-      send(500, 'text/plain', String(err));
+      deps.logger?.error({ err, path }, 'operations endpoint failed');
+      if (!res.headersSent) send(500, 'text/plain', 'internal error');
     }
   });
-  return new Promise((resolve) => server.listen(deps.port, () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(deps.port, () => {
+      server.off('error', reject);
+      resolve({
+        server,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // Probes and scrapes keep connections alive; they must not hold the shutdown.
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
 }

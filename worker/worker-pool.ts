@@ -44,9 +44,12 @@ export class WorkerPool {
       worker.on('completed', (job) => this.report(job, 'completed', started));
       worker.on('failed', (job, err) => {
         if (job) this.report(job, 'failed', started);
-        this.logger.error({ err, jobId: job?.id, name: job?.name }, 'job failed');
+        // `jobName`, not `name`: pino's own `name` field is the logger's (worker).
+        this.logger.error({ err, jobId: job?.id, jobName: job?.name, queue: name }, 'job failed');
       });
-      worker.on('error', (err) => this.logger.error({ err }, 'worker error'));
+      worker.on('error', (err) => this.logger.error({ err, queue: name }, 'worker error'));
+      // A stalled job's worker died or hung mid-job; it is re-queued and re-run (idempotent).
+      worker.on('stalled', (jobId) => this.logger.warn({ jobId, queue: name }, 'job stalled, re-queued'));
       this.workers.push(worker);
     }
     await admin.quit();

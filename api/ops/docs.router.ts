@@ -1,9 +1,9 @@
 /**
  * `/docs`: the OpenAPI 3.1 description (`openapi.yaml`, the one source of truth) rendered with
- * Swagger UI from swagger-ui-dist's files (no CDN: works offline); the spec itself at
- * `/docs/openapi.yaml` and `/docs/openapi.json`.
+ * Swagger UI from swagger-ui-dist's own files — no CDN, so the page works offline; the spec
+ * itself at `/docs/openapi.yaml` and `/docs/openapi.json`.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router } from 'express';
@@ -11,27 +11,30 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { parse } from 'yaml';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** openapi.yaml sits at the repository root (and beside dist/ in the image). */
-export const OPENAPI_PATH = [join(here, '../../openapi.yaml'), join(here, '../../../openapi.yaml')].find((p) => {
-  try {
-    readFileSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-})!;
+/** Candidates: the repository root (from `api/ops/`) and the image's `/app` (from `dist/api/ops/`). */
+const CANDIDATES = [join(here, '../../openapi.yaml'), join(here, '../../../openapi.yaml')];
+
+/** Absolute path of openapi.yaml; throws at start-up, not on the first request, when it is missing. */
+export function openapiPath(): string {
+  const found = CANDIDATES.find((p) => existsSync(p));
+  if (!found) throw new Error(`openapi.yaml not found (looked at ${CANDIDATES.join(', ')})`);
+  return found;
+}
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Coupon and wallet service API</title>
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script></body></html>`;
+// A separate script rather than inline, so the page also works under a strict Content-Security-Policy.
 const INIT = `window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
 
+/** The docs routes; reads and parses the spec once. */
 export function docsRouter(): Router {
-  const yamlText = readFileSync(OPENAPI_PATH, 'utf8');
-  const json = parse(yamlText);
+  const yamlText = readFileSync(openapiPath(), 'utf8');
+  const json: unknown = parse(yamlText);
   const r = Router();
   r.get('/docs', (_req, res) => void res.type('html').send(PAGE));
   r.get('/docs/init.js', (_req, res) => void res.type('application/javascript').send(INIT));

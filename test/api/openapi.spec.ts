@@ -1,135 +1,612 @@
+/**
+ * openapi.yaml is the one source of truth: real responses of the running API — every documented
+ * status of the five client routes, the admin API, the probes — are validated against the schema
+ * the spec gives for (method, route template, status), with ajv's 2020-12 dialect. The spec's own
+ * examples must satisfy its schemas, and the spec and the Express routes must name the same routes.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
+import { parse } from 'yaml';
+import { buildApp } from '../../api/app.js';
+import { openapiPath } from '../../api/ops/docs.router.js';
+import { routeTemplateOf } from '../../api/ops/route-template.js';
+import { createLogger } from '../../shared/logger.js';
 import { createBulkCodes, createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
-import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, type TestApi, type TestApplication } from '../support/context.js';
-import { assertMatchesSpec } from '../support/openapi.js';
+import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, TEST_QUEUE_PREFIX, type TestApi } from '../support/context.js';
 
-describe('openapi.yaml matches real responses', () => {
-  let api: TestApi;
-  let app: TestApplication;
+// ---- the validator -----------------------------------------------------------------------------
+
+const SPEC_ID = 'https://coupons.local/openapi.json';
+const spec = parse(readFileSync(openapiPath(), 'utf8'));
+// strict off: the document carries OpenAPI keywords (paths, example, …) that are not JSON Schema.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+// ajv-formats is CommonJS: under NodeNext its plugin is the default export's `default`.
+addFormatsModule.default(ajv);
+ajv.addSchema({ ...spec, $id: SPEC_ID });
+
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+/** The spec's JSON pointer to the JSON schema of a response, following a `$ref` response. */
+function responseSchemaPointer(method: string, template: string, status: number): string {
+  const m = method.toLowerCase();
+  const response = spec.paths[template]?.[m]?.responses?.[String(status)];
+  if (!response) throw new Error(`openapi.yaml documents no ${status} for ${method} ${template}`);
+  const base = response.$ref ?? `#/paths/${escapePointer(template)}/${m}/responses/${status}`;
+  const target = response.$ref ? spec.components.responses[response.$ref.split('/').pop()] : response;
+  if (!target?.content?.['application/json']) throw new Error(`${method} ${template} ${status} documents no JSON body`);
+  return `${base}/content/application~1json/schema`;
+}
+
+const errorsText = (errors: ErrorObject[] | null | undefined) => ajv.errorsText(errors, { separator: '\n  ' });
+
+/** Throws, naming every mismatch, unless `body` is what the spec documents for this response. */
+function assertMatchesSpec(method: string, template: string, status: number, body: unknown, contentType?: string | null): void {
+  const pointer = responseSchemaPointer(method, template, status);
+  if (contentType !== undefined) expect(contentType ?? '', `${method} ${template} content type`).to.match(/^application\/json\b/);
+  const validate = ajv.getSchema(`${SPEC_ID}${pointer}`)!;
+  if (!validate(body))
+    throw new Error(
+      `${method} ${template} ${status} does not match openapi.yaml:\n  ${errorsText(validate.errors)}\n${JSON.stringify(body)}`,
+    );
+}
+
+// ---- the cases ---------------------------------------------------------------------------------
+
+interface Fixture {
+  api: TestApi;
+  /** `Basic …` of the application with customers, a wallet and campaigns. */
+  auth: string;
+  appId: string;
+  /** `Basic …` of an application with nothing configured. */
+  bareAuth: string;
+  campaignId: string;
+  bulkCampaignId: string;
+  /** An API whose jobs are never consumed (answers 503 after its short wait). */
+  stalled: TestApi;
+}
+interface Request {
+  path?: string;
+  body?: unknown;
+  raw?: string;
+  /** Default: the fixture application's Basic credentials; null sends none. */
+  auth?: string | null;
+  headers?: Record<string, string>;
+  api?: TestApi;
+}
+type Case = [label: string, method: string, template: string, status: number, request: (f: Fixture) => Request | Promise<Request>];
+
+const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
+const BAD_BASIC = `Basic ${Buffer.from('ak_nope:sk_nope').toString('base64')}`;
+const LIST = '/coupons/list/all';
+const VALIDATE = '/coupons/validate';
+const APPLY = '/coupons/apply';
+const WALLET = '/wallets/customer/{source_id}';
+const WALLET_TX = '/wallets/customer/{source_id}/transactions/{wallet_id}';
+const APPS = '/admin/applications';
+const APP = `${APPS}/{app}`;
+const HUGE = JSON.stringify({ source_id: 'c1', padding: 'x'.repeat(1_100_000) });
+
+const applyBody = (code: string, order = makeOrder()) => ({ source_id: 'c1', coupon_details: [{ coupon_code: code }], order });
+/** Sends a request first (a prerequisite of the case), failing loudly if it does not succeed. */
+async function prerequisite(f: Fixture, method: string, path: string, body: unknown, auth = f.auth) {
+  const res = await call(f.api.url, method, path, { auth, body });
+  expect(res.status, `prerequisite ${method} ${path}: ${res.text}`).to.be.below(300);
+  return res.body;
+}
+
+const clientCases: Case[] = [
+  ['list as a visitor', 'POST', LIST, 200, () => ({})],
+  ['list for a customer', 'POST', LIST, 200, () => ({ body: { source_id: 'c1' } })],
+  ['list for a customer with an order', 'POST', LIST, 200, () => ({ body: { source_id: 'c1', order: makeOrder() } })],
+  ['list with an invalid order', 'POST', LIST, 200, () => ({ body: { order: { items: 3 } } })],
+  ['list for an unknown customer', 'POST', LIST, 400, () => ({ body: { source_id: 'ghost' } })],
+  ['list with malformed JSON', 'POST', LIST, 400, () => ({ raw: '{' })],
+  ['list without credentials', 'POST', LIST, 401, () => ({ auth: null })],
+  ['list with wrong credentials', 'POST', LIST, 401, () => ({ auth: BAD_BASIC })],
+  ['list with a body over the limit', 'POST', LIST, 413, () => ({ raw: HUGE })],
+
+  [
+    'validate an applicable coupon',
+    'POST',
+    VALIDATE,
+    200,
+    () => ({
+      body: { source_id: 'c1', coupon_details: [{ coupon_code: 'SPEC10' }], order: makeOrder({ shipping: 10, payment_mode: 'UPI' }) },
+    }),
+  ],
+  [
+    'validate a selected-items coupon',
+    'POST',
+    VALIDATE,
+    200,
+    () => ({ body: { coupon_details: [{ coupon_code: 'SPECSEL' }], order: makeOrder() } }),
+  ],
+  ['validate a bulk code', 'POST', VALIDATE, 200, () => ({ body: { coupon_details: [{ coupon_id: 'bulk', coupon_code: 'spec-bulk' }] } })],
+  [
+    'validate a coupon that does not apply',
+    'POST',
+    VALIDATE,
+    200,
+    () => ({ body: { coupon_details: [{ coupon_code: 'SPEC10' }], order: { selling_price_subtotal: 0 } } }),
+  ],
+  ['validate an unknown coupon', 'POST', VALIDATE, 400, () => ({ body: { coupon_details: [{ coupon_code: 'NOPE' }] } })],
+  [
+    'validate an assigned coupon without a customer',
+    'POST',
+    VALIDATE,
+    400,
+    () => ({ body: { coupon_details: [{ coupon_code: 'SPECMINE' }] } }),
+  ],
+  [
+    'validate two coupons at once',
+    'POST',
+    VALIDATE,
+    400,
+    () => ({ body: { coupon_details: [{ coupon_code: 'SPEC10' }, { coupon_code: 'SPECSEL' }] } }),
+  ],
+  ['validate with malformed JSON', 'POST', VALIDATE, 400, () => ({ raw: '{"coupon_details": [' })],
+  ['validate without credentials', 'POST', VALIDATE, 401, () => ({ auth: null, body: {} })],
+  ['validate with a body over the limit', 'POST', VALIDATE, 413, () => ({ raw: HUGE })],
+
+  ['redeem', 'POST', APPLY, 200, () => ({ path: `${APPLY}?type=redeem`, body: applyBody('SPEC10') })],
+  [
+    'revert',
+    'POST',
+    APPLY,
+    200,
+    async (f) => {
+      const body = applyBody('SPEC10');
+      await prerequisite(f, 'POST', `${APPLY}?type=redeem`, body);
+      return { path: `${APPLY}?type=revert`, body };
+    },
+  ],
+  [
+    'redeem refused by a limit',
+    'POST',
+    APPLY,
+    400,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPLY}?type=redeem`, applyBody('SPECONCE'));
+      return { path: `${APPLY}?type=redeem`, body: applyBody('SPECONCE') };
+    },
+  ],
+  ['revert of an order never redeemed', 'POST', APPLY, 400, () => ({ path: `${APPLY}?type=revert`, body: applyBody('SPEC10') })],
+  ['apply with a wrong type', 'POST', APPLY, 400, () => ({ path: `${APPLY}?type=x`, body: {} })],
+  [
+    'redeem with an item field missing',
+    'POST',
+    APPLY,
+    400,
+    () => ({
+      path: `${APPLY}?type=redeem`,
+      body: applyBody('SPEC10', makeOrder({ items: [{ product_id: 'p1', original_price: 5, shipping: 0 }] })),
+    }),
+  ],
+  ['apply without credentials', 'POST', APPLY, 401, () => ({ path: `${APPLY}?type=redeem`, auth: null, body: {} })],
+  [
+    'apply reusing an Idempotency-Key with another body',
+    'POST',
+    APPLY,
+    409,
+    async (f) => {
+      const key = `spec-${Math.random()}`;
+      const first = await call(f.api.url, 'POST', `${APPLY}?type=redeem`, {
+        auth: f.auth,
+        body: applyBody('SPEC10'),
+        headers: { 'idempotency-key': key },
+      });
+      expect(first.status).to.equal(200);
+      return { path: `${APPLY}?type=redeem`, body: applyBody('SPEC10'), headers: { 'idempotency-key': key } };
+    },
+  ],
+  ['apply with a body over the limit', 'POST', APPLY, 413, () => ({ path: `${APPLY}?type=redeem`, raw: HUGE })],
+  ['redeem not answered in time', 'POST', APPLY, 503, (f) => ({ api: f.stalled, path: `${APPLY}?type=redeem`, body: applyBody('SPEC10') })],
+
+  ['wallet read', 'GET', WALLET, 200, () => ({ path: '/wallets/customer/c1' })],
+  ['wallet read of an application without wallets', 'GET', WALLET, 200, (f) => ({ path: '/wallets/customer/c1', auth: f.bareAuth })],
+  ['wallet read of an unknown customer', 'GET', WALLET, 404, () => ({ path: '/wallets/customer/ghost' })],
+  ['wallet read without credentials', 'GET', WALLET, 401, () => ({ path: '/wallets/customer/c1', auth: null })],
+
+  [
+    'wallet credit',
+    'PUT',
+    WALLET_TX,
+    200,
+    () => ({ path: '/wallets/customer/c1/transactions/loyalty', body: { type: 'credit', points: 5, description: 'spec' } }),
+  ],
+  [
+    'wallet debit',
+    'PUT',
+    WALLET_TX,
+    200,
+    async (f) => {
+      await prerequisite(f, 'PUT', '/wallets/customer/c2/transactions/loyalty', { type: 'credit', points: 10 });
+      return { path: '/wallets/customer/c2/transactions/loyalty', body: { type: 'debit', points: 2.5 } };
+    },
+  ],
+  [
+    'wallet debit over the balance',
+    'PUT',
+    WALLET_TX,
+    400,
+    () => ({ path: '/wallets/customer/c3/transactions/loyalty', body: { type: 'debit', points: 1 } }),
+  ],
+  ['wallet update without type', 'PUT', WALLET_TX, 400, () => ({ path: '/wallets/customer/c1/transactions/loyalty', body: { points: 5 } })],
+  [
+    'wallet update without points',
+    'PUT',
+    WALLET_TX,
+    400,
+    () => ({ path: '/wallets/customer/c1/transactions/loyalty', body: { type: 'credit' } }),
+  ],
+  [
+    'wallet update with 3-decimal points',
+    'PUT',
+    WALLET_TX,
+    400,
+    () => ({ path: '/wallets/customer/c1/transactions/loyalty', body: { type: 'credit', points: 1.234 } }),
+  ],
+  [
+    'wallet update of an unknown wallet',
+    'PUT',
+    WALLET_TX,
+    404,
+    () => ({ path: '/wallets/customer/c1/transactions/none', body: { type: 'credit', points: 5 } }),
+  ],
+  [
+    'wallet update of an unknown customer',
+    'PUT',
+    WALLET_TX,
+    404,
+    () => ({ path: '/wallets/customer/ghost/transactions/loyalty', body: { type: 'credit', points: 5 } }),
+  ],
+  [
+    'wallet update without credentials',
+    'PUT',
+    WALLET_TX,
+    401,
+    () => ({ path: '/wallets/customer/c1/transactions/loyalty', auth: null, body: {} }),
+  ],
+  [
+    'wallet update reusing an Idempotency-Key with another body',
+    'PUT',
+    WALLET_TX,
+    409,
+    async (f) => {
+      const key = `spec-${Math.random()}`;
+      const path = '/wallets/customer/c1/transactions/loyalty';
+      const first = await call(f.api.url, 'PUT', path, {
+        auth: f.auth,
+        body: { type: 'credit', points: 1 },
+        headers: { 'idempotency-key': key },
+      });
+      expect(first.status).to.equal(200);
+      return { path, body: { type: 'credit', points: 2 }, headers: { 'idempotency-key': key } };
+    },
+  ],
+  [
+    'wallet update with a body over the limit',
+    'PUT',
+    WALLET_TX,
+    413,
+    () => ({ path: '/wallets/customer/c1/transactions/loyalty', raw: HUGE }),
+  ],
+  [
+    'wallet update not answered in time',
+    'PUT',
+    WALLET_TX,
+    503,
+    (f) => ({ api: f.stalled, path: '/wallets/customer/c1/transactions/loyalty', body: { type: 'credit', points: 1 } }),
+  ],
+];
+
+const CAMPAIGN = {
+  name: 'Spec campaign',
+  code_type: 'fixed',
+  code: 'SPECADMIN',
+  valid_from: '2026-01-01T00:00',
+  discount: { kind: 'discount', type: 'flat', value: 50 },
+  discount_calculated_on_property: 'selling_price_subtotal',
+};
+const adminCases: Case[] = [
+  [
+    'admin creates an application',
+    'POST',
+    APPS,
+    201,
+    () => ({ auth: ADMIN, body: { name: 'Spec store', timezone: 'Asia/Kolkata', currency: 'INR' } }),
+  ],
+  ['admin sends an invalid application', 'POST', APPS, 400, () => ({ auth: ADMIN, body: { name: 3 } })],
+  ['admin lists applications', 'GET', APPS, 200, () => ({ auth: ADMIN })],
+  ['admin without the token', 'GET', APPS, 401, () => ({ auth: null })],
+  ['admin updates an application', 'PATCH', APP, 200, (f) => ({ path: `${APPS}/${f.appId}`, auth: ADMIN, body: { name: 'Spec store 2' } })],
+  [
+    'admin updates an unknown application',
+    'PATCH',
+    APP,
+    404,
+    () => ({ path: `${APPS}/000000000000000000000000`, auth: ADMIN, body: { name: 'x' } }),
+  ],
+  [
+    'admin rotates a secret',
+    'POST',
+    `${APP}/rotate-secret`,
+    200,
+    async (f) => {
+      const created = await prerequisite(f, 'POST', APPS, { name: 'Rotated', timezone: 'UTC', currency: 'EUR' }, ADMIN);
+      return { path: `${APPS}/${created.id}/rotate-secret`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin upserts customers',
+    'POST',
+    `${APP}/customers`,
+    200,
+    (f) => ({
+      path: `${APPS}/${f.appId}/customers`,
+      auth: ADMIN,
+      body: { customers: [{ source_id: 'c9', name: 'Nine', email: 'nine@example.com' }] },
+    }),
+  ],
+  [
+    'admin sends invalid customers',
+    'POST',
+    `${APP}/customers`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/customers`, auth: ADMIN, body: { customers: 'c9' } }),
+  ],
+  ['admin lists customers', 'GET', `${APP}/customers`, 200, (f) => ({ path: `${APPS}/${f.appId}/customers?limit=5`, auth: ADMIN })],
+  [
+    'admin reads a ledger',
+    'GET',
+    `${APP}/customers/{customer}/wallets/{wallet_id}/ledger`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'PUT', '/wallets/customer/c4/transactions/loyalty', { type: 'credit', points: 7, description: 'ledger' });
+      return { path: `${APPS}/${f.appId}/customers/c4/wallets/loyalty/ledger`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin reads the ledger of an unknown customer',
+    'GET',
+    `${APP}/customers/{customer}/wallets/{wallet_id}/ledger`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/customers/ghost/wallets/loyalty/ledger`, auth: ADMIN }),
+  ],
+  [
+    'admin creates a wallet',
+    'POST',
+    `${APP}/wallets`,
+    201,
+    (f) => ({
+      path: `${APPS}/${f.appId}/wallets`,
+      auth: ADMIN,
+      body: {
+        wallet_id: 'stars',
+        wallet_name: 'Stars',
+        currency: 'INR',
+        singular_unit_name: 'star',
+        plural_unit_name: 'stars',
+        timezone: 'Asia/Kolkata',
+      },
+    }),
+  ],
+  [
+    'admin sends an invalid wallet',
+    'POST',
+    `${APP}/wallets`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/wallets`, auth: ADMIN, body: { wallet_id: 3 } }),
+  ],
+  ['admin lists wallets', 'GET', `${APP}/wallets`, 200, (f) => ({ path: `${APPS}/${f.appId}/wallets`, auth: ADMIN })],
+  [
+    'admin creates a campaign',
+    'POST',
+    `${APP}/campaigns`,
+    201,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns`, auth: ADMIN, body: CAMPAIGN }),
+  ],
+  [
+    'admin sends an invalid campaign',
+    'POST',
+    `${APP}/campaigns`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns`, auth: ADMIN, body: { name: 'x' } }),
+  ],
+  ['admin lists campaigns', 'GET', `${APP}/campaigns`, 200, (f) => ({ path: `${APPS}/${f.appId}/campaigns`, auth: ADMIN })],
+  [
+    'admin reads a campaign',
+    'GET',
+    `${APP}/campaigns/{campaign}`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/${f.campaignId}`, auth: ADMIN }),
+  ],
+  [
+    'admin reads an unknown campaign',
+    'GET',
+    `${APP}/campaigns/{campaign}`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/000000000000000000000000`, auth: ADMIN }),
+  ],
+  [
+    'admin updates a campaign',
+    'PATCH',
+    `${APP}/campaigns/{campaign}`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/${f.campaignId}`, auth: ADMIN, body: { description: 'updated by the spec test' } }),
+  ],
+  [
+    'admin adds bulk codes',
+    'POST',
+    `${APP}/campaigns/{campaign}/codes`,
+    200,
+    (f) => ({
+      path: `${APPS}/${f.appId}/campaigns/${f.bulkCampaignId}/codes`,
+      auth: ADMIN,
+      body: { generate: { count: 3, prefix: 'SPEC-' } },
+    }),
+  ],
+  [
+    'admin lists codes',
+    'GET',
+    `${APP}/campaigns/{campaign}/codes`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/${f.bulkCampaignId}/codes`, auth: ADMIN }),
+  ],
+  [
+    'admin lists redemptions',
+    'GET',
+    `${APP}/redemptions`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPLY}?type=redeem`, applyBody('SPEC10'));
+      return { path: `${APPS}/${f.appId}/redemptions?customer=c1`, auth: ADMIN };
+    },
+  ],
+];
+
+const probeCases: Case[] = [
+  ['health', 'GET', '/healthz', 200, () => ({ auth: null })],
+  ['readiness', 'GET', '/readyz', 200, () => ({ auth: null })],
+];
+
+// ---- the tests ---------------------------------------------------------------------------------
+
+describe('openapi.yaml matches real responses', function () {
+  this.timeout(60_000);
+  const f = {} as Fixture;
   before(async () => {
-    api = await startTestApi();
-    app = await createTestApplication(api.services);
-    await createCustomers(api.services, app.id, ['c1']);
-    await createWallet(api.services, app.id);
-    await createCampaign(api.services, app.id, { code: 'SPEC10' });
-    await createCampaign(api.services, app.id, {
+    f.api = await startTestApi();
+    const app = await createTestApplication(f.api.services);
+    f.auth = app.auth;
+    f.appId = app.id;
+    const bare = await createTestApplication(f.api.services);
+    f.bareAuth = bare.auth;
+    await createCustomers(f.api.services, bare.id, ['c1']);
+    const [c1] = await createCustomers(f.api.services, app.id, ['c1', 'c2', 'c3', 'c4']);
+    await createWallet(f.api.services, app.id);
+    f.campaignId = (await createCampaign(f.api.services, app.id, { code: 'SPEC10' })).id;
+    await createCampaign(f.api.services, app.id, { code: 'SPECONCE', limits: { total: 1 } });
+    await createCampaign(f.api.services, app.id, { code: 'SPECMINE', assignment: 'assigned_users', assignedCustomerIds: [c1!.id] });
+    await createCampaign(f.api.services, app.id, {
       code: 'SPECSEL',
       discountCalculatedOn: 'selected_items_selling_price_subtotal',
       itemSelector: { match: 'OR', properties: [{ property: 'sku', values: ['SKU2'] }] },
     });
-    const bulk = await createCampaign(api.services, app.id, { codeType: 'bulk', code: undefined });
-    await createBulkCodes(api.services, app.id, bulk.id, ['SPEC-BULK']);
+    const bulk = await createCampaign(f.api.services, app.id, { codeType: 'bulk', code: undefined });
+    f.bulkCampaignId = bulk.id;
+    await createBulkCodes(f.api.services, app.id, bulk.id, ['SPEC-BULK']);
+    // Its own queue prefix and no worker: its jobs wait forever, so the API answers 503 after 100 ms.
+    f.stalled = await startTestApi(
+      { QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-stalled`, JOB_WAIT_TIMEOUT_MS: '100' },
+      { inProcessWorker: false },
+    );
   });
   after(async () => {
-    await api.close();
+    if (f.stalled) {
+      await Promise.all(f.stalled.jobs.partitionQueues.map((q) => q.obliterate({ force: true })));
+      await f.stalled.close();
+    }
+    await f.api?.close();
   });
 
-  const cases: [string, string, string, () => { path?: string; body?: unknown; auth?: string | null; headers?: Record<string, string> }][] =
-    [
-      ['list as a visitor', 'POST', '/coupons/list/all', () => ({})],
-      ['list with a customer and an order', 'POST', '/coupons/list/all', () => ({ body: { source_id: 'c1', order: makeOrder() } })],
-      ['list with an invalid order', 'POST', '/coupons/list/all', () => ({ body: { order: { items: 3 } } })],
-      ['list with an unknown customer', 'POST', '/coupons/list/all', () => ({ body: { source_id: 'ghost' } })],
-      ['list without credentials', 'POST', '/coupons/list/all', () => ({ auth: null })],
-      [
-        'validate applicable',
-        'POST',
-        '/coupons/validate',
-        () => ({
-          body: { source_id: 'c1', coupon_details: [{ coupon_code: 'SPEC10' }], order: makeOrder({ shipping: 10, payment_mode: 'UPI' }) },
-        }),
-      ],
-      [
-        'validate selected items',
-        'POST',
-        '/coupons/validate',
-        () => ({ body: { coupon_details: [{ coupon_code: 'SPECSEL' }], order: makeOrder() } }),
-      ],
-      [
-        'validate a bulk code',
-        'POST',
-        '/coupons/validate',
-        () => ({ body: { coupon_details: [{ coupon_id: 'bulk', coupon_code: 'spec-bulk' }] } }),
-      ],
-      [
-        'validate not applicable',
-        'POST',
-        '/coupons/validate',
-        () => ({ body: { coupon_details: [{ coupon_code: 'SPEC10' }], order: { selling_price_subtotal: 0 } } }),
-      ],
-      ['validate unknown coupon', 'POST', '/coupons/validate', () => ({ body: { coupon_details: [{ coupon_code: 'NOPE' }] } })],
-      ['validate malformed JSON', 'POST', '/coupons/validate', () => ({ body: '{' })],
-      [
-        'redeem',
-        'POST',
-        '/coupons/apply',
-        () => ({
-          path: '/coupons/apply?type=redeem',
-          body: { source_id: 'c1', coupon_details: [{ coupon_code: 'SPEC10' }], order: makeOrder({ order_id: 'spec-order' }) },
-        }),
-      ],
-      [
-        'revert',
-        'POST',
-        '/coupons/apply',
-        () => ({
-          path: '/coupons/apply?type=revert',
-          body: { source_id: 'c1', coupon_details: [{ coupon_code: 'SPEC10' }], order: makeOrder({ order_id: 'spec-order' }) },
-        }),
-      ],
-      ['apply with a bad type', 'POST', '/coupons/apply', () => ({ path: '/coupons/apply?type=x', body: {} })],
-      ['wallet read', 'GET', '/wallets/customer/{source_id}', () => ({ path: '/wallets/customer/c1' })],
-      ['wallet read of an unknown customer', 'GET', '/wallets/customer/{source_id}', () => ({ path: '/wallets/customer/ghost' })],
-      [
-        'wallet credit',
-        'PUT',
-        '/wallets/customer/{source_id}/transactions/{wallet_id}',
-        () => ({ path: '/wallets/customer/c1/transactions/loyalty', body: { type: 'credit', points: 5 } }),
-      ],
-      [
-        'wallet update without type',
-        'PUT',
-        '/wallets/customer/{source_id}/transactions/{wallet_id}',
-        () => ({ path: '/wallets/customer/c1/transactions/loyalty', body: { points: 5 } }),
-      ],
-      [
-        'wallet update of an unknown wallet',
-        'PUT',
-        '/wallets/customer/{source_id}/transactions/{wallet_id}',
-        () => ({ path: '/wallets/customer/c1/transactions/none', body: { type: 'credit', points: 5 } }),
-      ],
-      ['health', 'GET', '/healthz', () => ({ auth: null })],
-      ['readiness', 'GET', '/readyz', () => ({ auth: null })],
-      ['admin applications', 'GET', '/admin/applications', () => ({ auth: `Bearer ${TEST_ADMIN_TOKEN}` })],
-    ];
-
-  for (const [label, method, template, make] of cases) {
-    it(`when ${label}, then the response matches the spec`, async () => {
-      const c = make();
-      const path = c.path ?? template;
-      const auth = c.auth === null ? undefined : (c.auth ?? app.auth);
-      const res =
-        typeof c.body === 'string'
-          ? await call(api.url, method, path, { auth, rawBody: c.body })
-          : await call(api.url, method, path, { auth, ...(c.body === undefined ? {} : { body: c.body }) });
-      expect(res.status).to.be.below(500);
-      assertMatchesSpec(method, template, res.status, res.body);
+  for (const [label, method, template, status, make] of [...clientCases, ...adminCases, ...probeCases]) {
+    it(`when ${label}, then ${status} and the body matches the spec`, async () => {
+      const r = await make(f);
+      const api = r.api ?? f.api;
+      const auth = r.auth === null ? undefined : (r.auth ?? f.auth);
+      const res = await call(api.url, method, r.path ?? template, {
+        ...(auth ? { auth } : {}),
+        ...(r.headers ? { headers: r.headers } : {}),
+        ...(r.raw !== undefined ? { rawBody: r.raw } : r.body !== undefined ? { body: r.body } : {}),
+      });
+      expect(res.status, res.text.slice(0, 300)).to.equal(status);
+      assertMatchesSpec(method, template, res.status, res.body, res.headers.get('content-type'));
     });
   }
 
-  it('when the docs page is requested, then it serves Swagger UI and the spec offline', async () => {
-    const page = await call(api.url, 'GET', '/docs');
+  it('when the cases are listed, then every status documented for a client route is exercised', () => {
+    const documented = Object.entries(spec.paths as Record<string, Record<string, { responses: object }>>)
+      .filter(([path]) => path.startsWith('/coupons/') || path.startsWith('/wallets/'))
+      .flatMap(([path, ops]) =>
+        METHODS.filter((m) => ops[m]).flatMap((m) => Object.keys(ops[m]!.responses).map((s) => `${m.toUpperCase()} ${path} ${s}`)),
+      );
+    const exercised = new Set(clientCases.map(([, method, template, status]) => `${method} ${template} ${status}`));
+    expect(documented.filter((d) => !exercised.has(d))).to.deep.equal([]);
+    expect([...exercised].filter((e) => !documented.includes(e))).to.deep.equal([]);
+  });
+
+  it('when the spec is read, then every example satisfies the schema it illustrates', () => {
+    const failures: string[] = [];
+    const check = (pointer: string, example: unknown, name = 'example') => {
+      const validate = ajv.getSchema(`${SPEC_ID}${pointer}`)!;
+      if (!validate(example)) failures.push(`${pointer} (${name}): ${errorsText(validate.errors)}`);
+    };
+    /** Every media type object with an example: a response body or a request body. */
+    const visitContent = (
+      base: string,
+      content: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, { value: unknown }> }>,
+    ) => {
+      for (const [type, media] of Object.entries(content ?? {})) {
+        if (!media.schema) continue;
+        const schema = `${base}/content/${escapePointer(type)}/schema`;
+        if (media.example !== undefined) check(schema, media.example);
+        for (const [name, ex] of Object.entries(media.examples ?? {})) check(schema, ex.value, name);
+      }
+    };
+    for (const [path, ops] of Object.entries(spec.paths as Record<string, Record<string, any>>)) {
+      for (const m of METHODS.filter((x) => ops[x])) {
+        const op = `#/paths/${escapePointer(path)}/${m}`;
+        if (ops[m].requestBody?.content) visitContent(`${op}/requestBody`, ops[m].requestBody.content);
+        for (const [status, response] of Object.entries(ops[m].responses as Record<string, any>))
+          if (!response.$ref) visitContent(`${op}/responses/${status}`, response.content);
+      }
+    }
+    for (const [name, response] of Object.entries(spec.components.responses as Record<string, any>))
+      visitContent(`#/components/responses/${name}`, response.content);
+    expect(failures).to.deep.equal([]);
+  });
+
+  it('when the spec and the Express routes are compared, then each names the same routes', async () => {
+    const services = f.api.services;
+    const app = buildApp({ services, logger: createLogger(services.config, 'spec'), jobs: f.api.jobs });
+    const sample = (template: string) => template.replace(/\{[^}]+\}/g, 'x');
+    const shape = (template: string) => template.replace(/\{[^}]+\}|:[A-Za-z]+/g, '{}');
+    const documented = Object.entries(spec.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      METHODS.filter((m) => ops[m]).map((m) => ({ method: m.toUpperCase(), path })),
+    );
+    const unrouted = documented.filter(({ method, path }) => routeTemplateOf(app.router, method, sample(path)) === undefined);
+    expect(unrouted, 'documented but not routed').to.deep.equal([]);
+    const routed = documented.map(({ method, path }) => `${method} ${shape(routeTemplateOf(app.router, method, sample(path))!)}`);
+    expect(routed).to.deep.equal(documented.map(({ method, path }) => `${method} ${shape(path)}`));
+    // The other way round: every client and admin route of the app is documented.
+    const listed: string[] = [];
+    const walk = (router: any, base: string) => {
+      for (const e of router.listRoutes?.() ?? []) {
+        if (typeof e.path !== 'string') continue;
+        if (e.router) walk(e.router, base + (e.path === '/' ? '' : e.path));
+        else for (const m of e.methods ?? []) if (m !== 'HEAD') listed.push(`${m} ${shape(base + e.path)}`);
+      }
+    };
+    walk(app.router, '');
+    const undocumented = listed.filter((r) => !r.includes(' /docs') && !documented.some((d) => `${d.method} ${shape(d.path)}` === r));
+    expect(undocumented, 'routed but not documented').to.deep.equal([]);
+  });
+
+  it('when the docs page is requested, then it serves Swagger UI from local files and the spec as JSON and YAML', async () => {
+    const page = await call(f.api.url, 'GET', '/docs');
     expect(page.status).to.equal(200);
-    expect(page.text).to.include('swagger-ui-bundle.js');
-    const asset = await fetch(`${api.url}/docs/assets/swagger-ui-bundle.js`);
-    expect(asset.status).to.equal(200);
-    const spec = await call(api.url, 'GET', '/docs/openapi.json');
-    expect(Object.keys(spec.body.paths)).to.include.members([
-      '/coupons/list/all',
-      '/coupons/validate',
-      '/coupons/apply',
-      '/wallets/customer/{source_id}',
-      '/wallets/customer/{source_id}/transactions/{wallet_id}',
-    ]);
+    expect(page.text)
+      .to.include('/docs/assets/swagger-ui-bundle.js')
+      .and.not.match(/https?:\/\//);
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css'])
+      expect((await fetch(`${f.api.url}/docs/assets/${asset}`)).status).to.equal(200);
+    const json = await call(f.api.url, 'GET', '/docs/openapi.json');
+    expect(json.body).to.deep.equal(spec);
+    const yaml = await call(f.api.url, 'GET', '/docs/openapi.yaml');
+    expect(parse(yaml.text)).to.deep.equal(spec);
   });
 });

@@ -1,18 +1,34 @@
+/**
+ * The operations surface: probes, Prometheus metrics (API and worker), Bull Board's protection,
+ * and the worker's failure logs. docs/operations.md describes what is checked here.
+ */
+import { Writable } from 'node:stream';
+import type { Queue } from 'bullmq';
 import { expect } from 'chai';
+import express from 'express';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { readiness } from '../../api/ops/health.js';
+import { createMetrics } from '../../api/ops/metrics.js';
+import { routeTemplateOf } from '../../api/ops/route-template.js';
 import { freePort } from '../../scripts/embedded-servers.js';
+import { WorkerPool } from '../../worker/worker-pool.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import {
   call,
   createTestApplication,
   startTestApi,
+  testConfig,
   testDatabase,
   TEST_ADMIN_TOKEN,
+  TEST_QUEUE_PREFIX,
   type TestApi,
   type TestApplication,
 } from '../support/context.js';
 import { startWorkerProcess } from '../support/worker-process.js';
+
+const METRICS_TOKEN = 'metrics-token-0123456789';
+const SCRAPE = { headers: { authorization: `Bearer ${METRICS_TOKEN}` } };
 
 /** The value of the sample `name` whose labels include `labels` (any order), or undefined. */
 function metric(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -30,7 +46,7 @@ describe('operations: health, metrics, Bull Board', function () {
   let api: TestApi;
   let app: TestApplication;
   before(async () => {
-    api = await startTestApi({ METRICS_TOKEN: 'metrics-token-0123456789' }, { inProcessWorker: false });
+    api = await startTestApi({ METRICS_TOKEN }, { inProcessWorker: false });
     app = await createTestApplication(api.services);
     await createCustomers(api.services, app.id, ['c1']);
     await createWallet(api.services, app.id);
@@ -40,11 +56,11 @@ describe('operations: health, metrics, Bull Board', function () {
     await api.close();
   });
 
-  it('when /healthz and /readyz are asked, then alive and ready with both dependencies up', async () => {
-    expect((await call(api.url, 'GET', '/healthz')).body).to.deep.equal({ status: 'ok' });
+  it('when /healthz and /readyz are asked, then alive and ready with both dependencies up, without credentials', async () => {
+    const live = await call(api.url, 'GET', '/healthz');
+    expect([live.status, live.body]).to.deep.equal([200, { status: 'ok' }]);
     const ready = await call(api.url, 'GET', '/readyz');
-    expect(ready.status).to.equal(200);
-    expect(ready.body).to.deep.equal({ status: 'ready', mongodb: 'up', redis: 'up' });
+    expect([ready.status, ready.body]).to.deep.equal([200, { status: 'ready', mongodb: 'up', redis: 'up' }]);
   });
 
   it('when Redis is unreachable, then readiness is 503 naming it', async () => {
@@ -60,56 +76,103 @@ describe('operations: health, metrics, Bull Board', function () {
     expect(r).to.deep.equal({ status: 503, body: { status: 'not_ready', mongodb: 'up', redis: 'down' } });
   });
 
+  it('when a dependency hangs or the database was never connected, then readiness answers down within its budget', async () => {
+    const hanging = { ping: () => new Promise(() => {}) } as unknown as Redis;
+    const neverConnected = { connection: { db: undefined } } as unknown as Parameters<typeof readiness>[0];
+    const started = Date.now();
+    const r = await readiness(neverConnected, hanging, 200);
+    expect(Date.now() - started).to.be.below(1000);
+    expect(r).to.deep.equal({ status: 503, body: { status: 'not_ready', mongodb: 'down', redis: 'down' } });
+  });
+
   it('when operations run, then /metrics counts outcomes, routes by template and queue depth; the worker reports job durations', async () => {
     const port = await freePort();
-    const worker = await startWorkerProcess({ WORKER_PORT: String(port), METRICS_TOKEN: 'metrics-token-0123456789' });
+    const worker = await startWorkerProcess({ WORKER_PORT: String(port), METRICS_TOKEN });
     try {
-      const redeem = (order = makeOrder()) =>
-        call(api.url, 'POST', '/coupons/apply?type=redeem', {
+      const apply = (type: string, order: ReturnType<typeof makeOrder>) =>
+        call(api.url, 'POST', `/coupons/apply?type=${type}`, {
           auth: app.auth,
           body: { source_id: 'c1', coupon_details: [{ coupon_code: 'OPS' }], order },
         });
-      expect((await redeem()).status).to.equal(200);
-      expect((await redeem()).status).to.equal(400); // total limit 1
-      await call(api.url, 'PUT', '/wallets/customer/c1/transactions/loyalty', { auth: app.auth, body: { type: 'credit', points: 3 } });
+      const order = makeOrder();
+      expect((await apply('redeem', order)).status).to.equal(200);
+      expect((await apply('redeem', makeOrder())).status).to.equal(400); // total limit 1
+      expect((await apply('revert', order)).status).to.equal(200);
+      const tx = (body: object) => call(api.url, 'PUT', '/wallets/customer/c1/transactions/loyalty', { auth: app.auth, body });
+      expect((await tx({ type: 'credit', points: 3 })).status).to.equal(200);
+      expect((await tx({ type: 'debit', points: 300 })).status).to.equal(400);
+      expect((await call(api.url, 'POST', '/coupons/validate', { auth: app.auth, rawBody: '{' })).status).to.equal(400);
+      expect((await call(api.url, 'GET', '/no/such/route')).status).to.equal(404);
+
       expect((await call(api.url, 'GET', '/metrics')).status).to.equal(401);
-      const text = (await call(api.url, 'GET', '/metrics', { headers: { authorization: 'Bearer metrics-token-0123456789' } })).text;
-      expect(metric(text, 'coupons_redemptions_total', { type: 'redeem', outcome: 'completed', reason: '' })).to.equal(1);
-      expect(metric(text, 'coupons_redemptions_total', { type: 'redeem', outcome: 'refused', reason: 'total_limit' })).to.equal(1);
-      expect(metric(text, 'coupons_wallet_transactions_total', { type: 'credit', outcome: 'applied' })).to.equal(1);
-      expect(
-        metric(text, 'coupons_http_request_duration_seconds_count', { method: 'POST', route: '/coupons/apply', status: '200' }),
-      ).to.equal(1);
-      expect(
-        metric(text, 'coupons_http_request_duration_seconds_count', {
-          method: 'PUT',
-          route: '/wallets/customer/:sourceId/transactions/:walletId',
-          status: '200',
-        }),
-      ).to.equal(1);
-      expect(metric(text, 'coupons_queue_jobs', { queue: 'ops-{00}', state: 'waiting' })).to.be.a('number');
+      const scrape = await call(api.url, 'GET', '/metrics', SCRAPE);
+      expect(scrape.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+      const text = scrape.text;
+      const count = (name: string, labels: Record<string, string>) => metric(text, name, labels);
+      expect(count('coupons_redemptions_total', { type: 'redeem', outcome: 'completed', reason: '', component: 'api' })).to.equal(1);
+      expect(count('coupons_redemptions_total', { type: 'redeem', outcome: 'refused', reason: 'total_limit' })).to.equal(1);
+      expect(count('coupons_redemptions_total', { type: 'revert', outcome: 'completed', reason: '' })).to.equal(1);
+      expect(count('coupons_wallet_transactions_total', { type: 'credit', outcome: 'applied' })).to.equal(1);
+      expect(count('coupons_wallet_transactions_total', { type: 'debit', outcome: 'refused' })).to.equal(1);
+      const http = (method: string, route: string, status: string) =>
+        count('coupons_http_request_duration_seconds_count', { method, route, status });
+      expect(http('POST', '/coupons/apply', '200')).to.equal(2);
+      expect(http('PUT', '/wallets/customer/:sourceId/transactions/:walletId', '200')).to.equal(1);
+      // Refused by the body parser before routing, still counted under its route.
+      expect(http('POST', '/coupons/validate', '400')).to.equal(1);
+      expect(http('GET', 'unmatched', '404')).to.equal(1);
+      expect(text).not.to.include('/wallets/customer/c1');
+      expect(count('coupons_queue_jobs', { queue: 'ops-{00}', state: 'waiting' })).to.be.a('number');
+      expect(count('coupons_queue_jobs', { queue: 'ops-{03}', state: 'failed' })).to.be.a('number');
       expect(text).to.include('process_cpu_user_seconds_total');
+
       const w = `http://127.0.0.1:${port}`;
       expect((await call(w, 'GET', '/healthz')).body).to.deep.equal({ status: 'ok' });
-      expect((await call(w, 'GET', '/readyz')).body.status).to.equal('ready');
-      const wm = (await call(w, 'GET', '/metrics', { headers: { authorization: 'Bearer metrics-token-0123456789' } })).text;
-      expect(metric(wm, 'coupons_job_duration_seconds_count', { name: 'redeem', outcome: 'completed', component: 'worker' })).to.equal(2);
-      expect(
-        metric(wm, 'coupons_job_duration_seconds_count', { name: 'wallet-transaction', outcome: 'completed', component: 'worker' }),
-      ).to.equal(1);
+      expect((await call(w, 'GET', '/readyz?probe=1')).body).to.deep.equal({ status: 'ready', mongodb: 'up', redis: 'up' });
+      expect((await call(w, 'GET', '/metrics')).status).to.equal(401);
+      expect((await call(w, 'GET', '/nope')).status).to.equal(404);
+      const wm = (await call(w, 'GET', '/metrics', SCRAPE)).text;
+      const jobs = (name: string) => metric(wm, 'coupons_job_duration_seconds_count', { name, outcome: 'completed', component: 'worker' });
+      // Refusals are completed jobs with a refusal result, not failures.
+      expect([jobs('redeem'), jobs('revert'), jobs('wallet-transaction')]).to.deep.equal([2, 1, 2]);
     } finally {
       expect(await worker.stop()).to.equal(0);
     }
+  });
+
+  it('when Redis does not answer a scrape, then /metrics still answers within a second, without queue depth', async () => {
+    const hanging = { name: 'ops-{00}', getJobCounts: () => new Promise(() => {}) } as unknown as Queue;
+    const metrics = createMetrics('api', () => [hanging]);
+    const started = Date.now();
+    const text = await metrics.registry.metrics();
+    expect(Date.now() - started).to.be.below(2000);
+    expect(text).to.include('process_cpu_user_seconds_total');
+    expect(metric(text, 'coupons_queue_jobs', { queue: 'ops-{00}' })).to.equal(undefined);
+  });
+
+  it('when paths are resolved to route templates, then params, case, trailing slashes and nested routers follow Express', () => {
+    const app = express();
+    const inner = express.Router();
+    inner.get('/customers/:customer/ledger', () => {});
+    app.use('/admin', inner);
+    app.post('/coupons/validate', () => {});
+    expect(routeTemplateOf(app.router, 'GET', '/admin/customers/c1/ledger')).to.equal('/admin/customers/:customer/ledger');
+    expect(routeTemplateOf(app.router, 'POST', '/Coupons/Validate/')).to.equal('/coupons/validate');
+    expect(routeTemplateOf(app.router, 'GET', '/coupons/validate')).to.equal(undefined);
+    expect(routeTemplateOf(app.router, 'GET', '/admin/customers//ledger')).to.equal(undefined);
+    expect(routeTemplateOf({}, 'GET', '/admin')).to.equal(undefined);
   });
 
   it('when Bull Board is opened without the admin token, then 401 with a Basic challenge; with it, it lists every partition queue read-only', async () => {
     const anon = await call(api.url, 'GET', '/admin/queues');
     expect(anon.status).to.equal(401);
     expect(anon.headers.get('www-authenticate')).to.equal('Basic realm="coupons-admin"');
+    const wrong = `Basic ${Buffer.from('admin:not-the-token').toString('base64')}`;
+    expect((await call(api.url, 'GET', '/admin/queues', { headers: { authorization: wrong } })).status).to.equal(401);
     const page = await call(api.url, 'GET', '/admin/queues', { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
     expect(page.status).to.equal(200);
     expect(page.text).to.include('<div id="root">');
-    const basic = `Basic ${Buffer.from(`admin:${TEST_ADMIN_TOKEN}`).toString('base64')}`;
+    const basic = `Basic ${Buffer.from(`anyone:${TEST_ADMIN_TOKEN}`).toString('base64')}`;
     const queues = await call(api.url, 'GET', '/admin/queues/api/queues?activeQueue=&page=1&jobsPerPage=10', {
       headers: { authorization: basic },
     });
@@ -117,14 +180,57 @@ describe('operations: health, metrics, Bull Board', function () {
     const names = queues.body.queues.map((q: { name: string }) => q.name).sort();
     expect(names).to.deep.equal(['ops-{00}', 'ops-{01}', 'ops-{02}', 'ops-{03}']);
     expect(queues.body.queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).to.equal(true);
+    // Read-only on the server too, not only in the UI: a retry through the board's API is refused.
+    const retry = await call(api.url, 'PUT', '/admin/queues/api/queues/ops-%7B00%7D/retry/failed', { headers: { authorization: basic } });
+    expect(retry.status).to.equal(405);
   });
 
-  it('when no admin token is configured, then Bull Board is off (404)', async () => {
+  it('when no admin token is configured, then Bull Board is off (404 plain text)', async () => {
     const off = await startTestApi({ ADMIN_TOKEN: undefined }, { inProcessWorker: false });
     try {
-      expect((await call(off.url, 'GET', '/admin/queues')).status).to.equal(404);
+      const res = await call(off.url, 'GET', '/admin/queues');
+      expect([res.status, res.text]).to.deep.equal([404, 'Cannot GET /admin/queues']);
     } finally {
       await off.close();
+    }
+  });
+
+  it('when no metrics token is configured, then /metrics is open', async () => {
+    const open = await startTestApi({}, { inProcessWorker: false });
+    try {
+      expect((await call(open.url, 'GET', '/metrics')).status).to.equal(200);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('when a job fails in a worker, then the error log names the job id and job name', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const config = testConfig({ QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-fail`, QUEUE_PARTITIONS: '1' });
+    const pool = new WorkerPool(config, pino({ name: 'worker' }, sink), async () => {
+      throw new Error('boom');
+    });
+    const probe = await startTestApi({ QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-fail`, QUEUE_PARTITIONS: '1' }, { inProcessWorker: false });
+    await pool.start();
+    try {
+      const failed = await probe.jobs.run('noop', 'k', {}).catch((err: Error) => err);
+      expect(failed).to.be.instanceOf(Error);
+      // The API hears of the failure through Redis; the worker's own log line may land just after.
+      for (let i = 0; i < 50 && !lines.some((l) => l.msg === 'job failed'); i++) await new Promise((r) => setTimeout(r, 20));
+      const log = lines.find((l) => l.msg === 'job failed');
+      expect(log).to.include({ name: 'worker', jobName: 'noop', queue: 'ops-{00}' });
+      expect(log!.jobId).to.be.a('string').and.not.equal('');
+      expect((log!.err as { message: string }).message).to.equal('boom');
+    } finally {
+      await pool.close();
+      await Promise.all(probe.jobs.partitionQueues.map((q) => q.obliterate({ force: true })));
+      await probe.close();
     }
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * Bull Board at `/admin/queues`: every partition queue, READ-ONLY — these queues move money and
+ * points, and a retry or promote from the UI must never re-run a debit. Admin token required
+ * (Bearer, or Basic with the token as password so a browser can log in through its prompt); off,
+ * a plain 404 like any unknown route, when no admin token is configured.
+ */
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Router, type Express } from 'express';
+import type { JobGateway } from '../../shared/queue/gateway.js';
+import { notFoundRoute } from '../middleware/error-handler.js';
+import { presentsToken } from './token.js';
+
+/** Where app.ts mounts the board (before the `/admin` router, which would answer 401/404 first). */
+export const BULL_BOARD_PATH = '/admin/queues';
+
+/** The board's router, to mount at {@link BULL_BOARD_PATH}. */
+export function bullBoard(jobs: Pick<JobGateway, 'partitionQueues'>, adminToken: string | undefined): Router {
+  const r = Router();
+  if (!adminToken) {
+    r.use(notFoundRoute);
+    return r;
+  }
+  const adapter = new ExpressAdapter();
+  adapter.setBasePath(BULL_BOARD_PATH);
+  createBullBoard({
+    queues: jobs.partitionQueues.map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: 'Coupon queues' } },
+  });
+  r.use((req, res, next) => {
+    if (presentsToken(req.headers.authorization, adminToken)) return next();
+    // The challenge makes a browser show its login prompt (any user name, the token as password).
+    res
+      .status(401)
+      .set('WWW-Authenticate', 'Basic realm="coupons-admin"')
+      .json({ code: 401, message: 'unauthorized', details: 'admin token invalid', request_id: String(req.id ?? '') });
+  });
+  const board = adapter.getRouter() as Express;
+  // The board is an Express app of its own: keep the parent's choice of not naming the framework.
+  board.disable('x-powered-by');
+  r.use(board);
+  return r;
+}
