@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'tools/ferretdb/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'tools/testdb/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,19 +1,35 @@
 /**
- * Embedded servers for `npm run dev` and `npm test` when MONGODB_URI / REDIS_URL are unset:
- * mongodb-memory-server (downloads mongod on first use; needs internet) and a `redis-server`
- * found on PATH, each on a free port in a temporary directory. Not used in production.
+ * Embedded servers for `npm run dev`, `npm test` and `npm run bench` when MONGODB_URI / REDIS_URL
+ * are unset. Not used in production.
+ *
+ * MongoDB, first that works:
+ *  1. mongodb-memory-server, when `mongod` can be had (installed, cached, or downloadable);
+ *  2. the offline test database of `tools/testdb/` (FerretDB 2 on PostgreSQL 15 + DocumentDB),
+ *     when its prerequisites are here (Go, PostgreSQL 15 or apt, the vendored DocumentDB sources);
+ *  3. otherwise one error naming what to set or install.
+ * Redis: a `redis-server` from PATH. Each says on stderr which one it uses.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface EmbeddedServers {
   mongodbUri: string;
   redisUrl: string;
   stop(): Promise<void>;
 }
+
+interface Started {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const testdbDir = join(repoRoot, 'tools', 'testdb');
+const say = (line: string) => process.stderr.write(`embedded servers: ${line}\n`);
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -27,23 +43,38 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
+/** Runs a command to completion; resolves with its stdout, rejects with its exit code and stderr tail. */
+function run(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      process.stderr.write(c); // build progress ("testdb: building …")
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd} exited with ${code}: ${err.slice(-500)}`))));
+  });
+}
+
+async function startRedis(): Promise<Started> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'coupons-redis-'));
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve, reject) => {
-    child.once('error', (err) => reject(new Error(`redis-server not found on PATH (${err.message}); set REDIS_URL`)));
+    child.once('error', (err) => reject(new Error(`redis-server not found on PATH (${err.message}): install it or set REDIS_URL`)));
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('Ready to accept connections')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
+  say(`redis-server on 127.0.0.1:${port}`);
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: async () => {
@@ -53,25 +84,77 @@ async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }>
   };
 }
 
+async function startMemoryServer(): Promise<Started> {
+  const { MongoMemoryServer } = await import('mongodb-memory-server');
+  const mongod = await MongoMemoryServer.create();
+  say(`mongodb-memory-server (mongod) at ${mongod.getUri()}`);
+  return { url: mongod.getUri(), stop: async () => void (await mongod.stop()) };
+}
+
+/** What tools/testdb needs before it can build and start; empty when all is here. */
+export function testDatabaseMissing(): string[] {
+  const missing: string[] = [];
+  const hasGo = ['/usr/local/go/bin/go', ...(process.env.PATH ?? '').split(':').map((p) => join(p, 'go'))].some((p) => existsSync(p));
+  if (!hasGo) missing.push('Go (to build FerretDB)');
+  if (!existsSync('/usr/lib/postgresql/15/bin/pg_ctl') && !existsSync('/usr/bin/apt-get')) missing.push('PostgreSQL 15 (or apt-get)');
+  const vendor = process.env.DOCUMENTDB_VENDOR ?? join(repoRoot, '..', 'shared', 'vendor', 'documentdb');
+  if (!existsSync(vendor)) missing.push(`the DocumentDB sources (${vendor})`);
+  return missing;
+}
+
+/** The offline test database (tools/testdb): a fresh private cluster in a temporary directory. */
+export async function startTestDatabase(): Promise<Started> {
+  // Under the system temp dir itself: PostgreSQL runs as `postgres`, who must traverse the path.
+  const dir = join(tmpdir(), `coupons-testdb-${process.pid}-${Date.now()}`);
+  say('starting the offline test database (tools/testdb: FerretDB 2.7 on PostgreSQL 15 + DocumentDB)');
+  const url = await run('bash', [join(testdbDir, 'start.sh'), dir]).catch(async (err) => {
+    await run('bash', [join(testdbDir, 'stop.sh'), dir, '--rm']).catch(() => undefined);
+    throw err;
+  });
+  say(`test database at ${url} (${dir})`);
+  return { url, stop: async () => void (await run('bash', [join(testdbDir, 'stop.sh'), dir, '--rm'])) };
+}
+
+async function startMongo(): Promise<Started> {
+  let memoryServerError: string;
+  try {
+    return await startMemoryServer();
+  } catch (err) {
+    memoryServerError = (err as Error).message.split('\n')[0]!;
+    say(`mongodb-memory-server cannot start mongod (${memoryServerError})`);
+  }
+  const missing = testDatabaseMissing();
+  if (missing.length === 0) return startTestDatabase();
+  throw new Error(
+    [
+      'No MongoDB to use. Set MONGODB_URI to a MongoDB 7 server (mongodb://host:27017/), or',
+      `  - let mongodb-memory-server get mongod (it failed: ${memoryServerError}; it needs internet once, or MONGOMS_SYSTEM_BINARY), or`,
+      `  - install what the offline test database needs (tools/testdb, docs/testing.md): ${missing.join(', ')}.`,
+    ].join('\n'),
+  );
+}
+
 /** Starts what is missing; returns the URIs to use (given ones are passed through). */
 export async function startEmbeddedServers(given: { mongodbUri?: string; redisUrl?: string }): Promise<EmbeddedServers> {
   const stops: (() => Promise<void>)[] = [];
-  let mongodbUri = given.mongodbUri;
-  if (!mongodbUri) {
-    const { MongoMemoryServer } = await import('mongodb-memory-server');
-    const mongod = await MongoMemoryServer.create();
-    mongodbUri = mongod.getUri();
-    stops.push(async () => {
-      await mongod.stop();
-    });
+  try {
+    let mongodbUri = given.mongodbUri;
+    if (!mongodbUri) {
+      const mongo = await startMongo();
+      mongodbUri = mongo.url;
+      stops.push(mongo.stop);
+    }
+    let redisUrl = given.redisUrl;
+    if (!redisUrl) {
+      const redis = await startRedis();
+      redisUrl = redis.url;
+      stops.push(redis.stop);
+    }
+    return { mongodbUri, redisUrl, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+  } catch (err) {
+    await Promise.all(stops.map((s) => s().catch(() => undefined)));
+    throw err;
   }
-  let redisUrl = given.redisUrl;
-  if (!redisUrl) {
-    const redis = await startRedis();
-    redisUrl = redis.url;
-    stops.push(redis.stop);
-  }
-  return { mongodbUri, redisUrl, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
 }
 
 /** `mongodb://host[,host]/<name>?opts` for the given database name. */

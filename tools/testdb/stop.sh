@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Stops what tools/testdb/start.sh DIR started — its FerretDB and its PostgreSQL cluster, by the
+# pids and data directory recorded in DIR — and nothing else. Keeps DIR (a later start reuses it);
+# pass --rm to delete it too.
+set -uo pipefail
+dir=${1:?usage: stop.sh DIR [--rm]}
+pg_bin=/usr/lib/postgresql/15/bin
+[ -d "$dir" ] || exit 0
+if [ -f "$dir/ferretdb.pid" ]; then
+  pid=$(cat "$dir/ferretdb.pid")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/ferretdb.pid" "$dir/uri"
+fi
+if [ -f "$dir/pgdata/postmaster.pid" ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    runuser -u postgres -- "$pg_bin/pg_ctl" -D "$dir/pgdata" -m fast -w -t 60 stop >/dev/null 2>&1
+  else
+    "$pg_bin/pg_ctl" -D "$dir/pgdata" -m fast -w -t 60 stop >/dev/null 2>&1
+  fi
+  rm -f "$dir/postgres.pid"
+fi
+[ "${2:-}" = --rm ] && rm -rf "$dir"
+exit 0
