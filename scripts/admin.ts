@@ -15,6 +15,7 @@ import { addBulkCodes, createCampaign, listCampaigns, updateCampaign } from '../
 import { upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, readLedger } from '../shared/usecases/admin/wallets.usecase.js';
+import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js';
 import { progress, withServices } from './cli-context.js';
 
 const USAGE = `usage: npm run admin -- <command> [flags]
@@ -30,7 +31,8 @@ const USAGE = `usage: npm run admin -- <command> [flags]
   generate-codes --app ID --campaign ID --count N [--prefix P] [--length L]
   import-codes --app ID --campaign ID --file FILE (one code per line)
   list-redemptions --app ID [--customer SOURCE_ID]
-  ledger --app ID --customer SOURCE_ID --wallet WALLET_ID`;
+  ledger --app ID --customer SOURCE_ID --wallet WALLET_ID
+  migrate-counters                               (legacy usage counters → limit counters; idempotent)`;
 
 const { positionals, values: f } = parseArgs({
   allowPositionals: true,
@@ -55,6 +57,7 @@ const commands: Record<string, (s: Parameters<Parameters<typeof withServices>[0]
   'create-application': (s) =>
     createApplicationFromAdmin(s, { name: need('name'), timezone: need('timezone'), currency: need('currency') }),
   'list-applications': (s) => listApplications(s),
+  'migrate-counters': (s) => migrateCounters(s),
   'update-application': (s) => updateApplication(s, need('app'), json()),
   'rotate-secret': (s) => rotateSecret(s, need('app')),
   'upsert-customers': (s) => upsertCustomers(s, need('app'), json()),

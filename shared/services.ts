@@ -10,13 +10,15 @@ import { customerRepository } from './data/customer.repository.js';
 import type { Database } from './data/db.js';
 import { idempotencyRecordRepository } from './data/idempotency-record.repository.js';
 import { redemptionJournalRepository } from './data/redemption-journal.repository.js';
-import { usageCounterRepository } from './data/usage-counter.repository.js';
+import { limitCounterRepository } from './data/limit-counter.repository.js';
 import { walletBalanceRepository } from './data/wallet-balance.repository.js';
 import { walletTransactionRepository } from './data/wallet-transaction.repository.js';
 import { walletRepository } from './data/wallet.repository.js';
-import { ApplicationCache } from './usecases/application-cache.js';
 import { CampaignCache } from './usecases/campaign-cache.js';
 import { CredentialCache } from './usecases/credential-cache.js';
+import { RecheckCache } from './usecases/recheck-cache.js';
+import type { ApplicationRecord } from './data/application.repository.js';
+import type { WalletRecord } from './data/wallet.repository.js';
 
 export function createRepositories(db: Database) {
   return {
@@ -24,7 +26,7 @@ export function createRepositories(db: Database) {
     customers: customerRepository(db.models),
     campaigns: campaignRepository(db.models),
     couponCodes: couponCodeRepository(db.models),
-    usageCounters: usageCounterRepository(db.models),
+    limitCounters: limitCounterRepository(db.models),
     redemptions: redemptionJournalRepository(db.models),
     idempotency: idempotencyRecordRepository(db.models),
     wallets: walletRepository(db.models),
@@ -39,10 +41,16 @@ export interface Services {
   db: Database;
   repos: Repositories;
   credentials: CredentialCache;
-  applications: ApplicationCache;
+  /** Applications by id, for workers (their jobs name an application, not credentials). */
+  applications: RecheckCache<ApplicationRecord | null>;
+  /** Wallets by `<application>:<wallet_id>` (wallet updates, cashback). */
+  wallets: RecheckCache<WalletRecord | null>;
   campaigns: CampaignCache;
   now: () => Date;
 }
+
+/** `<application>:<rest>` → [application, rest] (application ids never contain a colon). */
+const splitOnce = (key: string): [string, string] => [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
 
 export function createServices(config: Config, db: Database): Services {
   const repos = createRepositories(db);
@@ -51,7 +59,15 @@ export function createServices(config: Config, db: Database): Services {
     db,
     repos,
     credentials: new CredentialCache(repos.applications, config.cacheCheckMs),
-    applications: new ApplicationCache(repos.applications, config.cacheCheckMs),
+    applications: new RecheckCache((id) => repos.applications.findById(id), config.cacheCheckMs),
+    wallets: new RecheckCache(
+      (key) => {
+        const [applicationId, walletId] = splitOnce(key);
+        return repos.wallets.findByWalletId(applicationId, walletId);
+      },
+      config.cacheCheckMs,
+      false,
+    ),
     campaigns: new CampaignCache(repos.campaigns),
     now: () => new Date(),
   };

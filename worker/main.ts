@@ -9,10 +9,14 @@ import { WorkerPool } from './worker-pool.js';
 import { createMetrics } from '../api/ops/metrics.js';
 import { partitionQueues } from '../shared/queue/names.js';
 import { redisConnection } from '../shared/queue/redis.js';
+import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js';
 
 async function main() {
   const { config, logger, services } = await bootstrap('worker');
   const { db } = services;
+  // Counters of an earlier release are converted before any job runs (idempotent, cheap when done).
+  const migrated = await migrateCounters(services);
+  if (migrated.legacyDocuments) logger.info(migrated, 'legacy usage counters converted to limit counters');
   const queues = partitionQueues(config);
   const metrics = createMetrics('worker', () => queues);
   const pool = new WorkerPool(config, logger, createProcessor(services), ({ job, outcome, durationMs }) =>

@@ -8,9 +8,9 @@ import { applicationSchema, type ApplicationDoc } from './application.schema.js'
 import { campaignSchema, type CampaignDoc } from './campaign.schema.js';
 import { couponCodeSchema, type CouponCodeDoc } from './coupon-code.schema.js';
 import { customerSchema, type CustomerDoc } from './customer.schema.js';
+import { limitCounterSchema, type LimitCounterDoc } from './limit-counter.schema.js';
 import { idempotencyRecordSchema, type IdempotencyRecordDoc } from './idempotency-record.schema.js';
 import { redemptionSchema, type RedemptionDoc } from './redemption.schema.js';
-import { usageCounterSchema, type UsageCounterDoc } from './usage-counter.schema.js';
 import { walletBalanceSchema, type WalletBalanceDoc } from './wallet-balance.schema.js';
 import { walletTransactionSchema, type WalletTransactionDoc } from './wallet-transaction.schema.js';
 import { walletSchema, type WalletDoc } from './wallet.schema.js';
@@ -24,7 +24,7 @@ function bindModels(connection: Connection) {
     WalletTransaction: connection.model<WalletTransactionDoc>('WalletTransaction', walletTransactionSchema),
     Campaign: connection.model<CampaignDoc>('Campaign', campaignSchema),
     CouponCode: connection.model<CouponCodeDoc>('CouponCode', couponCodeSchema),
-    UsageCounter: connection.model<UsageCounterDoc>('UsageCounter', usageCounterSchema),
+    LimitCounter: connection.model<LimitCounterDoc>('LimitCounter', limitCounterSchema),
     Redemption: connection.model<RedemptionDoc>('Redemption', redemptionSchema),
     IdempotencyRecord: connection.model<IdempotencyRecordDoc>('IdempotencyRecord', idempotencyRecordSchema),
   };

@@ -1,6 +1,6 @@
 /**
- * Journal operations of redeem and revert (shared/usecases/apply-coupon.usecase.ts explains the
- * protocol). Every state change is a single-document conditional update.
+ * The redemption journal (redemption.schema.ts): reading an order's cycles and the single-document
+ * commits of the counters' protocol (shared/usecases/limit-counters.ts).
  */
 import { Types } from 'mongoose';
 import { isDuplicateKeyError, type Models } from './db.js';
@@ -8,114 +8,166 @@ import type { RedemptionDoc } from './redemption.schema.js';
 
 export interface RedemptionRecord {
   id: string;
+  applicationId: string;
   campaignId: string;
   customerId: string;
   couponCodeId: string | null;
   orderId: string;
   cycle: number;
   key: string;
-  state: RedemptionDoc['state'];
+  state: NonNullable<RedemptionDoc['state']>;
   couponId: string;
   code: string;
   discountCents: number;
   cashbackCents: number;
   cashbackWallet: string | null;
   periods: { day: string; week: string; month: string };
-  /** Counter scopes with their limits, decided when the journal was written. */
-  scopes: { scope: string; limit: number }[];
+  /** Counter ids (new journal) — or, for legacy documents, counter scopes (see `legacyScopes`). */
+  counters: string[];
+  legacyScopes: string[] | null;
   refusal: { reason: string; message: string } | null;
   redeemJobId: string;
   revertJobId: string | null;
+  createdAt: Date;
 }
 
-type Stored = RedemptionDoc & { redeemJobId?: string; revertJobId?: string | null; scopeLimits?: number[] };
+/** The fields a redeem commits (everything but what the journal derives). */
+export type CycleFields = Omit<RedemptionRecord, 'id' | 'key' | 'state' | 'legacyScopes' | 'revertJobId' | 'createdAt'>;
 
-const toRecord = (d: Stored): RedemptionRecord => ({
-  id: String(d._id),
+const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
+  id: d._id,
+  applicationId: String(d.application),
   campaignId: String(d.campaign),
   customerId: String(d.customer),
   couponCodeId: d.couponCode ? String(d.couponCode) : null,
   orderId: d.orderId,
   cycle: d.cycle,
-  key: d.key,
-  state: d.state,
+  key: d.key ?? d._id,
+  state: d.state!,
   couponId: d.couponId,
   code: d.code,
   discountCents: d.discountCents,
   cashbackCents: d.cashbackCents,
   cashbackWallet: d.cashbackWallet ?? null,
   periods: d.periods,
-  scopes: (d.scopes ?? []).map((scope, i) => ({ scope, limit: d.scopeLimits?.[i] ?? 0 })),
+  counters: d.counters ?? [],
+  legacyScopes: d.counters ? null : (d.scopes ?? []),
   refusal: d.refusal ?? null,
   redeemJobId: d.redeemJobId ?? '',
   revertJobId: d.revertJobId ?? null,
+  createdAt: d.createdAt,
 });
 
-/** A redemption's `_id` and the holder key it writes into counters. */
+/** A redemption's `_id` and the key its counter lanes name. */
 export const redemptionKey = (campaignId: string, orderId: string, cycle: number) => `${campaignId}:${orderId}:${cycle}`;
 
 export function redemptionJournalRepository({ Redemption }: Models) {
+  const col = Redemption.collection;
+
+  /** Writes `set` on cycle `key` for attempt `attempt` if the guard holds; false when it does not. */
+  async function commit(key: string, attempt: string, guard: Record<string, unknown>, set: Record<string, unknown>, upsert: boolean) {
+    try {
+      const res = await col.updateOne(
+        { _id: key as never, ...guard, [`att.${attempt}`]: { $exists: false } },
+        { $set: { ...set, [`att.${attempt}`]: 'c', updatedAt: new Date() } },
+        { upsert },
+      );
+      return res.matchedCount === 1 || res.upsertedCount === 1;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false; // the upsert found the cycle, not the guard
+      throw err;
+    }
+  }
+
   return {
     /**
-     * Every cycle of one order with one campaign, oldest first: read by `_id` (cycle 1, 2, … until
-     * one is missing), so it costs one indexed read per cycle whatever the collection's size.
+     * Every cycle of one order with one campaign, oldest first, in one indexed read (a range of
+     * `_id`s; the `orderId` equality drops other orders that share the prefix).
      */
     async cycles(applicationId: string, campaignId: string, orderId: string): Promise<RedemptionRecord[]> {
-      const out: RedemptionRecord[] = [];
-      for (let cycle = 1; ; cycle++) {
-        const d = await Redemption.findById(redemptionKey(campaignId, orderId, cycle)).lean<Stored>();
-        if (!d || String(d.application) !== applicationId) return out;
-        out.push(toRecord(d));
-      }
+      const prefix = `${campaignId}:${orderId}:`;
+      const ds = (await col
+        .find({ _id: { $gt: prefix, $lt: `${prefix}~` } as never, orderId, state: { $exists: true } })
+        .toArray()) as unknown as RedemptionDoc[];
+      return ds
+        .filter((d) => String(d.application) === applicationId)
+        .map(toRecord)
+        .sort((a, b) => a.cycle - b.cycle);
     },
-    /** Writes a new cycle in state `pending`; null when that cycle exists already. */
-    async insertPending(
-      r: Omit<RedemptionRecord, 'id' | 'key' | 'state' | 'refusal' | 'revertJobId'> & { applicationId: string },
-    ): Promise<RedemptionRecord | null> {
-      const key = redemptionKey(r.campaignId, r.orderId, r.cycle);
-      try {
-        const doc = await Redemption.create({
-          _id: key,
-          application: new Types.ObjectId(r.applicationId),
-          campaign: new Types.ObjectId(r.campaignId),
-          customer: new Types.ObjectId(r.customerId),
-          couponCode: r.couponCodeId ? new Types.ObjectId(r.couponCodeId) : null,
-          orderId: r.orderId,
-          cycle: r.cycle,
+    async get(key: string): Promise<RedemptionDoc | null> {
+      return (await col.findOne({ _id: key as never })) as RedemptionDoc | null;
+    },
+    /**
+     * Commits a redeem attempt: writes cycle `fields.cycle` as `state` (`completed`, or
+     * `refused` for a limit refusal) unless that cycle has a state already or the attempt was
+     * abandoned. True when this call wrote it.
+     */
+    async commitCycle(fields: CycleFields, attempt: string, state: 'completed' | 'refused', refusal: RedemptionRecord['refusal'] = null) {
+      const key = redemptionKey(fields.campaignId, fields.orderId, fields.cycle);
+      return commit(
+        key,
+        attempt,
+        { state: { $exists: false } },
+        {
+          application: new Types.ObjectId(fields.applicationId),
+          campaign: new Types.ObjectId(fields.campaignId),
+          couponCode: fields.couponCodeId ? new Types.ObjectId(fields.couponCodeId) : null,
+          customer: new Types.ObjectId(fields.customerId),
+          orderId: fields.orderId,
+          cycle: fields.cycle,
           key,
-          state: 'pending',
-          couponId: r.couponId,
-          code: r.code,
-          discountCents: r.discountCents,
-          cashbackCents: r.cashbackCents,
-          cashbackWallet: r.cashbackWallet,
-          periods: r.periods,
-          scopes: r.scopes.map((s) => s.scope),
-          scopeLimits: r.scopes.map((s) => s.limit),
-          redeemJobId: r.redeemJobId,
+          state,
+          couponId: fields.couponId,
+          code: fields.code,
+          discountCents: fields.discountCents,
+          cashbackCents: fields.cashbackCents,
+          cashbackWallet: fields.cashbackWallet,
+          periods: fields.periods,
+          counters: fields.counters,
+          refusal,
+          redeemJobId: fields.redeemJobId,
           revertJobId: null,
-        });
-        return toRecord(doc.toObject() as Stored);
+          createdAt: new Date(),
+        },
+        true,
+      );
+    },
+    /** Commits a revert attempt: `completed` → `reverted`. True when this call moved it. */
+    async commitRevert(key: string, attempt: string, revertJobId: string): Promise<boolean> {
+      return commit(key, attempt, { state: 'completed' }, { state: 'reverted', revertJobId }, false);
+    },
+    /**
+     * Settles attempt `attempt` on cycle `key` for good: abandons it unless it committed. Returns
+     * `c` when it had committed, `x` when it is (now) abandoned — it can never commit after this.
+     */
+    async settle(key: string, attempt: string): Promise<'c' | 'x'> {
+      try {
+        const res = await col.updateOne(
+          { _id: key as never, [`att.${attempt}`]: { $exists: false } },
+          { $set: { [`att.${attempt}`]: 'x' } },
+          { upsert: true },
+        );
+        if (res.matchedCount === 1 || res.upsertedCount === 1) return 'x';
       } catch (err) {
-        if (isDuplicateKeyError(err)) return null;
-        throw err;
+        if (!isDuplicateKeyError(err)) throw err; // the upsert found the cycle with this attempt settled
       }
+      const d = (await col.findOne({ _id: key as never }, { projection: { [`att.${attempt}`]: 1 } })) as RedemptionDoc | null;
+      return d?.att?.[attempt] === 'c' ? 'c' : 'x';
     },
     /** Admin listing, newest first. */
     async list(applicationId: string, q: { customerId?: string; limit: number }): Promise<RedemptionRecord[]> {
-      const filter = { application: applicationId, ...(q.customerId ? { customer: q.customerId } : {}) };
-      const ds = await Redemption.find(filter).sort({ createdAt: -1 }).limit(q.limit).lean<Stored[]>();
+      const filter = { application: applicationId, state: { $exists: true }, ...(q.customerId ? { customer: q.customerId } : {}) };
+      const ds = await Redemption.find(filter).sort({ createdAt: -1 }).limit(q.limit).lean<RedemptionDoc[]>();
       return ds.map(toRecord);
     },
-    /** Moves a cycle from one of `from` to `to`; returns whether this call moved it. */
-    async transition(
-      id: string,
-      from: RedemptionDoc['state'][],
-      to: RedemptionDoc['state'],
-      set: Record<string, unknown> = {},
-    ): Promise<boolean> {
-      const res = await Redemption.updateOne({ _id: id, state: { $in: from } }, { $set: { state: to, ...set } });
-      return res.modifiedCount === 1;
+    /** Legacy cycles still `pending` or `reverting` (the counter migration settles them). */
+    async unsettledLegacy(): Promise<RedemptionRecord[]> {
+      const ds = (await col.find({ state: { $in: ['pending', 'reverting'] } }).toArray()) as unknown as RedemptionDoc[];
+      return ds.map(toRecord);
+    },
+    /** Sets the state of a legacy cycle (migration only). */
+    async setLegacyState(key: string, from: RedemptionDoc['state'], to: RedemptionDoc['state']): Promise<void> {
+      await col.updateOne({ _id: key as never, state: from }, { $set: { state: to, updatedAt: new Date() } });
     },
   };
 }

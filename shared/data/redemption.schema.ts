@@ -1,10 +1,17 @@
 import { Schema, type Types } from 'mongoose';
 
 /**
- * The journal of one redemption of a campaign for one order. Written first (`pending`), then the
- * counters are taken (each recorded in `taken`), then it is marked `completed` (or `refused`,
- * with every taken counter given back). A revert marks it `reverting`, gives the counters back,
- * and marks it `reverted`. A redeem after a revert starts a new `cycle` (decision 17).
+ * The journal of one redemption of a campaign for one order (a "cycle"; a redeem after a revert
+ * starts the next cycle, decision 17). It is also the commit point of the counters' protocol
+ * (shared/usecases/limit-counters.ts): the attempt that writes the state `completed` (or, for a
+ * revert, moves it to `reverted`) is recorded `c` in `att`; an attempt settled as abandoned is
+ * recorded `x`, after which it can never commit. Both are single-document updates.
+ *
+ * A document with `att` only (no `state`) marks abandoned attempts of a cycle not written yet;
+ * readers skip it and the next commit of that cycle fills it in.
+ *
+ * Legacy documents (before limit counters, see shared/usecases/admin/migrate-counters.usecase.ts)
+ * carry `scopes` instead of `counters` and may be `pending` or `reverting`.
  */
 export interface RedemptionDoc {
   /** `<campaign>:<order>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
@@ -16,25 +23,26 @@ export interface RedemptionDoc {
   orderId: string;
   /** 1 for the first redemption of this order with this campaign, +1 after each revert. */
   cycle: number;
-  /** `<campaign>:<order>:<cycle>`: the holder key written into counters. */
   key: string;
-  state: 'pending' | 'completed' | 'refused' | 'reverting' | 'reverted';
+  state?: 'completed' | 'refused' | 'reverted' | 'pending' | 'reverting';
   /** The contract fields of the request, echoed in the result. */
   couponId: string;
   code: string;
   discountCents: number;
   cashbackCents: number;
+  cashbackWallet: string | null;
   /** Period keys of the moment of redemption: a revert frees these, not today's. */
   periods: { day: string; week: string; month: string };
-  /** Counter scopes to take (decided by the engine) and the ones taken so far. */
-  scopes: string[];
+  /** Ids of the limit counters this redemption counts in (limit-counter.schema.ts). */
+  counters?: string[];
+  /** Legacy: counter scopes (`total`, `customer:<id>`, `day:<key>`, …). */
+  scopes?: string[];
   refusal: { reason: string; message: string } | null;
-  cashbackWallet: string | null;
-  /** The limit of each scope, in `scopes` order. */
-  scopeLimits: number[];
   /** The job that wrote this cycle / that reverted it: a re-run of either finds its own work. */
   redeemJobId: string;
   revertJobId: string | null;
+  /** Attempts settled on this cycle: `c` committed, `x` abandoned. */
+  att?: Record<string, 'c' | 'x'>;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -49,18 +57,19 @@ export const redemptionSchema = new Schema<RedemptionDoc>(
     orderId: { type: String, required: true },
     cycle: { type: Number, required: true },
     key: { type: String, required: true },
-    state: { type: String, enum: ['pending', 'completed', 'refused', 'reverting', 'reverted'], required: true },
+    state: { type: String, enum: ['completed', 'refused', 'reverted', 'pending', 'reverting'] },
     couponId: { type: String, default: '' },
     code: { type: String, default: '' },
     discountCents: { type: Number, default: 0 },
     cashbackCents: { type: Number, default: 0 },
     periods: { day: String, week: String, month: String },
-    scopes: { type: [String], default: [] },
+    counters: { type: [String], default: undefined },
+    scopes: { type: [String], default: undefined },
     refusal: { type: Schema.Types.Mixed, default: null },
     cashbackWallet: { type: String, default: null },
-    scopeLimits: { type: [Number], default: [] },
     redeemJobId: { type: String, default: '' },
     revertJobId: { type: String, default: null },
+    att: { type: Schema.Types.Mixed },
   },
   { collection: 'redemptions', timestamps: true, versionKey: false },
 );

@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import type { Models } from './db.js';
+import { isDuplicateKeyError, type Models } from './db.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
 
 export interface BalanceRecord {
@@ -18,25 +18,30 @@ const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
 
 export function walletBalanceRepository({ WalletBalance }: Models) {
   return {
-    /** The balance document of a customer in a wallet, created at 0 on first use. */
+    /** The balance document of a customer in a wallet, created at 0 on first use (one round trip either way). */
     async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
       const _id = `${applicationId}:${customerId}:${walletDbId}`;
       const found = await WalletBalance.findById(_id).lean<WalletBalanceDoc>();
       if (found) return toRecord(found);
-      try {
-        await WalletBalance.create({
-          _id,
-          application: new Types.ObjectId(applicationId),
-          customer: new Types.ObjectId(customerId),
-          wallet: new Types.ObjectId(walletDbId),
-          points: 0,
-          version: 0,
-        });
-      } catch (err) {
-        // A concurrent first use created it: read it.
-        if ((err as { code?: number }).code !== 11000) throw err;
-      }
-      return toRecord((await WalletBalance.findById(_id).lean<WalletBalanceDoc>())!);
+      // First use: create it, or read the one a concurrent first use created (an upsert by `_id`
+      // can still race on the unique index: the loser retries once and finds it).
+      const create = () =>
+        WalletBalance.collection.findOneAndUpdate(
+          { _id: _id as never },
+          {
+            $setOnInsert: {
+              application: new Types.ObjectId(applicationId),
+              customer: new Types.ObjectId(customerId),
+              wallet: new Types.ObjectId(walletDbId),
+              points: 0,
+              version: 0,
+              updatedAt: new Date(),
+            },
+          },
+          { upsert: true, returnDocument: 'after' },
+        );
+      const doc = await create().catch((err) => (isDuplicateKeyError(err) ? create() : Promise.reject(err)));
+      return toRecord(doc as unknown as WalletBalanceDoc);
     },
     async findById(id: string): Promise<BalanceRecord | null> {
       const d = await WalletBalance.findById(id).lean<WalletBalanceDoc>();

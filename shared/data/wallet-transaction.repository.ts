@@ -11,12 +11,16 @@ export interface LedgerEntry {
   before: number | null;
   after: number | null;
   description: string;
-  state: 'pending' | 'applied' | 'refused';
+  /** `applied`/`pending` derived from the balance's version; `refused` and `void` as stored. */
+  state: 'pending' | 'applied' | 'refused' | 'void';
   origin: 'api' | 'cashback' | 'cashback_revert';
   createdAt: Date;
 }
 
-const toEntry = (d: WalletTransactionDoc): LedgerEntry => ({
+/** The stored entry, before its state is derived from a balance. */
+export type StoredEntry = Omit<LedgerEntry, 'state'> & { stored: WalletTransactionDoc['state'] };
+
+const toStored = (d: WalletTransactionDoc): StoredEntry => ({
   id: d._id,
   txnId: d.txnId,
   type: d.type,
@@ -25,40 +29,61 @@ const toEntry = (d: WalletTransactionDoc): LedgerEntry => ({
   before: d.before ?? null,
   after: d.after ?? null,
   description: d.description ?? '',
-  state: d.state,
+  stored: d.state,
   origin: d.origin,
   createdAt: d.createdAt,
 });
 
+/** An entry's state given its balance's version (entries at a slot below it are applied). */
+export const stateOf = (e: StoredEntry, version: number): LedgerEntry['state'] =>
+  e.stored === 'refused' || e.stored === 'void' ? e.stored : e.seq !== null && e.seq < version ? 'applied' : 'pending';
+
 export const slotOf = (balanceId: string, version: number) => `${balanceId}:${version}`;
 export const refusedIdOf = (applicationId: string, txnId: string) => `refused:${applicationId}:${txnId}`;
+export const voidIdOf = (applicationId: string, txnId: string) => `void:${applicationId}:${txnId}`;
 
-export function walletTransactionRepository({ WalletTransaction }: Models) {
+export function walletTransactionRepository({ WalletTransaction, WalletBalance }: Models) {
+  const col = WalletTransaction.collection;
+  const versionOf = async (applicationId: string, customerId: string, walletDbId: string) =>
+    (await WalletBalance.findById(`${applicationId}:${customerId}:${walletDbId}`, { version: 1 }).lean<{ version?: number }>())?.version ??
+    0;
   return {
-    async findByTxnId(applicationId: string, txnId: string): Promise<LedgerEntry | null> {
+    async findByTxnId(applicationId: string, txnId: string): Promise<StoredEntry | null> {
       const d = await WalletTransaction.findOne({ application: applicationId, txnId }).lean<WalletTransactionDoc>();
-      return d ? toEntry(d) : null;
-    },
-    /** The entry holding a balance's slot `version`, if any (at most one: unique slot). */
-    async findAtSlot(applicationId: string, balanceId: string, version: number): Promise<LedgerEntry | null> {
-      const d = await WalletTransaction.findById(slotOf(balanceId, version)).lean<WalletTransactionDoc>();
-      return d && String(d.application) === applicationId ? toEntry(d) : null;
+      return d ? toStored(d) : null;
     },
     /**
-     * Writes the journal entry. Returns false when an entry with the same txnId or the same slot
+     * After a write collided: the entry holding `slot` and this operation's own entry (by its
+     * `txnId`), in one read. Either may be missing; they are the same entry for a re-run.
+     */
+    async findSlotOrTxn(
+      applicationId: string,
+      slot: string,
+      txnId: string,
+    ): Promise<{ atSlot: StoredEntry | null; mine: StoredEntry | null }> {
+      const ds = (await col
+        .find({ $or: [{ _id: slot as never }, { application: new Types.ObjectId(applicationId), txnId }] })
+        .toArray()) as unknown as WalletTransactionDoc[];
+      const atSlot = ds.find((d) => d._id === slot && String(d.application) === applicationId);
+      const mine = ds.find((d) => d.txnId === txnId && String(d.application) === applicationId);
+      return { atSlot: atSlot ? toStored(atSlot) : null, mine: mine ? toStored(mine) : null };
+    },
+    /**
+     * Writes the journal entry. Returns false when an entry with the same txnId or the same `_id`
      * exists already (a re-run, or another operation took the slot first).
      */
     async insert(
-      entry: Omit<LedgerEntry, 'createdAt' | 'id'> & {
+      entry: Omit<StoredEntry, 'createdAt' | 'id'> & {
         applicationId: string;
         walletDbId: string;
         customerId: string;
         /** The entry's `_id`. */ slot: string;
       },
     ): Promise<boolean> {
+      const now = new Date();
       try {
-        await WalletTransaction.create({
-          _id: entry.slot,
+        await col.insertOne({
+          _id: entry.slot as never,
           application: new Types.ObjectId(entry.applicationId),
           wallet: new Types.ObjectId(entry.walletDbId),
           customer: new Types.ObjectId(entry.customerId),
@@ -69,8 +94,10 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
           before: entry.before,
           after: entry.after,
           description: entry.description,
-          state: entry.state,
+          state: entry.stored,
           origin: entry.origin,
+          createdAt: now,
+          updatedAt: now,
         });
         return true;
       } catch (err) {
@@ -78,23 +105,27 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
         throw err;
       }
     },
-    /** Idempotent: marking an applied entry again changes nothing. */
-    async markApplied(entryId: string): Promise<void> {
-      await WalletTransaction.updateOne({ _id: entryId }, { $set: { state: 'applied' } });
-    },
     /** Sum of applied entries (credits minus debits) — the invariant the balance must equal. */
     async sumApplied(applicationId: string, customerId: string, walletDbId: string): Promise<number> {
+      const version = await versionOf(applicationId, customerId, walletDbId);
       const ds = await WalletTransaction.find(
-        { application: applicationId, customer: customerId, wallet: walletDbId, state: 'applied', seq: { $ne: null } },
-        { type: 1, points: 1, state: 1 },
+        { application: applicationId, customer: customerId, wallet: walletDbId, seq: { $ne: null, $lt: version } },
+        { type: 1, points: 1 },
       ).lean<Pick<WalletTransactionDoc, 'type' | 'points'>[]>();
       return ds.reduce((s, d) => s + (d.type === 'credit' ? d.points : -d.points), 0);
     },
+    /** A customer's entries in one wallet, oldest first, with their derived state. */
     async listForCustomer(applicationId: string, customerId: string, walletDbId: string): Promise<LedgerEntry[]> {
-      const ds = await WalletTransaction.find({ application: applicationId, customer: customerId, wallet: walletDbId })
-        .sort({ createdAt: 1, _id: 1 })
-        .lean<WalletTransactionDoc[]>();
-      return ds.map(toEntry);
+      const [version, ds] = await Promise.all([
+        versionOf(applicationId, customerId, walletDbId),
+        WalletTransaction.find({ application: applicationId, customer: customerId, wallet: walletDbId })
+          .sort({ createdAt: 1, _id: 1 })
+          .lean<WalletTransactionDoc[]>(),
+      ]);
+      return ds.map((d) => {
+        const { stored: _s, ...e } = toStored(d);
+        return { ...e, state: stateOf(toStored(d), version) };
+      });
     },
   };
 }

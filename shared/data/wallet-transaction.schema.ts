@@ -1,8 +1,14 @@
 import { Schema, type Types } from 'mongoose';
 
-/** Ledger entry. Written first (state `pending`), then applied to the balance, then marked. */
+/**
+ * Ledger entry. Written first, at the balance's current slot, then applied to the balance: an
+ * entry at slot `seq` is applied exactly when the balance's `version` is past `seq` (readers
+ * derive `applied`/`pending` from that; legacy entries also carry `pending`/`applied`). A
+ * `refused` entry records a refused debit; a `void` entry holds a txnId that must never post (a
+ * cashback whose redemption was reverted before it was credited).
+ */
 export interface WalletTransactionDoc {
-  /** The slot it holds (`<balance>:<version>`), or `refused:<application>:<txnId>`: found by `_id`. */
+  /** The slot it holds (`<balance>:<version>`), or `refused:`/`void:<application>:<txnId>`: found by `_id`. */
   _id: string;
   application: Types.ObjectId;
   wallet: Types.ObjectId;
@@ -17,7 +23,7 @@ export interface WalletTransactionDoc {
   before: number | null;
   after: number | null;
   description: string;
-  state: 'pending' | 'applied' | 'refused';
+  state: 'posted' | 'refused' | 'void' | 'pending' | 'applied';
   /** What caused it: a wallet update, or a cashback credit / its revert. */
   origin: 'api' | 'cashback' | 'cashback_revert';
   createdAt: Date;
@@ -37,7 +43,7 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
     before: { type: Number, default: null },
     after: { type: Number, default: null },
     description: { type: String, default: '' },
-    state: { type: String, enum: ['pending', 'applied', 'refused'], default: 'pending' },
+    state: { type: String, enum: ['posted', 'refused', 'void', 'pending', 'applied'], default: 'posted' },
     origin: { type: String, enum: ['api', 'cashback', 'cashback_revert'], default: 'api' },
   },
   { collection: 'wallet_transactions', timestamps: true, versionKey: false },

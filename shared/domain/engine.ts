@@ -97,7 +97,7 @@ const refuse = (reason: RefusalReason, message: string): Evaluation => ({ applic
 const reached = (limit: number | null | undefined, used: number): boolean => limit !== null && limit !== undefined && used >= limit;
 
 /** Step 2: the first limit reached, in the documented order; null when none is. */
-function limitRefusal(campaign: Campaign, usage: UsageCounts, customerKnown: boolean): Evaluation | null {
+export function limitRefusal(campaign: Campaign, usage: UsageCounts, customerKnown: boolean): Evaluation | null {
   const l = campaign.limits;
   if (reached(l.total, usage.total)) return refuse('total_limit', M.TOTAL_LIMIT_EXCEEDED);
   if (customerKnown && reached(l.perCustomer, usage.perCustomer)) return refuse('per_user_limit', M.PER_USER_LIMIT_EXCEEDED);

@@ -15,6 +15,12 @@ import type { RedeemInput, RevertInput } from '../usecases/apply-coupon.usecase.
 
 export const partitionQueueName = (partition: number): string => `ops-{${String(partition).padStart(2, '0')}}`;
 
+/** The limit counters' lane of a partition queue (`ops-{07}` → `p07`); any other name is its own lane. */
+export const laneOf = (queueName: string): string => {
+  const m = /^ops-\{(\d+)\}$/.exec(queueName);
+  return m ? `p${m[1]}` : queueName.replace(/[^A-Za-z0-9_-]/g, '_');
+};
+
 export const JOB = {
   redeem: 'redeem',
   revert: 'revert',

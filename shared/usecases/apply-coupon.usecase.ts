@@ -3,29 +3,27 @@
  *
  * `prepareApply` runs in the API: the documented 400s, the customer and the coupon, before
  * anything is queued. `redeemCoupon` / `revertCoupon` run in a worker, one operation per customer
- * at a time, and are written to be re-run from any line (BullMQ delivers at least once):
+ * at a time, and are written to be re-run from any line (BullMQ delivers at least once), even
+ * while a stale run of the same job overlaps (a lost lock):
  *
- *  redeem: 1. a cycle written by this very job? return its outcome (a re-run after a crash
- *             resumes it while `pending`);
- *          2. the order's latest cycle `completed`? return it (decision 17: idempotent);
- *          3. re-validate with the engine (decision 18); refuse without writing anything;
- *          4. journal a `pending` cycle (unique on campaign+order+cycle: duplicates collide);
- *          5. take each limit counter with a guarded single-document update that records the
- *             cycle's key as holder (a re-run finds it and counts nothing again); if one refuses,
- *             give back every one taken and mark the cycle `refused`;
- *          6. credit the cashback (ledger txn `cashback:<key>`, applied once);
- *          7. mark `completed`. If that transition fails, a revert got there first: give back
- *             what this run may have taken after the revert, and the cashback.
- *  revert: mark the latest counted cycle `reverting` (recording the job), give back its counters
- *          (the periods it was redeemed in, not today's), debit its cashback, mark `reverted`.
- * No multi-document transactions: the per-customer queue serialises a customer's operations,
- * and every shared counter change is a guarded single-document update.
+ *  redeem: evaluate the rules; take every limit counter (limit-counters.ts: guarded updates that
+ *          record the change in the worker's lane); commit the cycle in the journal — the one
+ *          point that decides, so an attempt that does not commit gives back what it took; credit
+ *          the cashback (its ledger txn id is derived from the cycle, so it posts once); free the
+ *          lanes. A refusal at the counters is journaled too, so overlapping runs agree.
+ *  revert: give back the counters of the latest counted cycle (in the periods it was redeemed
+ *          in), commit `reverted`, take back the cashback (or void it if it was never credited),
+ *          free the lanes.
+ * No multi-document transactions: every change is a single-document update, and the journal's
+ * commit decides which attempt's changes stand.
  */
-import { evaluateCoupon } from '../domain/engine.js';
-import * as messages from '../domain/messages.js';
+import type { ApplicationRecord } from '../data/application.repository.js';
+import { codeCounterId, customerCounterId, campaignCounterId, type PeriodKeys } from '../data/limit-counter.repository.js';
+import { redemptionKey, type CycleFields, type RedemptionRecord } from '../data/redemption-journal.repository.js';
+import { evaluateCoupon, limitRefusal } from '../domain/engine.js';
 import { periodKeys } from '../domain/periods.js';
-import { DomainError } from '../errors.js';
-import type { RedemptionRecord } from '../data/redemption-journal.repository.js';
+import type { Campaign, UsageCounts } from '../domain/types.js';
+import type { DomainError } from '../errors.js';
 import type { Services } from '../services.js';
 import {
   couponMissing,
@@ -40,9 +38,8 @@ import {
   validationFailed,
 } from './apply-errors.js';
 import { findCoupon } from './find-coupon.js';
-import { scopeKind, scopesToTake, readUsage } from './usage.js';
-import { postLedgerEntry } from './wallet-ledger.js';
-import type { ApplicationRecord } from '../data/application.repository.js';
+import { clearAll, countersFor, newAttempt, readUsage, reserveAll, specsOf, undoAll, usageFrom, type Refused } from './limit-counters.js';
+import { postLedgerEntry, voidEntry } from './wallet-ledger.js';
 
 interface ApplyInputBase {
   applicationId: string;
@@ -55,8 +52,6 @@ interface ApplyInputBase {
   code: string;
   orderId: string;
   requestId: string;
-  /** Set by the processor: the BullMQ job id, which makes a re-run find its own work. */
-  jobId?: string;
 }
 export interface RedeemInput extends ApplyInputBase {
   /** The order as sent: redeem re-validates every rule against it. */
@@ -123,9 +118,11 @@ export async function prepareApply(
   const type = req.type;
   const body = isObject(req.body) ? req.body : {};
   const { detail, order } = checkApplyBody(type, body);
-  const customer = await deps.repos.customers.resolve(app.id, (body.source_id as string).trim());
+  const [customer, found] = await Promise.all([
+    deps.repos.customers.resolve(app.id, (body.source_id as string).trim()),
+    findCoupon(deps, app, detail),
+  ]);
   if (!customer) throw invalidSourceId();
-  const found = await findCoupon(deps, app, detail);
   if (!found) throw couponNotFound();
   if (found.campaign.assignment === 'assigned_users' && !found.campaign.assignedCustomerIds.includes(customer.id)) throw couponNotFound();
   const base: ApplyInputBase = {
@@ -149,18 +146,14 @@ const result = (input: ApplyInputBase, status: ApplyResult['status']): ApplyResu
   request_id: input.requestId,
 });
 
-/** The refusal a limit scope gives (decision 20a). */
-function limitRefusal(scope: string): DomainError {
-  const text = {
-    total: messages.TOTAL_LIMIT_EXCEEDED,
-    code: messages.TOTAL_LIMIT_EXCEEDED,
-    customer: messages.PER_USER_LIMIT_EXCEEDED,
-    day: messages.PER_DAY_LIMIT_EXCEEDED,
-    week: messages.PER_WEEK_LIMIT_EXCEEDED,
-    month: messages.PER_MONTH_LIMIT_EXCEEDED,
-  }[scopeKind(scope)];
-  return validationFailed(text, `${scopeKind(scope)}_limit`);
+/** How a worker runs a job: its id (a re-run finds its own work) and its lane (the partition). */
+export interface JobRun {
+  jobId: string;
+  lane: string;
 }
+
+const MAX_ROUNDS = 10;
+const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
 
 async function loadCampaign(deps: Pick<Services, 'applications' | 'campaigns'>, applicationId: string, campaignId: string) {
   const app = await deps.applications.get(applicationId);
@@ -170,105 +163,83 @@ async function loadCampaign(deps: Pick<Services, 'applications' | 'campaigns'>, 
   return { app, campaign };
 }
 
-async function walletDbIdOf(deps: Pick<Services, 'repos'>, applicationId: string, walletId: string | null): Promise<string | null> {
-  if (!walletId) return null;
-  return (await deps.repos.wallets.findByWalletId(applicationId, walletId))?.id ?? null;
+const refusalOf = (reason: string, message: string): DomainError =>
+  reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);
+
+/** What an order's existing cycles decide for a redeem, before anything is counted. */
+type Decision = { done: ApplyResult; own: RedemptionRecord | null } | { refuse: DomainError } | { cycle: number };
+
+function decide(input: RedeemInput, cycles: RedemptionRecord[], jobId: string): Decision {
+  const own = cycles.find((c) => c.redeemJobId === jobId);
+  if (own?.state === 'refused') return { refuse: validationFailed(own.refusal!.message, own.refusal!.reason) };
+  if (own) return { done: result(input, 'completed'), own };
+  const latest = cycles.at(-1);
+  if (latest && latest.customerId !== input.customerId && latest.state !== 'reverted' && latest.state !== 'refused')
+    return { refuse: orderOfAnotherCustomer() };
+  if (latest && latest.state !== 'reverted' && latest.state !== 'refused') return { done: result(input, 'completed'), own: null }; // decision 17
+  return { cycle: (latest?.cycle ?? 0) + 1 };
 }
 
-async function giveBackAll(deps: Pick<Services, 'repos'>, applicationId: string, r: RedemptionRecord) {
-  for (const { scope } of r.scopes) await deps.repos.usageCounters.giveBack(applicationId, r.campaignId, scope, r.key);
-}
-
-/** Takes back a credited cashback (at most the balance: it may have been spent). Idempotent. */
-async function debitCashback(deps: Pick<Services, 'repos'>, applicationId: string, r: RedemptionRecord) {
-  const walletDbId = await walletDbIdOf(deps, applicationId, r.cashbackWallet);
-  if (!walletDbId) return;
-  const credit = await deps.repos.walletTransactions.findByTxnId(applicationId, `cashback:${r.key}`);
-  if (!credit || credit.state === 'refused') return;
-  await postLedgerEntry(deps, {
-    applicationId,
-    customerId: r.customerId,
-    walletDbId,
-    txnId: `cashback-revert:${r.key}`,
-    type: 'debit',
-    points: credit.points,
-    description: `cashback reverted: order ${r.orderId}`,
-    origin: 'cashback_revert',
-    clampToBalance: true,
+/** Counter ids of a legacy cycle's scopes (`total`, `day:…`, `customer:<id>`, `code:<id>`). */
+export function legacyCounterIds(campaignId: string, scopes: string[]): string[] {
+  const ids = scopes.map((scope) => {
+    const [kind, id] = [scope.slice(0, scope.indexOf(':') < 0 ? scope.length : scope.indexOf(':')), scope.slice(scope.indexOf(':') + 1)];
+    if (kind === 'customer') return customerCounterId(campaignId, id);
+    if (kind === 'code') return codeCounterId(campaignId, id);
+    return campaignCounterId(campaignId);
   });
+  return [...new Set(ids)];
 }
 
-/** Steps 5-7 of redeem for a `pending` cycle; safe to run any number of times. */
-async function completeCycle(deps: Pick<Services, 'repos'>, input: RedeemInput, r: RedemptionRecord): Promise<ApplyResult> {
-  for (const { scope, limit } of r.scopes) {
-    const taken = await deps.repos.usageCounters.take(input.applicationId, r.campaignId, scope, r.key, limit);
-    if (!taken) {
-      const refusal = limitRefusal(scope);
-      await giveBackAll(deps, input.applicationId, r);
-      await deps.repos.redemptions.transition(r.id, ['pending'], 'refused', {
-        refusal: { reason: scopeKind(scope), message: refusal.details },
-      });
-      throw refusal;
-    }
-  }
-  const walletDbId = r.cashbackCents > 0 ? await walletDbIdOf(deps, input.applicationId, r.cashbackWallet) : null;
-  if (walletDbId) {
-    await postLedgerEntry(deps, {
-      applicationId: input.applicationId,
-      customerId: r.customerId,
-      walletDbId,
-      txnId: `cashback:${r.key}`,
-      type: 'credit',
-      points: r.cashbackCents,
-      description: `cashback: order ${r.orderId}`,
-      origin: 'cashback',
-    });
-  }
-  if (!(await deps.repos.redemptions.transition(r.id, ['pending'], 'completed'))) {
-    const now = (await deps.repos.redemptions.cycles(input.applicationId, r.campaignId, r.orderId)).find((c) => c.id === r.id);
-    if (now && now.state !== 'completed') {
-      // A revert (or a refusing duplicate) moved it meanwhile: undo whatever this run took after it.
-      await giveBackAll(deps, input.applicationId, r);
-      await debitCashback(deps, input.applicationId, r);
-      if (now.state === 'refused') throw validationFailed(now.refusal?.message ?? messages.TOTAL_LIMIT_EXCEEDED);
-    }
-  }
-  return result(input, 'completed');
-}
-
-/** Worker side of redeem. */
+/**
+ * Worker side of redeem (docs/architecture.md, "Redeem"): evaluate the rules (the counters
+ * arbitrate the limits), take every counter at once, commit the cycle in the journal, credit the
+ * cashback, free the lanes. In the common case the order's cycles are not even read: cycle 1 is
+ * assumed and the commit tells whether it was right. Safe to re-run from any line.
+ */
 export async function redeemCoupon(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>,
   input: RedeemInput,
+  run: JobRun,
 ): Promise<ApplyResult> {
-  const jobId = input.jobId ?? input.requestId;
-  for (let round = 0; round < 10; round++) {
-    const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
-    const own = cycles.find((c) => c.redeemJobId === jobId);
-    if (own) {
-      if (own.state === 'pending') return completeCycle(deps, input, own);
-      if (own.state === 'refused') throw validationFailed(own.refusal?.message ?? messages.TOTAL_LIMIT_EXCEEDED);
-      return result(input, 'completed');
-    }
-    const latest = cycles.at(-1);
-    if (latest && latest.customerId !== input.customerId && latest.state !== 'reverted' && latest.state !== 'refused')
-      throw orderOfAnotherCustomer();
-    if (latest?.state === 'completed') return result(input, 'completed');
-    if (latest?.state === 'pending') return completeCycle(deps, input, latest);
-    if (latest?.state === 'reverting') {
-      await finishRevert(deps, input.applicationId, latest);
-      continue;
-    }
-
+  let cycle = 1;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
     const { app, campaign } = await loadCampaign(deps, input.applicationId, input.campaignId);
     const now = deps.now();
     const periods = periodKeys(now, app.timezone);
-    const usage = (await readUsage(deps, app.id, [campaign], input.customerId, periods, input.bulkCodeId)).get(campaign.id)!;
-    const evaluation = evaluateCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: true, order: input.order });
-    if (!evaluation.applicable) throw refusalOf(evaluation.reason, evaluation.message);
+    const evaluation = evaluateCoupon({
+      now,
+      timezone: app.timezone,
+      campaign,
+      usage: ZERO_USAGE,
+      customerKnown: true,
+      order: input.order,
+    });
+    if (!evaluation.applicable) {
+      // A rule fails. An order already redeemed stays redeemed (decision 17); otherwise the refusal
+      // must be the one validate would give, limits first (decision 20a): read the real usage.
+      const [cycles, usage] = await Promise.all([
+        deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId),
+        readUsage(deps, app.id, [campaign], input.customerId, periods, input.bulkCodeId),
+      ]);
+      const d = decide(input, cycles, run.jobId);
+      if ('done' in d) return d.done;
+      if ('refuse' in d) throw d.refuse;
+      const real = evaluateCoupon({
+        now,
+        timezone: app.timezone,
+        campaign,
+        usage: usage.get(campaign.id)!,
+        customerKnown: true,
+        order: input.order,
+      });
+      throw real.applicable ? refusalOf(evaluation.reason, evaluation.message) : refusalOf(real.reason, real.message);
+    }
 
-    const cycle = (latest?.cycle ?? 0) + 1;
-    const written = await deps.repos.redemptions.insertPending({
+    const key = redemptionKey(campaign.id, input.orderId, cycle);
+    const attempt = newAttempt();
+    const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
+    const fields: CycleFields = {
       applicationId: input.applicationId,
       campaignId: campaign.id,
       customerId: input.customerId,
@@ -281,35 +252,135 @@ export async function redeemCoupon(
       cashbackCents: evaluation.result.totalCashbackCents,
       cashbackWallet: campaign.discount.kind === 'cashback' ? (campaign.discount.walletId ?? null) : null,
       periods,
-      scopes: scopesToTake(campaign, input.customerId, periods, input.bulkCodeId),
-      redeemJobId: jobId,
-    });
-    if (written) return completeCycle(deps, input, written);
-    // A duplicate run wrote this cycle first: re-read and follow it.
+      counters: counters.map((c) => c.id),
+      refusal: null,
+      redeemJobId: run.jobId,
+    };
+    const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods });
+    if (taken.refused.length > 0) {
+      await undoAll(deps, taken.changed, run.lane, attempt);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
+      if ('done' in d) return d.done;
+      if ('refuse' in d) throw d.refuse;
+      if (d.cycle !== cycle) {
+        cycle = d.cycle;
+        continue;
+      }
+      const refused = refusalAt(campaign, taken.refused, periods);
+      if (!refused) continue; // freed meanwhile (a revert): try again
+      // Journaled, so that a run of this job overlapping this one (a lost lock) reaches the same answer.
+      const reason = { reason: refused.reason, message: refused.message };
+      if (await deps.repos.redemptions.commitCycle({ ...fields, counters: [] }, attempt, 'refused', reason))
+        throw refusalOf(reason.reason, reason.message);
+      continue; // the cycle was written meanwhile: follow it
+    }
+    if (!(await deps.repos.redemptions.commitCycle(fields, attempt, 'completed'))) {
+      // The cycle exists (a repeat, a re-run, a redeem after a revert) or this attempt was
+      // abandoned by a settle: give back what it took and follow the journal.
+      await undoAll(deps, taken.changed, run.lane, attempt);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
+      if ('refuse' in d) throw d.refuse;
+      if ('done' in d) {
+        if (d.own) await creditCashback(deps, d.own); // a re-run: finish what the first run may not have
+        return d.done;
+      }
+      cycle = d.cycle;
+      continue;
+    }
+    await Promise.all([
+      fields.cashbackCents > 0 ? creditCashback(deps, { ...fields, key }) : null,
+      clearAll(deps, taken.changed, run.lane, attempt),
+    ]);
+    return result(input, 'completed');
   }
   throw new Error(`redeem made no progress for order ${input.orderId}`);
 }
 
-function refusalOf(reason: string, message: string): DomainError {
-  return reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);
+/** The refusal of the counters that refused a take, in the engine's order; null if none is reached now. */
+function refusalAt(campaign: Campaign, refused: Refused[], periods: PeriodKeys) {
+  const doc = (kind: string) => refused.find((r) => r.spec.kind === kind)?.doc;
+  const usage = usageFrom(doc('campaign'), doc('customer'), periods, { bulkCode: doc('code'), hasBulkCode: !!doc('code') });
+  const evaluation = limitRefusal(campaign, usage, true);
+  return evaluation && !evaluation.applicable ? evaluation : null;
 }
 
-async function finishRevert(deps: Pick<Services, 'repos'>, applicationId: string, r: RedemptionRecord) {
-  await giveBackAll(deps, applicationId, r);
-  await debitCashback(deps, applicationId, r);
-  await deps.repos.redemptions.transition(r.id, ['reverting'], 'reverted');
+const cashbackTxnId = (key: string) => `cashback:${key}`;
+
+async function cashbackWalletOf(deps: Pick<Services, 'wallets'>, applicationId: string, walletId: string | null) {
+  return walletId ? ((await deps.wallets.get(`${applicationId}:${walletId}`))?.id ?? null) : null;
 }
 
-/** Worker side of revert (decision 17: idempotent; decision 18: no rule re-check). */
-export async function revertCoupon(deps: Pick<Services, 'repos'>, input: RevertInput): Promise<ApplyResult> {
-  const jobId = input.jobId ?? input.requestId;
-  const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
-  const own = cycles.find((c) => c.revertJobId === jobId);
-  const counted = cycles.filter((c) => c.state !== 'refused');
-  const target = own ?? counted.at(-1);
-  if (!target || target.customerId !== input.customerId) throw noRedemption();
-  if (target.state === 'reverted') return result(input, 'reverted');
-  await deps.repos.redemptions.transition(target.id, ['completed', 'pending', 'reverting'], 'reverting', { revertJobId: jobId });
-  await finishRevert(deps, input.applicationId, { ...target, state: 'reverting' });
-  return result(input, 'reverted');
+/** Credits a committed redemption's cashback (decision 20). Idempotent (its txnId); a no-op once voided by a revert. */
+async function creditCashback(
+  deps: Pick<Services, 'repos' | 'wallets'>,
+  r: Pick<RedemptionRecord, 'applicationId' | 'customerId' | 'key' | 'orderId' | 'cashbackCents' | 'cashbackWallet'>,
+) {
+  const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
+  if (!walletDbId) return;
+  await postLedgerEntry(deps, {
+    applicationId: r.applicationId,
+    customerId: r.customerId,
+    walletDbId,
+    txnId: cashbackTxnId(r.key),
+    type: 'credit',
+    points: r.cashbackCents,
+    description: `cashback: order ${r.orderId}`,
+    origin: 'cashback',
+  });
+}
+
+/**
+ * Takes back a reverted redemption's cashback. If it was never credited, voids its txnId first so
+ * that a late credit (a re-run of the redeem) can never post it; else debits what was credited, at
+ * most the balance (it may have been spent). Idempotent.
+ */
+async function revertCashback(deps: Pick<Services, 'repos' | 'wallets'>, r: RedemptionRecord) {
+  const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
+  if (!walletDbId) return;
+  const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };
+  if (await voidEntry(deps, { ...entry, txnId: cashbackTxnId(r.key), description: `cashback voided: order ${r.orderId}` })) return;
+  const credit = await deps.repos.walletTransactions.findByTxnId(r.applicationId, cashbackTxnId(r.key));
+  if (!credit || credit.stored === 'refused' || credit.stored === 'void') return;
+  await postLedgerEntry(deps, {
+    ...entry,
+    txnId: `cashback-revert:${r.key}`,
+    type: 'debit',
+    points: credit.points,
+    description: `cashback reverted: order ${r.orderId}`,
+    clampToBalance: true,
+  });
+}
+
+/** The counters a journaled redemption counts in (legacy cycles name scopes instead). */
+function countersOfCycle(r: RedemptionRecord) {
+  const ids = r.legacyScopes ? legacyCounterIds(r.campaignId, r.legacyScopes) : r.counters;
+  return specsOf(r.applicationId, r.campaignId, ids);
+}
+
+/**
+ * Worker side of revert (decision 17: idempotent; decision 18: no rule re-check): give back every
+ * counter the cycle took (in the periods it was redeemed in), commit `reverted`, take back the
+ * cashback, free the lanes.
+ */
+export async function revertCoupon(deps: Pick<Services, 'repos' | 'wallets'>, input: RevertInput, run: JobRun): Promise<ApplyResult> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
+    const own = cycles.find((c) => c.revertJobId === run.jobId);
+    const target = own ?? cycles.filter((c) => c.state !== 'refused').at(-1);
+    if (!target || target.customerId !== input.customerId) throw noRedemption();
+    if (target.state === 'reverted') {
+      if (own) await revertCashback(deps, own); // a re-run: finish what the first run may not have
+      return result(input, 'reverted');
+    }
+    const attempt = newAttempt();
+    const counters = countersOfCycle(target);
+    const given = await reserveAll(deps, counters, { lane: run.lane, key: target.key, attempt, step: -1, periods: target.periods });
+    if (!(await deps.repos.redemptions.commitRevert(target.key, attempt, run.jobId))) {
+      await undoAll(deps, given.changed, run.lane, attempt);
+      continue; // reverted by someone else meanwhile, or this attempt was abandoned: read again
+    }
+    await Promise.all([revertCashback(deps, target), clearAll(deps, given.changed, run.lane, attempt)]);
+    return result(input, 'reverted');
+  }
+  throw new Error(`revert made no progress for order ${input.orderId}`);
 }

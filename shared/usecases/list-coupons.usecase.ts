@@ -11,7 +11,7 @@ import { periodKeys } from '../domain/periods.js';
 import type { Services } from '../services.js';
 import { bodyNotObject, invalidSourceIdLV } from './coupon-errors.js';
 import { presentCouponResult, type CouponResult } from './coupon-result.js';
-import { readUsage } from './usage.js';
+import { readUsage } from './limit-counters.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -10,7 +10,7 @@ import { bodyNotObject, loginRequired, onlyOneCouponLV, validateCouponNotFound }
 import { presentCouponResult, type CouponResult } from './coupon-result.js';
 import { findCoupon } from './find-coupon.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
-import { readUsage } from './usage.js';
+import { readUsage } from './limit-counters.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

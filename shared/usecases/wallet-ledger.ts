@@ -1,21 +1,21 @@
 /**
- * Posting one ledger entry to a wallet balance, exactly once, without transactions.
- *
- * Hot lookups go by `_id` (the balance's is derived from application, customer and wallet; an
- * entry's is the slot it holds): the cheapest read on MongoDB and the only one FerretDB 1.x
- * pushes down to its storage.
+ * Posting one ledger entry to a wallet balance, exactly once, without transactions, in three
+ * round trips: read the balance, write the entry at its slot, move the balance.
  *
  * The balance carries a `version`; the ledger entry that moves it from v to v + 1 holds the
- * unique slot `<balance>:<v>` and records its decision (before, after). So:
- *  - a re-run of the same operation (same txnId) finds its entry and returns its outcome;
- *  - a crash after the entry was written but before the balance moved leaves a pending entry at
- *    the balance's current slot, which the next run — of this operation or of the customer's
- *    next one — rolls forward with the recorded `after` (the version guard applies it once);
+ * unique slot `<balance>:<v>` (its `_id`) and records its decision (before, after). So:
+ *  - a re-run of the same operation (same txnId, unique too) collides with its own entry and
+ *    returns its recorded outcome, applying it first if the balance has not moved yet;
+ *  - a crash after the entry was written but before the balance moved leaves an entry at the
+ *    balance's current slot; the next write there — of this operation or of the customer's next
+ *    one — collides with it and rolls it forward with its recorded `after` (the version guard
+ *    applies it once);
  *  - two runs at once (a lost BullMQ lock) race on the unique slot: one wins, the other re-reads.
+ * An entry at slot v is applied exactly when the balance's version is past v.
  * Invariant: balance.points == sum of applied entries; it never goes below 0.
  */
 import type { WalletBalanceRepository } from '../data/wallet-balance.repository.js';
-import { refusedIdOf, slotOf, type WalletTransactionRepository } from '../data/wallet-transaction.repository.js';
+import { refusedIdOf, slotOf, voidIdOf, type WalletTransactionRepository } from '../data/wallet-transaction.repository.js';
 
 export interface LedgerDeps {
   repos: { walletBalances: WalletBalanceRepository; walletTransactions: WalletTransactionRepository };
@@ -36,7 +36,10 @@ export interface PostEntryInput {
 }
 
 export type PostEntryResult =
-  { state: 'applied'; before: number; after: number; points: number } | { state: 'refused'; balance: number; points: number };
+  | { state: 'applied'; before: number; after: number; points: number }
+  | { state: 'refused'; balance: number; points: number }
+  /** The txnId was voided (see {@link voidEntry}): nothing was posted, nothing ever will be. */
+  | { state: 'void' };
 
 const MAX_ROUNDS = 50;
 
@@ -44,20 +47,10 @@ export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInp
   const { applicationId, txnId } = input;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const balance = await repos.walletBalances.getOrCreate(applicationId, input.customerId, input.walletDbId);
-
-    // Roll forward whatever entry holds the current slot (ours from a crashed run, or another's).
-    const head = await repos.walletTransactions.findAtSlot(applicationId, balance.id, balance.version);
-    if (head) {
-      await repos.walletBalances.applyAtVersion(balance.id, balance.version, head.after!);
-      await repos.walletTransactions.markApplied(head.id);
-      continue;
-    }
-
-    // Write this operation's entry first; its txnId is unique, so if it was written before (a
-    // re-run) the write collides and the recorded outcome is returned instead.
     let points = input.points;
-    const refuse = input.type === 'debit' && points > balance.points && !input.clampToBalance;
-    if (input.type === 'debit' && points > balance.points && input.clampToBalance) points = balance.points;
+    const short = input.type === 'debit' && points > balance.points;
+    if (short && input.clampToBalance) points = balance.points;
+    const refuse = short && !input.clampToBalance;
     const after = refuse ? balance.points : balance.points + (input.type === 'credit' ? points : -points);
     const slot = refuse ? refusedIdOf(applicationId, txnId) : slotOf(balance.id, balance.version);
     const written = await repos.walletTransactions.insert({
@@ -67,25 +60,48 @@ export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInp
       seq: refuse ? null : balance.version,
       before: balance.points,
       after,
-      state: refuse ? 'refused' : 'pending',
+      stored: refuse ? 'refused' : 'posted',
     });
-    if (!written) {
-      const mine = await repos.walletTransactions.findByTxnId(applicationId, txnId);
-      if (!mine) continue; // another operation took this slot first: re-read and decide again
-      if (mine.state === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
-      if (mine.seq !== null && mine.seq >= balance.version) continue; // ours, pending at the head: roll it forward
-      await repos.walletTransactions.markApplied(mine.id);
+    if (written) {
+      if (refuse) return { state: 'refused', balance: balance.points, points };
+      await repos.walletBalances.applyAtVersion(balance.id, balance.version, after);
+      return { state: 'applied', before: balance.points, after, points };
+    }
+    // Collided: with this operation's own entry (a re-run), or with another entry at the slot.
+    const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(applicationId, slot, txnId);
+    if (mine) {
+      if (mine.stored === 'void') return { state: 'void' };
+      if (mine.stored === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
+      // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
+      if (mine.seq === balance.version) await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!);
       return { state: 'applied', before: mine.before!, after: mine.after!, points: mine.points };
     }
-    if (refuse) return { state: 'refused', balance: balance.points, points };
-    await repos.walletBalances.applyAtVersion(balance.id, balance.version, after);
-    await repos.walletTransactions.markApplied(slot);
-    return { state: 'applied', before: balance.points, after, points };
+    // Another operation's entry holds this slot (its run crashed before moving the balance, or it
+    // is being written right now): roll it forward, then decide again on the new balance.
+    if (atSlot?.seq === balance.version) await repos.walletBalances.applyAtVersion(balance.id, balance.version, atSlot.after!);
   }
   throw new Error(`wallet ledger: no progress after ${MAX_ROUNDS} rounds for ${txnId}`);
 }
 
-const entryBase = (input: PostEntryInput) => ({
+/**
+ * Makes sure `txnId` never posts: records a void entry under it unless an entry exists already.
+ * True when it voided (nothing had been posted); false when an entry was there first.
+ */
+export async function voidEntry({ repos }: LedgerDeps, input: Omit<PostEntryInput, 'type' | 'points'>): Promise<boolean> {
+  return repos.walletTransactions.insert({
+    ...entryBase({ ...input, type: 'credit' }),
+    points: 0,
+    slot: voidIdOf(input.applicationId, input.txnId),
+    seq: null,
+    before: null,
+    after: null,
+    stored: 'void',
+  });
+}
+
+const entryBase = (
+  input: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId' | 'txnId' | 'type' | 'description' | 'origin'>,
+) => ({
   applicationId: input.applicationId,
   customerId: input.customerId,
   walletDbId: input.walletDbId,

@@ -39,7 +39,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 
 /** Validates a wallet update in the documented order; resolves customer and wallet. */
 export async function prepareWalletOperation(
-  deps: Pick<Services, 'repos'>,
+  deps: Pick<Services, 'repos' | 'wallets'>,
   req: { applicationId: string; sourceId: string; walletId: string; body: unknown; txnId: string; requestId: string },
 ): Promise<WalletOperationInput> {
   const body = isPlainObject(req.body) ? req.body : {};
@@ -57,9 +57,11 @@ export async function prepareWalletOperation(
   if (typeof description !== 'string' || description.length > 500) {
     throw invalidField('description', 'description should be a string of at most 500 characters');
   }
-  const customer = await deps.repos.customers.resolve(req.applicationId, req.sourceId);
+  const [customer, wallet] = await Promise.all([
+    deps.repos.customers.resolve(req.applicationId, req.sourceId),
+    deps.wallets.get(`${req.applicationId}:${req.walletId}`),
+  ]);
   if (!customer) throw customerNotFound();
-  const wallet = await deps.repos.wallets.findByWalletId(req.applicationId, req.walletId);
   if (!wallet) throw walletNotFound();
   return {
     applicationId: req.applicationId,
@@ -91,6 +93,7 @@ export async function applyWalletOperation(deps: Pick<Services, 'repos'>, input:
     origin: 'api',
   });
   if (result.state === 'refused') throw insufficientPoints(fromHundredths(result.balance), fromHundredths(input.points));
+  if (result.state === 'void') throw new Error(`wallet transaction ${input.txnId} was voided`); // only cashback txn ids are
   return {
     requestId: input.requestId,
     txn_id: input.txnId,

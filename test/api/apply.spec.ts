@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
+import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 
 describe('POST /coupons/apply', () => {
@@ -24,8 +24,7 @@ describe('POST /coupons/apply', () => {
     coupon_details: [{ coupon_id: code, coupon_code: code }],
     order,
   });
-  const usage = async (campaignId: string, scope: string) =>
-    (await api.services.repos.usageCounters.read(app.id, [campaignId], [scope])).get(`${campaignId}|${scope}`) ?? 0;
+  const usage = (campaignId: string, scope: string) => usageOf(api.services, app.id, campaignId, scope);
 
   it('when a valid redeem is sent, then 200 with the Redeem/revert result object', async () => {
     const c = await createCampaign(api.services, app.id, { code: 'Save10' });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createBulkCodes, createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
+import { createBulkCodes, createCampaign, createCustomers, makeOrder, seedUsage } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 
 describe('POST /coupons/list/all', () => {
@@ -111,7 +111,7 @@ describe('POST /coupons/list/all', () => {
 
   it('when the limits are reached, then the coupon is listed not applicable with the limit message', async () => {
     const c = await createCampaign(api.services, app.id, { code: 'LIM', limits: { total: 1 } });
-    await api.services.repos.usageCounters.take(app.id, c.id, 'total', 'x', 1);
+    await seedUsage(api.services, app.id, c.id, 'total');
     const res = await list();
     expect(res.body[0]).to.include({ is_applicable: false, message: 'coupon code redemption total_limit exceeded' });
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createBulkCodes, createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
+import { createBulkCodes, createCampaign, createCustomers, makeOrder, seedUsage } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 
 describe('POST /coupons/validate', () => {
@@ -206,7 +206,7 @@ describe('POST /coupons/validate', () => {
     it(`when ${label}, then 200 not applicable with "${message}" and the blank savings shape`, async () => {
       const limits = (overrides.limits as { total?: number } | undefined)?.total === 0 ? { total: 1 } : undefined;
       const c = await createCampaign(api.services, app.id, { code: 'NA', ...overrides, ...(limits ? { limits } : {}) });
-      if (limits) await api.services.repos.usageCounters.take(app.id, c.id, 'total', 'someone', 1);
+      if (limits) await seedUsage(api.services, app.id, c.id, 'total');
       const res = await validate({ source_id: 'cust-1', coupon_details: [{ coupon_code: 'NA' }], order: order() });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({
@@ -224,7 +224,7 @@ describe('POST /coupons/validate', () => {
 
   it('when the per-customer limit is reached, then per_user_limit exceeded; another customer still applies', async () => {
     const c = await createCampaign(api.services, app.id, { code: 'PU', limits: { perCustomer: 1 } });
-    await api.services.repos.usageCounters.take(app.id, c.id, `customer:${cust1}`, 'x', 1);
+    await seedUsage(api.services, app.id, c.id, `customer:${cust1}`);
     const mine = await validate({ source_id: 'cust-1', coupon_details: [{ coupon_code: 'PU' }] });
     expect(mine.body).to.include({ is_applicable: false, message: 'coupon code redemption per_user_limit exceeded' });
     const theirs = await validate({ source_id: 'cust-2', coupon_details: [{ coupon_code: 'PU' }] });
@@ -240,7 +240,7 @@ describe('POST /coupons/validate', () => {
       api.services.now = () => new Date('2026-03-10T20:00:00Z'); // 2026-03-11 01:30 in Asia/Kolkata
       const c = await createCampaign(api.services, app.id, { code: 'PERIOD', limits });
       const scope = { day: 'day:2026-03-11', week: 'week:2026-W11', month: 'month:2026-03' }[period];
-      await api.services.repos.usageCounters.take(app.id, c.id, scope, 'x', 1);
+      await seedUsage(api.services, app.id, c.id, scope);
       const res = await validate({ coupon_details: [{ coupon_code: 'PERIOD' }] });
       expect(res.body).to.include({ is_applicable: false, message });
     });
@@ -320,7 +320,7 @@ describe('POST /coupons/validate', () => {
     await createBulkCodes(api.services, app.id, c.id, ['BULK-AAA']);
     const res = await validate({ coupon_details: [{ coupon_id: 'bulk', coupon_code: 'bulk-aaa' }] });
     expect(res.body).to.include({ coupon_code: 'BULK-AAA', is_applicable: true });
-    await api.services.repos.usageCounters.take(app.id, c.id, `code:${res.body.coupon_code_id}`, 'x', 1);
+    await seedUsage(api.services, app.id, c.id, `code:${res.body.coupon_code_id}`);
     const used = await validate({ coupon_details: [{ coupon_id: res.body.coupon_code_id, coupon_code: '' }] });
     expect(used.body).to.include({ is_applicable: false, message: 'coupon code redemption total_limit exceeded' });
   });

@@ -1,54 +1,164 @@
 import { expect } from 'chai';
 import { Types } from 'mongoose';
+import { campaignCounterId, customerCounterId, type CounterSpec, type PeriodKeys } from '../../shared/data/limit-counter.repository.js';
+import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
+import type { Services } from '../../shared/services.js';
+import { clearAll, newAttempt, reserveAll, undoAll } from '../../shared/usecases/limit-counters.js';
 import { testDatabase, testServices } from '../support/context.js';
 
 /**
- * The guarantee every limit rests on: a guarded single-document update is atomic. True on
- * mongod; on FerretDB only through the harness's write proxy (docs/architecture.md).
+ * The guarantee every limit rests on — a guarded single-document update is atomic — and the
+ * limit counters' protocol built on it (shared/usecases/limit-counters.ts), with real concurrent
+ * updates on the real database and no proxy in the way.
  */
 describe('guarded single-document updates under concurrency', () => {
-  it('when 400 concurrent guarded $inc race for a limit of 57, then the counter ends exactly at 57', async () => {
+  it('when 300 concurrent guarded $inc race for a limit of 50, then exactly 50 succeed and the counter ends at 50', async () => {
     const db = await testDatabase();
-    const col = db.connection.db!.collection(`atomic_${Date.now()}`);
-    await col.insertOne({ _id: 'c' as unknown as Types.ObjectId, count: 0 });
+    const col = db.connection.db!.collection<{ _id: string; count: number }>(`atomic_${Date.now()}`);
+    await col.insertOne({ _id: 'c', count: 0 });
     const results = await Promise.all(
-      Array.from({ length: 400 }, () =>
-        col.updateOne({ _id: 'c' as unknown as Types.ObjectId, count: { $lt: 57 } }, { $inc: { count: 1 } }),
-      ),
+      Array.from({ length: 300 }, () => col.updateOne({ _id: 'c', count: { $lt: 50 } }, { $inc: { count: 1 } })),
     );
-    expect(results.filter((r) => r.modifiedCount === 1)).to.have.length(57);
-    expect((await col.findOne({ _id: 'c' as unknown as Types.ObjectId }))!.count).to.equal(57);
+    expect(results.filter((r) => r.modifiedCount === 1)).to.have.length(50);
+    expect((await col.findOne({ _id: 'c' }))!.count).to.equal(50);
     await col.drop();
-  });
-
-  it('when 300 holders race to take a usage counter with limit 40, then exactly 40 hold it and re-takes are idempotent', async () => {
-    const services = await testServices();
-    const app = new Types.ObjectId().toString();
-    const campaign = new Types.ObjectId().toString();
-    const takes = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => services.repos.usageCounters.take(app, campaign, 'total', `h${i}`, 40)),
-    );
-    expect(takes.filter(Boolean)).to.have.length(40);
-    const winners = takes.map((t, i) => (t ? `h${i}` : null)).filter((h): h is string => h !== null);
-    // Taking again with a holder already counted reports taken without counting.
-    expect(await services.repos.usageCounters.take(app, campaign, 'total', winners[0]!, 40)).to.equal(true);
-    const counts = await services.repos.usageCounters.read(app, [campaign], ['total']);
-    expect(counts.get(`${campaign}|total`)).to.equal(40);
-    await Promise.all(winners.map((h) => services.repos.usageCounters.giveBack(app, campaign, 'total', h)));
-    await services.repos.usageCounters.giveBack(app, campaign, 'total', winners[0]!); // twice: a no-op
-    expect((await services.repos.usageCounters.read(app, [campaign], ['total'])).get(`${campaign}|total`)).to.equal(0);
   });
 });
 
-describe('usage counters: the first takers of a new counter', () => {
-  it('when 30 holders race to create and take a counter far below its limit, then all 30 get a slot', async () => {
-    const services = await testServices();
-    const app = new Types.ObjectId().toString();
-    const campaign = new Types.ObjectId().toString();
-    const takes = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => services.repos.usageCounters.take(app, campaign, 'total', `first${i}`, 1000)),
+describe('limit counters: the reserve → commit → clear protocol', () => {
+  let services: Services;
+  let applicationId: string;
+  let campaignId: string;
+  const periods: PeriodKeys = { day: '2026-11-23', week: '2026-W48', month: '2026-11' };
+  const campaign = (limits: CounterSpec['limits']): CounterSpec => ({
+    id: campaignCounterId(campaignId),
+    applicationId,
+    campaignId,
+    kind: 'campaign',
+    limits,
+  });
+  /** A committed redemption's journal entry, as a redeem would write it. */
+  const commit = (orderId: string, attempt: string, counters: CounterSpec[]) =>
+    services.repos.redemptions.commitCycle(
+      {
+        applicationId,
+        campaignId,
+        customerId: new Types.ObjectId().toString(),
+        couponCodeId: null,
+        orderId,
+        cycle: 1,
+        couponId: 'x',
+        code: 'X',
+        discountCents: 0,
+        cashbackCents: 0,
+        cashbackWallet: null,
+        periods,
+        counters: counters.map((c) => c.id),
+        refusal: null,
+        redeemJobId: `job-${orderId}`,
+      },
+      attempt,
+      'completed',
     );
-    expect(takes.every(Boolean)).to.equal(true);
-    expect((await services.repos.usageCounters.read(app, [campaign], ['total'])).get(`${campaign}|total`)).to.equal(30);
+  /** One whole redemption in `lane`: reserve, commit, clear. */
+  async function redeem(spec: CounterSpec, lane: string, orderId: string, at = periods) {
+    const attempt = newAttempt();
+    const key = redemptionKey(campaignId, orderId, 1);
+    const r = await reserveAll(services, [spec], { lane, key, attempt, step: 1, periods: at });
+    if (r.refused.length) return false;
+    expect(await commit(orderId, attempt, [spec])).to.equal(true);
+    await clearAll(services, r.changed, lane, attempt);
+    return true;
+  }
+  const counter = () => services.repos.limitCounters.find(campaignCounterId(campaignId));
+
+  beforeEach(async () => {
+    services = await testServices();
+    applicationId = new Types.ObjectId().toString();
+    campaignId = new Types.ObjectId().toString();
+  });
+
+  it('when 300 redeems in 300 lanes race for a total limit of 40, then exactly 40 complete and 40 are counted', async () => {
+    const spec = campaign({ total: 40 });
+    const done = await Promise.all(Array.from({ length: 300 }, (_, i) => redeem(spec, `p${i}`, `o${i}`)));
+    expect(done.filter(Boolean)).to.have.length(40);
+    const doc = await counter();
+    expect(doc!.total).to.equal(40);
+    expect(doc!.d).to.deep.equal({ k: periods.day, n: 40 });
+    expect(doc!.lanes ?? {}).to.deep.equal({});
+  });
+
+  it('when 30 first takers race to create a counter far below its limit, then all 30 are counted', async () => {
+    const spec = campaign({ total: 1000 });
+    const done = await Promise.all(Array.from({ length: 30 }, (_, i) => redeem(spec, `p${i}`, `first${i}`)));
+    expect(done.every(Boolean)).to.equal(true);
+    expect((await counter())!.total).to.equal(30);
+  });
+
+  it('when a run reserves and dies before committing, then the next change in its lane undoes it exactly once', async () => {
+    const spec = campaign({ total: 2 });
+    const dead = newAttempt();
+    await reserveAll(services, [spec], { lane: 'p1', key: redemptionKey(campaignId, 'dead', 1), attempt: dead, step: 1, periods });
+    expect((await counter())!.total).to.equal(1);
+    // The next redeem in lane p1 settles the abandoned change, then takes its own slot.
+    expect(await redeem(spec, 'p1', 'next')).to.equal(true);
+    expect(await redeem(spec, 'p2', 'third')).to.equal(true);
+    expect((await counter())!.total).to.equal(2);
+    // The dead attempt can never commit now, and undoing it again changes nothing.
+    expect(await commit('dead', dead, [spec])).to.equal(false);
+    await undoAll(services, [spec], 'p1', dead);
+    expect((await counter())!.total).to.equal(2);
+  });
+
+  it('when a run commits and dies before clearing its lane, then the next change in the lane keeps its count', async () => {
+    const spec = campaign({ total: 5 });
+    const attempt = newAttempt();
+    await reserveAll(services, [spec], { lane: 'p1', key: redemptionKey(campaignId, 'kept', 1), attempt, step: 1, periods });
+    expect(await commit('kept', attempt, [spec])).to.equal(true);
+    expect(await redeem(spec, 'p1', 'after')).to.equal(true);
+    const doc = await counter();
+    expect(doc!.total).to.equal(2);
+    expect(doc!.lanes ?? {}).to.deep.equal({});
+  });
+
+  it('when a stale run and its re-run overlap (a lost lock), then the order is counted once', async () => {
+    const spec = campaign({ total: 10 });
+    const key = redemptionKey(campaignId, 'overlap', 1);
+    const stale = newAttempt();
+    await reserveAll(services, [spec], { lane: 'p3', key, attempt: stale, step: 1, periods });
+    // The re-run settles the stale reservation (abandoning it), reserves and commits its own.
+    const rerun = newAttempt();
+    const r = await reserveAll(services, [spec], { lane: 'p3', key, attempt: rerun, step: 1, periods });
+    expect(await commit('overlap', rerun, [spec])).to.equal(true);
+    await clearAll(services, r.changed, 'p3', rerun);
+    // The stale run wakes up: its commit fails, and it gives back what it believes it took.
+    expect(await commit('overlap', stale, [spec])).to.equal(false);
+    await undoAll(services, [spec], 'p3', stale);
+    expect((await counter())!.total).to.equal(1);
+  });
+
+  it('when 1,000 redemptions are counted, then the counter document keeps the same size', async () => {
+    const spec = { ...campaign({ total: 1_000_000 }), id: customerCounterId(campaignId, 'c'), kind: 'customer' as const };
+    await redeem(spec, 'p0', 'warm');
+    const size = async () => JSON.stringify(await services.repos.limitCounters.find(spec.id)).length;
+    const first = await size();
+    for (let i = 0; i < 1000; i++) await redeem(spec, `p${i % 16}`, `o${i}`);
+    expect((await services.repos.limitCounters.find(spec.id))!.total).to.equal(1001);
+    expect(await size()).to.be.at.most(first + 4); // 1 → 1001: three more digits
+  });
+
+  it('when the day rolls over, then the day count restarts at 1 and a give-back of yesterday leaves today alone', async () => {
+    const spec = campaign({ day: 2 });
+    expect(await redeem(spec, 'p0', 'd1', periods)).to.equal(true);
+    expect(await redeem(spec, 'p0', 'd2', periods)).to.equal(true);
+    expect(await redeem(spec, 'p0', 'd3', periods)).to.equal(false);
+    const tomorrow = { ...periods, day: '2026-11-24' };
+    expect(await redeem(spec, 'p0', 'd4', tomorrow)).to.equal(true);
+    expect((await counter())!.d).to.deep.equal({ k: '2026-11-24', n: 1 });
+    const back = newAttempt();
+    await reserveAll(services, [spec], { lane: 'p0', key: redemptionKey(campaignId, 'd1', 1), attempt: back, step: -1, periods });
+    const doc = await counter();
+    expect(doc!.d).to.deep.equal({ k: '2026-11-24', n: 1 });
+    expect(doc!.total).to.equal(2);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
+import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 
@@ -67,7 +67,6 @@ describe('a worker killed mid-burst', function () {
     // Counters: exactly the completed redeems, never above the limit.
     const completed = redeemResults.filter((r) => r.status === 200).length;
     expect(completed).to.equal(30);
-    const usage = await api.services.repos.usageCounters.read(app.id, [campaign.id], ['total']);
-    expect(usage.get(`${campaign.id}|total`)).to.equal(completed);
+    expect(await usageOf(api.services, app.id, campaign.id, 'total')).to.equal(completed);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { freePort } from '../../scripts/embedded-servers.js';
-import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
+import { createCampaign, createCustomers, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, testServices } from '../support/context.js';
 import { startApiProcess, startWorkerProcess } from '../support/worker-process.js';
 
@@ -51,8 +51,7 @@ describe('graceful shutdown under load', function () {
       ).to.have.length(0);
       const completed = cycles.filter((c) => c.state === 'completed').length;
       expect(completed).to.equal(answered.length);
-      const usage = await services.repos.usageCounters.read(app.id, [campaign.id], ['total']);
-      expect(usage.get(`${campaign.id}|total`) ?? 0).to.equal(completed);
+      expect(await usageOf(services, app.id, campaign.id, 'total')).to.equal(completed);
     } finally {
       await staying.stop();
     }

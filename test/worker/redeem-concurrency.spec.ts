@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createBulkCodes, createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
+import { createBulkCodes, createCampaign, createCustomers, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 
@@ -48,8 +48,7 @@ describe('redeem limits under concurrency (two worker processes)', function () {
       expect(r.body).to.include({ message: 'coupon validation failed', details: 'coupon code redemption total_limit exceeded' });
     }
     const campaign = (await api.services.repos.campaigns.listByApplication(app.id))[0]!;
-    const usage = await api.services.repos.usageCounters.read(app.id, [campaign.id], ['total']);
-    expect(usage.get(`${campaign.id}|total`)).to.equal(25);
+    expect(await usageOf(api.services, app.id, campaign.id, 'total')).to.equal(25);
   });
 
   it('when one customer races 60 orders against a per-customer limit of 3, then exactly 3 complete', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
+import { createCampaign, createCustomers, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi } from '../support/context.js';
 import { startWorkerProcess } from '../support/worker-process.js';
 
@@ -42,8 +42,7 @@ describe('waiting for a job past the timeout', function () {
           await patient.close();
         }
         await new Promise((r) => setTimeout(r, 1000));
-        const usage = await api.services.repos.usageCounters.read(app.id, [campaign.id], ['total']);
-        expect(usage.get(`${campaign.id}|total`)).to.equal(1);
+        expect(await usageOf(api.services, app.id, campaign.id, 'total')).to.equal(1);
         expect(await api.services.db.models.Redemption.countDocuments({ application: app.id })).to.equal(1);
       } finally {
         await worker.stop();

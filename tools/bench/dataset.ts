@@ -3,6 +3,7 @@
  * 200 fixed coupons of mixed rules, and one unlimited-ish coupon used by the redeem benchmark.
  */
 import type { CampaignInput } from '../../shared/data/campaign.repository.js';
+import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
 import { CAMPAIGN_DEFAULTS } from '../../shared/domain/campaign-defaults.js';
 import type { Campaign } from '../../shared/domain/types.js';
 import type { Services } from '../../shared/services.js';
@@ -96,9 +97,10 @@ export async function loadBenchData(services: Services, log: (line: string) => v
   // Usage: some customers have used some limited coupons.
   for (let i = 0; i < 40; i++) {
     const c = campaigns[(i * 12 + 3) % campaigns.length]!;
+    const base = { applicationId: application.id, campaignId: c.id };
     if (c.limits.perCustomer)
-      await services.repos.usageCounters.take(application.id, c.id, `customer:${customers[i]!.id}`, `seed-${i}`, c.limits.perCustomer);
-    if (c.limits.total) await services.repos.usageCounters.take(application.id, c.id, 'total', `seed-${i}`, c.limits.total);
+      await services.repos.limitCounters.seed({ ...base, id: customerCounterId(c.id, customers[i]!.id), kind: 'customer' }, { total: 1 });
+    if (c.limits.total) await services.repos.limitCounters.seed({ ...base, id: campaignCounterId(c.id), kind: 'campaign' }, { total: 1 });
   }
   await services.repos.applications.bumpConfigVersion(application.id);
   log('  usage counters');

@@ -3,20 +3,23 @@
  * for, turn domain refusals into outcomes, and retry transient errors in place.
  */
 import type { Job } from 'bullmq';
-import { JOB, type JobPayloads } from '../../shared/queue/names.js';
+import { JOB, laneOf, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
-import { redeemCoupon, revertCoupon } from '../../shared/usecases/apply-coupon.usecase.js';
+import { redeemCoupon, revertCoupon, type JobRun } from '../../shared/usecases/apply-coupon.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { retryTransient } from './retry-transient.js';
+
+/** The job's id and its lane in the limit counters: its partition (at most one live job each). */
+const runOf = (job: Job): JobRun => ({ jobId: job.id!, lane: laneOf(job.queueName) });
 
 export function createProcessor(services: Services) {
   return async (job: Job): Promise<Outcome<unknown>> => {
     switch (job.name) {
       case JOB.redeem:
-        return retryTransient(() => toOutcome(() => redeemCoupon(services, { ...(job.data as JobPayloads['redeem']), jobId: job.id! })));
+        return retryTransient(() => toOutcome(() => redeemCoupon(services, job.data as JobPayloads['redeem'], runOf(job))));
       case JOB.revert:
-        return retryTransient(() => toOutcome(() => revertCoupon(services, { ...(job.data as JobPayloads['revert']), jobId: job.id! })));
+        return retryTransient(() => toOutcome(() => revertCoupon(services, job.data as JobPayloads['revert'], runOf(job))));
       case JOB.walletTransaction:
         return retryTransient(() => toOutcome(() => applyWalletOperation(services, job.data as JobPayloads['wallet-transaction'])));
       case JOB.noop:
