@@ -16,6 +16,7 @@ import { createMetrics, type Metrics } from './ops/metrics.js';
 import { opsRouter } from './ops/ops.router.js';
 import { outcomeRecorder } from './ops/outcome-metrics.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
+import { answerWithin, limitBodyDepth } from './middleware/limits.js';
 import { echoRequestId, requestIdFrom } from './middleware/request-id.js';
 import { clientRouter } from './routes/client.router.js';
 
@@ -59,12 +60,14 @@ export function buildApp({
   app.use(opsRouter({ db: services.db, redis: jobs.redis, metrics, metricsToken: services.config.metricsToken }));
   app.use(docsRouter());
   app.use(express.json({ limit: services.config.bodyLimit }));
+  app.use(limitBodyDepth);
 
   extraRoutes?.(app);
   // Before the /admin router, which would otherwise answer /admin/queues itself.
   app.use(BULL_BOARD_PATH, bullBoard(jobs, services.config.adminToken));
   app.use('/admin', adminRouter(services));
-  app.use(clientRouter(services, jobs));
+  // Queued operations answer by the job wait; anything else hanging is cut a little later.
+  app.use(answerWithin(services.config.jobWaitTimeoutMs + 5000), clientRouter(services, jobs));
 
   app.use(notFoundRoute);
   app.use(errorHandler(services.config.bodyLimit));

@@ -18,3 +18,8 @@ export const invalidJson = (parseError: string) =>
   new DomainError('invalid', 'Invalid payload', `invalid JSON: ${parseError}`, { code: 400 });
 export const bodyTooLarge = (limit: string) =>
   new DomainError('too_large', 'Invalid payload', `request body is larger than ${limit}`, { code: 413 });
+export const bodyTooDeep = (max: number) =>
+  new DomainError('invalid', 'Invalid payload', `request body is nested deeper than ${max} levels`, { code: 400 });
+/** A dependency (database, Redis) did not answer: nothing of the request was applied. */
+export const dependencyUnavailable = (errorId: string) =>
+  new DomainError('unavailable', 'Service Unavailable', `a dependency is unavailable; retry later (error id ${errorId})`, { code: 503 });

@@ -7,18 +7,20 @@ import type { Server } from 'node:http';
 import { bootstrap } from '../shared/bootstrap.js';
 import { JobGateway } from '../shared/queue/gateway.js';
 import { buildApp } from './app.js';
+import { createHttpServer, listen } from './http-server.js';
+import { keepRunningOnStrayErrors } from '../shared/process.js';
 
 async function main() {
   const { config, logger, services } = await bootstrap('api');
+  keepRunningOnStrayErrors(logger);
   const { db } = services;
   // Queue listeners first: the API must not accept a redeem it cannot hear the end of.
-  const jobs = new JobGateway(config);
+  const jobs = new JobGateway(config, logger);
   await jobs.start();
   const app = buildApp({ services, logger, jobs });
-  const server: Server = app.listen(config.port, () => {
-    logger.info({ port: config.port }, 'api listening');
-    process.send?.('ready');
-  });
+  const server: Server = await listen(createHttpServer(app, config), config.port);
+  logger.info({ port: config.port }, 'api listening');
+  process.send?.('ready');
 
   let stopping = false;
   const stop = async (signal: string) => {

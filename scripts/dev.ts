@@ -4,6 +4,7 @@
  * and a curl to try. Not for production: use `npm start` and `npm run start:worker`.
  */
 import { buildApp } from '../api/app.js';
+import { createHttpServer } from '../api/http-server.js';
 import { parseConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/data/db.js';
 import { createLogger } from '../shared/logger.js';
@@ -26,13 +27,13 @@ async function main() {
   const logger = createLogger(config, 'dev');
   const db = await connectDatabase(config.mongodbUri!);
   const services = createServices(config, db);
-  const jobs = new JobGateway(config);
+  const jobs = new JobGateway(config, logger);
   await jobs.start();
   const pool = new WorkerPool(config, logger, createProcessor(services));
   await pool.start();
   const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
   const app = buildApp({ services, logger, jobs });
-  const server = app.listen(config.port, () => {
+  const server = createHttpServer(app, config).listen(config.port, () => {
     const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
     process.stdout.write(
       [

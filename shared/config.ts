@@ -18,7 +18,10 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Bearer token of the admin API and Bull Board. Unset: both are off. */
   readonly adminToken: string | undefined;
-  /** Bearer token for `/metrics`. Unset: `/metrics` is open (bind or firewall it). */
+  /**
+   * Bearer token for `/metrics`. Unset: the API's `/metrics` is off (404) — business counters never
+   * sit open on the public port — and the worker's (an internal port) is open.
+   */
   readonly metricsToken: string | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Pretty logs (development only). Default: true when NODE_ENV=development. */
@@ -37,6 +40,14 @@ export interface Config {
   readonly stalledIntervalMs: number;
   /** Seconds finished jobs are kept (for replies and Bull Board). Default 3600. */
   readonly keepFinishedSeconds: number;
+  /** At most this many finished jobs are kept per partition queue (bounds Redis memory). Default 200. */
+  readonly keepFinishedJobs: number;
+  /** Approximate length of each partition queue's event stream. Default 2000. */
+  readonly queueEventsMaxLen: number;
+  /** How long a worker retries a job in place through database errors before failing it. Default 60000 ms. */
+  readonly jobRetryBudgetMs: number;
+  /** Time to receive a whole request (headers and body); slower or truncated requests get 408. Default 10000 ms. */
+  readonly requestTimeoutMs: number;
   /** How long an Idempotency-Key is kept. Default 86400 (decision 24: at least 24 h). */
   readonly idempotencyTtlSeconds: number;
   /** How long in-process caches (credentials, campaigns) trust themselves before re-checking. Default 1000 ms. */
@@ -64,9 +75,18 @@ const schema = Joi.object({
   JOB_LOCK_MS: Joi.number().integer().min(1000).default(15000),
   STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(5000),
   KEEP_FINISHED_SECONDS: Joi.number().integer().min(60).default(3600),
+  KEEP_FINISHED_JOBS: Joi.number().integer().min(10).max(100_000).default(200),
+  QUEUE_EVENTS_MAX_LEN: Joi.number().integer().min(100).default(2000),
+  JOB_RETRY_BUDGET_MS: Joi.number().integer().min(1000).default(60_000),
+  REQUEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(10_000),
   IDEMPOTENCY_TTL_SECONDS: Joi.number().integer().min(86400).default(86400),
   CACHE_CHECK_MS: Joi.number().integer().min(50).max(60000).default(1000),
 }).unknown(true);
+
+/** The placeholder of .env.example and anything like it: never a production admin token. */
+const PLACEHOLDER = /change[-_ ]?me|placeholder|example/i;
+/** Shortest admin token production accepts (the admin API moves money and points). */
+export const MIN_PRODUCTION_ADMIN_TOKEN = 32;
 
 /** Validates an environment; throws an Error naming the bad variable. */
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
@@ -74,6 +94,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   if (error) {
     const variable = error.details[0]?.path.join('.') ?? 'environment';
     throw new Error(`Invalid configuration: ${variable}: ${error.message}`);
+  }
+  if (value.NODE_ENV === 'production' && value.ADMIN_TOKEN !== undefined) {
+    const token: string = value.ADMIN_TOKEN;
+    if (token.length < MIN_PRODUCTION_ADMIN_TOKEN || PLACEHOLDER.test(token))
+      throw new Error(
+        `Invalid configuration: ADMIN_TOKEN: in production it must be a random value of at least ${MIN_PRODUCTION_ADMIN_TOKEN} characters, not a placeholder (e.g. openssl rand -hex 32); unset it to turn the admin API off`,
+      );
   }
   return Object.freeze({
     nodeEnv: value.NODE_ENV,
@@ -92,6 +119,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     jobLockMs: value.JOB_LOCK_MS,
     stalledIntervalMs: value.STALLED_INTERVAL_MS,
     keepFinishedSeconds: value.KEEP_FINISHED_SECONDS,
+    keepFinishedJobs: value.KEEP_FINISHED_JOBS,
+    queueEventsMaxLen: value.QUEUE_EVENTS_MAX_LEN,
+    jobRetryBudgetMs: value.JOB_RETRY_BUDGET_MS,
+    requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     idempotencyTtlSeconds: value.IDEMPOTENCY_TTL_SECONDS,
     cacheCheckMs: value.CACHE_CHECK_MS,
   });

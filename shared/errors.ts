@@ -19,12 +19,24 @@ export class DomainError extends Error {
     readonly kind: ErrorKind,
     message: string,
     readonly details: string,
-    /** `code`/`key`: body fields; `reason`: a short category for metrics, never sent. */
-    readonly extra: { code?: number | string; key?: string; reason?: string } = {},
+    /**
+     * `code`/`key`: body fields; `reason`: a short category for metrics, never sent;
+     * `operationKey`: on a 503 of a queued operation, the key to retry with (`idempotency_key`);
+     * `applied: false` when the operation certainly was not applied.
+     */
+    readonly extra: DomainErrorExtra = {},
   ) {
     super(message);
     this.name = 'DomainError';
   }
+}
+
+export interface DomainErrorExtra {
+  code?: number | string;
+  key?: string;
+  reason?: string;
+  operationKey?: string;
+  applied?: false;
 }
 
 export const isDomainError = (err: unknown): err is DomainError => err instanceof DomainError;

@@ -1,8 +1,9 @@
 /**
- * Worker process: connects, consumes every partition queue, runs the periodic cleanup of
- * idempotency records, and drains on SIGTERM (finishes the current jobs, exits 0).
+ * Worker process: connects, converts counters of an earlier release, consumes every partition
+ * queue, and drains on SIGTERM (finishes the current jobs, exits 0).
  */
 import { bootstrap } from '../shared/bootstrap.js';
+import { keepRunningOnStrayErrors } from '../shared/process.js';
 import { createProcessor } from './processors/index.js';
 import { startOpsServer } from './ops-server.js';
 import { WorkerPool } from './worker-pool.js';
@@ -13,6 +14,7 @@ import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js'
 
 async function main() {
   const { config, logger, services } = await bootstrap('worker');
+  keepRunningOnStrayErrors(logger);
   const { db } = services;
   // Counters of an earlier release are converted before any job runs (idempotent, cheap when done).
   const migrated = await migrateCounters(services);
@@ -25,17 +27,6 @@ async function main() {
   await pool.start();
   const redis = redisConnection(config.redisUrl);
   const ops = await startOpsServer({ port: config.workerPort, db, redis, metrics, metricsToken: config.metricsToken, logger });
-  // Idempotency records expire by this sweep, not a TTL index (not every MongoDB-wire store has
-  // them). Every replica sweeps; a delete of what is already gone is harmless.
-  const sweep = setInterval(
-    () =>
-      void services.repos.idempotency
-        .deleteExpired(services.now())
-        .then((n) => n && logger.info({ removed: n }, 'expired idempotency records removed'))
-        .catch((err) => logger.error({ err }, 'idempotency cleanup failed')),
-    10 * 60_000,
-  );
-  sweep.unref();
   logger.info({ partitions: config.queuePartitions }, 'worker ready');
   process.send?.('ready');
 
@@ -44,7 +35,6 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
-    clearInterval(sweep);
     await ops.close();
     await pool.close();
     await Promise.all(queues.map((q) => q.close()));

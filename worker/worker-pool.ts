@@ -6,7 +6,7 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
-import { partitionQueueName } from '../shared/queue/names.js';
+import { partitionQueueName, queueOptions } from '../shared/queue/names.js';
 import { redisConnection } from '../shared/queue/redis.js';
 
 export type JobListener = (event: { job: Job; outcome: 'completed' | 'failed'; durationMs: number }) => void;
@@ -25,7 +25,7 @@ export class WorkerPool {
     const admin = redisConnection(this.config.redisUrl!);
     for (let p = 0; p < this.config.queuePartitions; p++) {
       const name = partitionQueueName(p);
-      const queue = new Queue(name, { connection: admin, prefix: this.config.queuePrefix });
+      const queue = new Queue(name, queueOptions(this.config, admin));
       await queue.setGlobalConcurrency(1);
       await queue.close();
       const worker = new Worker(name, this.processor, {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isDomainError, type ErrorKind } from '../../shared/errors.js';
-import { bodyTooLarge, invalidJson } from '../contract-errors.js';
+import { isTransient } from '../../shared/data/transient.js';
+import { bodyTooLarge, dependencyUnavailable, invalidJson } from '../contract-errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -27,6 +28,8 @@ export const notFoundRoute: RequestHandler = (req, res) => {
  */
 export function errorHandler(bodyLimit: string): ErrorRequestHandler {
   return (err, req, res, _next) => {
+    // Already answered (a deadline passed before the route's late result): nothing to send.
+    if (res.headersSent) return;
     let error = err;
     const type = (err as { type?: string }).type;
     if (type === 'entity.parse.failed') error = invalidJson((err as Error).message);
@@ -36,13 +39,22 @@ export function errorHandler(bodyLimit: string): ErrorRequestHandler {
       error = invalidJson((err as Error).message);
     }
     const requestId = String(req.id ?? '');
+    if (isTransient(error)) {
+      // The database (or Redis) cannot be reached: a 503 with an error id, never its text.
+      const errorId = randomUUID();
+      req.log?.warn({ err, errorId }, 'dependency unavailable');
+      error = dependencyUnavailable(errorId);
+    }
     if (isDomainError(error)) {
       const status = STATUS[error.kind];
+      if (status === 503) res.setHeader('Retry-After', '1');
       res.status(status).json({
         code: error.extra.code ?? status,
         message: error.message,
         details: error.details,
         ...(error.extra.key !== undefined ? { key: error.extra.key } : {}),
+        ...(error.extra.operationKey !== undefined ? { idempotency_key: error.extra.operationKey } : {}),
+        ...(error.extra.applied === false ? { applied: false } : {}),
         request_id: requestId,
       });
       return;

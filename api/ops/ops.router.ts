@@ -1,7 +1,8 @@
 /**
  * Operations endpoints of the API process: `/healthz`, `/readyz` (no auth: probes must reach
- * them) and `/metrics` (Bearer METRICS_TOKEN when configured, otherwise open — bind or firewall
- * the port). docs/operations.md says how to reach and protect them.
+ * them) and `/metrics` — on the public port only with Bearer METRICS_TOKEN: without a token it is
+ * off (404), so business counters are never open to the internet by default.
+ * docs/operations.md says how to reach and protect them.
  */
 import { Router, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
@@ -15,7 +16,7 @@ export interface OpsDeps {
   db: Database;
   redis: Redis;
   metrics: Metrics;
-  /** `config.metricsToken`; undefined leaves `/metrics` open. */
+  /** `config.metricsToken`; undefined turns the API's `/metrics` off. */
   metricsToken: string | undefined;
 }
 
@@ -35,8 +36,10 @@ export function opsRouter(deps: OpsDeps): Router {
     const { status, body } = await readiness(deps.db, deps.redis);
     res.status(status).json(body);
   });
-  r.get('/metrics', metricsAuth(deps.metricsToken), async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
+  if (deps.metricsToken) {
+    r.get('/metrics', metricsAuth(deps.metricsToken), async (_req, res) => {
+      res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    });
+  }
   return r;
 }

@@ -4,23 +4,26 @@ import type { JobGateway } from '../../shared/queue/gateway.js';
 import { unwrapOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { prepareApply } from '../../shared/usecases/apply-coupon.usecase.js';
-import { checkIdempotencyKey, fingerprintOf, withIdempotency } from '../../shared/usecases/idempotency.js';
+import { checkIdempotencyKey, operationOf, withIdempotency } from '../../shared/usecases/idempotency.js';
 
 /** POST /coupons/apply?type=redeem|revert: validate, queue on the customer's partition, wait. */
 export function applyCouponRoute(services: Services, jobs: JobGateway): RequestHandler {
   return async (req, res) => {
     const app = res.locals.app;
     const key = checkIdempotencyKey(req.get('idempotency-key'));
+    const op = operationOf(key);
+    res.setHeader('Idempotency-Key', op.operationKey);
     const body = await withIdempotency(
       services,
-      { applicationId: app.id, key, fingerprint: fingerprintOf(`apply:${String(req.query.type)}`, req.body) },
+      { applicationId: app.id, key, route: `apply:${String(req.query.type)}`, body: req.body, op },
       async () => {
         const prepared = await prepareApply(services, app, { type: req.query.type, body: req.body, requestId: String(req.id) });
         const customerKey = `${app.id}:${prepared.input.customerId}`;
+        const run = { applicationId: app.id, ...op };
         const outcome =
           prepared.type === 'redeem'
-            ? await jobs.run(JOB.redeem, customerKey, prepared.input)
-            : await jobs.run(JOB.revert, customerKey, prepared.input);
+            ? await jobs.run(JOB.redeem, customerKey, prepared.input, run)
+            : await jobs.run(JOB.revert, customerKey, prepared.input, run);
         return unwrapOutcome(outcome);
       },
     );

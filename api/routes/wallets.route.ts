@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import { JOB } from '../../shared/queue/names.js';
 import { unwrapOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
-import { checkIdempotencyKey, fingerprintOf, operationIdOf, withIdempotency } from '../../shared/usecases/idempotency.js';
+import { checkIdempotencyKey, operationIdOf, operationOf, withIdempotency } from '../../shared/usecases/idempotency.js';
 import { prepareWalletOperation, readCustomerWallets } from '../../shared/usecases/wallet-operation.usecase.js';
 
 /** GET /wallets/customer/{source_id} */
@@ -19,22 +18,25 @@ export function walletTransactionRoute(services: Services, jobs: JobGateway): Re
   return async (req, res) => {
     const app = res.locals.app;
     const key = checkIdempotencyKey(req.get('idempotency-key'));
+    const op = operationOf(key);
+    res.setHeader('Idempotency-Key', op.operationKey);
     const sourceId = String(req.params.sourceId);
     const walletId = String(req.params.walletId);
     const body = await withIdempotency(
       services,
-      { applicationId: app.id, key, fingerprint: fingerprintOf(`wallet:${sourceId}:${walletId}`, req.body) },
+      { applicationId: app.id, key, route: `wallet:${sourceId}:${walletId}`, body: req.body, op },
       async () => {
         const input = await prepareWalletOperation(services, {
           applicationId: app.id,
           sourceId,
           walletId,
           body: req.body,
-          // With a key, retries of a timed-out request reuse the ledger id and apply once.
-          txnId: key ? operationIdOf(app.id, key) : randomUUID(),
+          // One operation key, one ledger id: a retry of it collides in the ledger and applies once.
+          txnId: operationIdOf(app.id, op.operationKey),
           requestId: String(req.id),
         });
-        return unwrapOutcome(await jobs.run(JOB.walletTransaction, `${app.id}:${input.customerId}`, input));
+        const outcome = await jobs.run(JOB.walletTransaction, `${app.id}:${input.customerId}`, input, { applicationId: app.id, ...op });
+        return unwrapOutcome(outcome);
       },
     );
     res.json(body);

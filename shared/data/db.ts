@@ -47,12 +47,20 @@ export async function connectDatabase(uri: string, opts: { monitorCommands?: boo
     monitorCommands: opts.monitorCommands ?? false,
     autoIndex: false,
     maxPoolSize: 20,
-    serverSelectionTimeoutMS: 10_000,
+    // Bounded waits: while the database is away a request fails (503) in seconds, never hangs.
+    serverSelectionTimeoutMS: 5_000,
+    socketTimeoutMS: 30_000,
   });
   await connection.asPromise();
   const models = bindModels(connection);
   for (const model of Object.values(models) as Model<unknown>[]) {
-    await model.createIndexes();
+    try {
+      await model.createIndexes();
+    } catch (err) {
+      // An index whose options changed between releases (e.g. a TTL added): rebuild this model's.
+      if (![85, 86].includes((err as { code?: number }).code ?? 0)) throw err;
+      await model.syncIndexes();
+    }
   }
   return { connection, models, close: () => connection.close() };
 }

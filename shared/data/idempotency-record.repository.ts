@@ -6,21 +6,34 @@ import type { IdempotencyRecordDoc } from './idempotency-record.schema.js';
 export type StoredResponse = unknown;
 
 export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
-  return {
-    /** Claims a key; false when it exists already (then `find` tells its state). */
-    async claim(applicationId: string, key: string, fingerprint: string, expiresAt: Date): Promise<boolean> {
-      try {
-        await IdempotencyRecord.create({
+  const claim = (applicationId: string, key: string, fingerprint: string, expiresAt: Date) =>
+    IdempotencyRecord.collection.findOneAndUpdate(
+      { application: new Types.ObjectId(applicationId), key },
+      {
+        $setOnInsert: {
           application: new Types.ObjectId(applicationId),
           key,
           fingerprint,
           state: 'in_progress',
+          response: null,
           expiresAt,
-        });
-        return true;
+          createdAt: new Date(),
+        },
+      },
+      { upsert: true, returnDocument: 'before' },
+    );
+  return {
+    /**
+     * Claims a key in one round trip: null when this call created its record, otherwise the record
+     * that was there (its fingerprint and state tell the caller what to do).
+     */
+    async claimOrFind(applicationId: string, key: string, fingerprint: string, expiresAt: Date): Promise<IdempotencyRecordDoc | null> {
+      try {
+        return (await claim(applicationId, key, fingerprint, expiresAt)) as IdempotencyRecordDoc | null;
       } catch (err) {
-        if (isDuplicateKeyError(err)) return false;
-        throw err;
+        // Two first requests raced on the unique index: the loser reads the winner's record.
+        if (!isDuplicateKeyError(err)) throw err;
+        return (await claim(applicationId, key, fingerprint, expiresAt)) as IdempotencyRecordDoc | null;
       }
     },
     async find(applicationId: string, key: string) {
@@ -28,14 +41,6 @@ export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
     },
     async complete(applicationId: string, key: string, response: StoredResponse): Promise<void> {
       await IdempotencyRecord.updateOne({ application: applicationId, key }, { $set: { state: 'done', response } });
-    },
-    async release(applicationId: string, key: string): Promise<void> {
-      await IdempotencyRecord.deleteOne({ application: applicationId, key, state: 'in_progress' });
-    },
-    /** The periodic cleanup (no TTL index: not every MongoDB-wire store has them). */
-    async deleteExpired(now: Date): Promise<number> {
-      const res = await IdempotencyRecord.deleteMany({ expiresAt: { $lt: now } });
-      return res.deletedCount ?? 0;
     },
   };
 }

@@ -1,8 +1,9 @@
 import { Schema, type Types } from 'mongoose';
 
 /**
- * A stored response for an `Idempotency-Key` (decision 24). Removed by the periodic cleanup job
- * once `expiresAt` has passed (no TTL index: not every MongoDB-wire store has them).
+ * A stored response for an `Idempotency-Key` (decision 24). The database removes it once
+ * `expiresAt` has passed (a TTL index: MongoDB's TTL monitor runs every 60 s, DocumentDB's
+ * every minute too).
  */
 export interface IdempotencyRecordDoc {
   _id: Types.ObjectId;
@@ -30,5 +31,5 @@ export const idempotencyRecordSchema = new Schema<IdempotencyRecordDoc>(
 );
 // Serves the lookup of a key within an application and makes a concurrent duplicate collide.
 idempotencyRecordSchema.index({ application: 1, key: 1 }, { unique: true });
-// Serves the periodic cleanup of expired records.
-idempotencyRecordSchema.index({ expiresAt: 1 });
+// TTL: the database deletes a record once its `expiresAt` has passed.
+idempotencyRecordSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });

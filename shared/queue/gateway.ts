@@ -1,57 +1,112 @@
 /**
  * The API side of the queues: enqueue an operation on its customer's partition and wait for the
- * job's outcome. One Queue and one QueueEvents per partition per process, ready before the API
- * accepts traffic. Waiters are registered in a map *before* the job is added (the job id is
- * chosen here), and one 'completed'/'failed' listener per QueueEvents dispatches to them, so no
- * completion can be missed and no per-waiter listener piles up (no MaxListenersExceeded).
+ * job's outcome — and, when that cannot be had in time, tell the truth about the operation
+ * (docs/reliability.md):
+ *
+ *  - every operation has an operation key (the client's `Idempotency-Key`, or one generated per
+ *    request) from which its job id is derived, so the same key always names the same job: an
+ *    add of a key already queued is ignored by BullMQ, and a retry with the key waits for that job
+ *    or returns its result;
+ *  - adding fails fast when Redis cannot be reached (no offline queue, bounded command time):
+ *    the operation was not queued;
+ *  - past the wait, a job that has not started is withdrawn atomically (removed from the wait
+ *    list; a worker can no longer take it): the operation was not applied; one that has started
+ *    will be applied at most once, and the 503 names the key to retry with for its result.
+ * Each 503 carries the operation key. Waiters are registered in a map *before* the job is added,
+ * and one 'completed'/'failed' listener per QueueEvents dispatches to them, so no completion is
+ * missed and no per-waiter listener piles up.
  */
-import { randomUUID } from 'node:crypto';
-import { Queue, QueueEvents } from 'bullmq';
+import { createHash, randomUUID } from 'node:crypto';
+import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
-import { partitionOf, partitionQueueName, type JobName, type JobPayloads } from './names.js';
+import type { Logger } from '../logger.js';
+import { finishedJobRetention, partitionOf, partitionQueueName, queueOptions, type JobName, type JobPayloads } from './names.js';
 import type { Outcome } from './outcome.js';
 import { redisConnection } from './redis.js';
 
 interface Waiter {
   resolve: (outcome: Outcome<unknown>) => void;
   reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
+  operationKey: string;
 }
 
-export const jobTimedOut = () =>
-  new DomainError(
-    'unavailable',
-    'Service Unavailable',
-    'the operation is queued and will be applied once; retry the same request to get its result',
-    { code: 503 },
-  );
+/** How an operation stands when the API answers without its outcome. */
+export type Standing = 'not_applied' | 'pending';
+
+/** The 503 of a queued operation, naming its key (never internal error text). */
+export function operationUnavailable(standing: Standing, operationKey: string, errorId?: string): DomainError {
+  const details =
+    standing === 'not_applied'
+      ? `the operation was not applied; retry the request (with the header Idempotency-Key: ${operationKey} to be safe)`
+      : `the operation is queued or running and will be applied at most once; retry the request with the header Idempotency-Key: ${operationKey} to get its result`;
+  return new DomainError('unavailable', 'Service Unavailable', errorId ? `${details} (error id ${errorId})` : details, {
+    code: 503,
+    operationKey,
+    applied: standing === 'not_applied' ? false : undefined,
+  });
+}
+
+/** The job id of an operation key within an application: the same key always names the same job. */
+export const jobIdOf = (applicationId: string, operationKey: string): string =>
+  `op-${createHash('sha256').update(`${applicationId}\n${operationKey}`).digest('hex').slice(0, 32)}`;
+
+/** A fresh operation key for a request sent without `Idempotency-Key`. */
+export const newOperationKey = (): string => `auto-${randomUUID()}`;
+
+// Takes a job out of the wait (or paused) list if it is still there: after this, no worker can
+// start it. Its keys share the partition's hash tag, so this is one slot in a cluster too.
+const WITHDRAW = `
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then return 1 end
+if redis.call('LREM', KEYS[2], 1, ARGV[1]) == 1 then return 1 end
+return 0`;
+
+export interface RunOptions {
+  applicationId: string;
+  operationKey: string;
+  /** True when the key was generated for this request (nothing can have queued it before). */
+  fresh: boolean;
+  timeoutMs?: number;
+}
 
 export class JobGateway {
   private readonly queues: Queue[] = [];
   private readonly events: QueueEvents[] = [];
-  private readonly waiters = new Map<string, Waiter>();
+  /** Per job id: the requests waiting for it (the same key may be sent twice at once). */
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private connection: Redis | undefined;
   /** Hears every answered job (metrics); set by the app. */
   onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
   get pending(): number {
-    return this.waiters.size;
+    let n = 0;
+    for (const set of this.waiters.values()) n += set.size;
+    return n;
   }
 
   constructor(
-    private readonly config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'jobWaitTimeoutMs' | 'keepFinishedSeconds'>,
+    private readonly config: Pick<
+      Config,
+      'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'jobWaitTimeoutMs' | 'keepFinishedSeconds' | 'keepFinishedJobs' | 'queueEventsMaxLen'
+    >,
+    private readonly logger?: Logger,
   ) {}
 
   async start(): Promise<void> {
-    this.connection = redisConnection(this.config.redisUrl!);
+    // The producer fails fast: no offline queue (an add while Redis is away rejects at once) and
+    // a bounded command time (a paused Redis cannot hold a request).
+    this.connection = redisConnection(this.config.redisUrl!, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+    this.connection.on('error', (err) => this.logger?.warn({ err: err.message }, 'redis producer connection'));
     for (let p = 0; p < this.config.queuePartitions; p++) {
       const name = partitionQueueName(p);
-      const queue = new Queue(name, { connection: this.connection, prefix: this.config.queuePrefix });
+      const queue = new Queue(name, queueOptions(this.config, this.connection));
       const events = new QueueEvents(name, { connection: redisConnection(this.config.redisUrl!), prefix: this.config.queuePrefix });
       events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, returnvalue));
       events.on('failed', ({ jobId, failedReason }) => this.fail(jobId, failedReason));
+      // Without listeners an 'error' event would throw and end the process.
+      queue.on('error', (err) => this.logger?.warn({ err: err.message, queue: name }, 'queue error'));
+      events.on('error', (err) => this.logger?.warn({ err: err.message, queue: name }, 'queue events error'));
       this.queues.push(queue);
       this.events.push(events);
     }
@@ -59,59 +114,89 @@ export class JobGateway {
   }
 
   /** Queues `payload` on the partition of `customerKey` and resolves with the job's outcome. */
-  async run<N extends JobName>(
-    name: N,
-    customerKey: string,
-    payload: JobPayloads[N],
-    timeoutMs = this.config.jobWaitTimeoutMs,
-  ): Promise<Outcome<unknown>> {
+  async run<N extends JobName>(name: N, customerKey: string, payload: JobPayloads[N], opts: RunOptions): Promise<Outcome<unknown>> {
     const queue = this.queues[partitionOf(customerKey, this.config.queuePartitions)]!;
-    const jobId = randomUUID();
-    const done = new Promise<Outcome<unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(jobId);
-        reject(jobTimedOut());
-      }, timeoutMs);
-      this.waiters.set(jobId, { resolve, reject, timer });
-    });
+    const jobId = jobIdOf(opts.applicationId, opts.operationKey);
+    let waiter!: Waiter;
+    const done = new Promise<Outcome<unknown>>((resolve, reject) => (waiter = { resolve, reject, operationKey: opts.operationKey }));
+    done.catch(() => undefined); // observed below on every path; never an unhandled rejection
+    const set = this.waiters.get(jobId) ?? new Set<Waiter>();
+    this.waiters.set(jobId, set.add(waiter));
+    const timer = setTimeout(() => void this.expire(queue, jobId, waiter), opts.timeoutMs ?? this.config.jobWaitTimeoutMs);
     try {
-      await queue.add(name, payload, {
-        jobId,
-        // A retried job goes to the back of its queue and would overtake the customer's later
-        // operations: never retry in BullMQ; processors retry transient errors themselves.
-        attempts: 1,
-        // Not `true`: a fast job would be deleted before a late reader looks at it. Keep by age.
-        removeOnComplete: { age: this.config.keepFinishedSeconds, count: 50_000 },
-        removeOnFail: { age: this.config.keepFinishedSeconds * 24 },
-      });
-    } catch (err) {
-      const w = this.waiters.get(jobId);
-      if (w) clearTimeout(w.timer);
-      this.waiters.delete(jobId);
-      throw new DomainError('unavailable', 'Service Unavailable', `queue unavailable: ${(err as Error).message}`, { code: 503 });
+      if (this.connection!.status !== 'ready') {
+        // Redis is away: nothing was sent, so nothing was queued.
+        waiter.reject(operationUnavailable('not_applied', opts.operationKey));
+      } else
+        try {
+          await queue.add(name, payload, {
+            jobId,
+            // A retried job goes to the back of its queue and would overtake the customer's later
+            // operations: never retry in BullMQ; processors retry transient errors themselves.
+            attempts: 1,
+            ...finishedJobRetention(this.config),
+          });
+        } catch (err) {
+          // Sent, but its fate is unknown (timed out, connection lost): it may be queued.
+          this.logger?.warn({ err: (err as Error).message, jobId }, 'queue add failed');
+          waiter.reject(operationUnavailable('pending', opts.operationKey));
+        }
+      // A key seen before may name a job that already finished: take its outcome from the job.
+      if (!opts.fresh) void this.finishedOutcome(queue, jobId).then((o) => o && waiter.resolve(o));
+      const outcome = await done;
+      this.onOutcome?.(name, payload, outcome);
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+      set.delete(waiter);
+      if (set.size === 0 && this.waiters.get(jobId) === set) this.waiters.delete(jobId);
     }
-    const outcome = await done;
-    this.onOutcome?.(name, payload, outcome);
-    return outcome;
+  }
+
+  /** The outcome of a job that is already finished (a failed one is queued again); null otherwise. */
+  private async finishedOutcome(queue: Queue, jobId: string): Promise<Outcome<unknown> | null> {
+    try {
+      const job = await Job.fromId(queue, jobId);
+      if (!job) return null;
+      if (job.finishedOn && !job.failedReason) return parse(job.returnvalue);
+      if (job.failedReason) await job.retry('failed');
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error).message, jobId }, 'reading a finished job failed');
+    }
+    return null;
+  }
+
+  /** The wait is over: withdraw the job if it has not started, else say it is pending. */
+  private async expire(queue: Queue, jobId: string, waiter: Waiter): Promise<void> {
+    let standing: Standing = 'pending';
+    try {
+      const withdrawn = (await this.connection!.eval(WITHDRAW, 2, queue.keys.wait!, queue.keys.paused!, jobId)) === 1;
+      if (withdrawn) {
+        standing = 'not_applied';
+        await queue.remove(jobId).catch(() => undefined); // its data; nothing can start it now
+      } else {
+        const finished = await this.finishedOutcome(queue, jobId);
+        if (finished) return waiter.resolve(finished);
+      }
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error).message, jobId }, 'withdrawing a job failed');
+    }
+    // Every request waiting for this job learns the same (a withdrawn job is gone for all).
+    const waiting = standing === 'not_applied' ? [...(this.waiters.get(jobId) ?? [])] : [waiter];
+    for (const w of waiting) w.reject(operationUnavailable(standing, w.operationKey));
   }
 
   private settle(jobId: string, returnvalue: unknown) {
-    const w = this.waiters.get(jobId);
-    if (!w) return;
-    this.waiters.delete(jobId);
-    clearTimeout(w.timer);
-    const value = typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue;
-    w.resolve(value as Outcome<unknown>);
+    const outcome = parse(returnvalue);
+    for (const w of this.waiters.get(jobId) ?? []) w.resolve(outcome);
   }
 
   private fail(jobId: string, reason: string) {
-    const w = this.waiters.get(jobId);
-    if (!w) return;
-    this.waiters.delete(jobId);
-    clearTimeout(w.timer);
-    w.reject(
-      new DomainError('unavailable', 'Service Unavailable', `the operation failed: ${reason}; retry the same request`, { code: 503 }),
-    );
+    const waiting = this.waiters.get(jobId);
+    if (!waiting?.size) return;
+    const errorId = randomUUID();
+    this.logger?.error({ errorId, jobId, reason }, 'queued operation failed');
+    for (const w of waiting) w.reject(operationUnavailable('pending', w.operationKey, errorId));
   }
 
   /** The shared producer connection (readiness pings). */
@@ -127,6 +212,9 @@ export class JobGateway {
   async close(): Promise<void> {
     await Promise.all(this.events.map((e) => e.close()));
     await Promise.all(this.queues.map((q) => q.close()));
-    await this.connection?.quit();
+    await this.connection?.quit().catch(() => undefined);
   }
 }
+
+const parse = (returnvalue: unknown): Outcome<unknown> =>
+  (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as Outcome<unknown>;

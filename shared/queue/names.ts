@@ -7,7 +7,8 @@
  * customer runs at a time, in the order received, across every worker replica. The braces are a
  * Redis Cluster hash tag: all keys of one partition share a slot, partitions spread over slots.
  */
-import { Queue } from 'bullmq';
+import { Queue, type QueueOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
 import type { WalletOperationInput } from '../usecases/wallet-operation.usecase.js';
@@ -47,11 +48,28 @@ export function partitionOf(customerKey: string, partitions: number): number {
   return h % partitions;
 }
 
+/**
+ * Options of every Queue handle on a partition (they must agree: the event stream's length is
+ * stored in the queue's meta by whichever handle starts).
+ */
+export const queueOptions = (config: Pick<Config, 'queuePrefix' | 'queueEventsMaxLen'>, connection: Redis): QueueOptions => ({
+  connection,
+  prefix: config.queuePrefix,
+  streams: { events: { maxLen: config.queueEventsMaxLen } },
+});
+
+/**
+ * How long finished jobs stay in Redis: their results reach the API through the event stream, so
+ * they are kept only for late readers (a retry with the operation's key) and Bull Board — by age
+ * and by count, which bounds Redis memory whatever the volume.
+ */
+export const finishedJobRetention = (config: Pick<Config, 'keepFinishedSeconds' | 'keepFinishedJobs'>) => ({
+  removeOnComplete: { age: config.keepFinishedSeconds, count: config.keepFinishedJobs },
+  removeOnFail: { age: config.keepFinishedSeconds * 24, count: config.keepFinishedJobs * 10 },
+});
+
 /** Queue handles for every partition (metrics, Bull Board); callers close them. */
-export function partitionQueues(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions'>): Queue[] {
+export function partitionQueues(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'queueEventsMaxLen'>): Queue[] {
   const connection = redisConnection(config.redisUrl!);
-  return Array.from(
-    { length: config.queuePartitions },
-    (_, p) => new Queue(partitionQueueName(p), { connection, prefix: config.queuePrefix }),
-  );
+  return Array.from({ length: config.queuePartitions }, (_, p) => new Queue(partitionQueueName(p), queueOptions(config, connection)));
 }

@@ -1,4 +1,4 @@
-import { DomainError, isDomainError, type ErrorKind } from '../errors.js';
+import { DomainError, isDomainError, type DomainErrorExtra, type ErrorKind } from '../errors.js';
 
 /**
  * What a job returns. Domain refusals (limit exceeded, rule failed, insufficient points) are
@@ -8,7 +8,7 @@ export type Outcome<T> =
   | { ok: true; value: T }
   | {
       ok: false;
-      error: { kind: ErrorKind; message: string; details: string; extra: { code?: number | string; key?: string; reason?: string } };
+      error: { kind: ErrorKind; message: string; details: string; extra: DomainErrorExtra };
     };
 
 /** Runs a use case, turning a DomainError into a refusal outcome; anything else propagates. */

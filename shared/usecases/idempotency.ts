@@ -1,17 +1,31 @@
 /**
- * `Idempotency-Key` (decision 24) on apply and wallet updates: the same key with the same request
- * replays the first response without applying anything again; the same key with another request
- * is 409. A response is stored only when it is final (success or a domain refusal); when the
- * wait for the job timed out the claim is released, and the retry runs the operation again,
- * which the processors make a no-op if it was already applied.
+ * Operation keys and `Idempotency-Key` (decision 24) on apply and wallet updates.
+ *
+ * Every queued operation has an operation key: the client's `Idempotency-Key`, or one generated
+ * for the request (`auto-…`). The job id and the wallet transaction id derive from it, so one key
+ * always names one operation, applied at most once whatever the retries (docs/reliability.md).
+ * A 503 names the key; a retry with it joins the operation (waits for its job, or returns its
+ * result) or, if the job never reached the queue, queues it.
+ *
+ * With a client key, the first request's final response (success or a domain refusal) is stored
+ * and replayed; the same key with another request is 409. A request that finds its key in
+ * progress — a concurrent duplicate, or a retry after the first request's API died — does not
+ * wait for that request: it joins the same job.
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.js';
+import { newOperationKey } from '../queue/gateway.js';
 import { toOutcome, unwrapOutcome, type Outcome } from '../queue/outcome.js';
 import type { Services } from '../services.js';
 import { invalidField } from './wallet-errors.js';
 
 export const MAX_KEY_LENGTH = 255;
+
+/** The operation of one request: its key, and whether the key was just generated (never queued before). */
+export interface Operation {
+  operationKey: string;
+  fresh: boolean;
+}
 
 export const fingerprintOf = (route: string, body: unknown): string =>
   createHash('sha256')
@@ -38,37 +52,31 @@ export function checkIdempotencyKey(key: unknown): string | undefined {
   return key;
 }
 
+/** The operation a request runs: its client key, or a fresh generated one. */
+export const operationOf = (key: string | undefined): Operation =>
+  key ? { operationKey: key, fresh: false } : { operationKey: newOperationKey(), fresh: true };
+
+/**
+ * Runs `run` for operation `op`. Without a client key it just runs. With one: replays a stored
+ * final response, refuses another request under the same key (409), and stores this run's final
+ * response. A 503 is not final: the key stays in progress and a retry joins the operation.
+ */
 export async function withIdempotency<T>(
   deps: Pick<Services, 'repos' | 'config' | 'now'>,
-  req: { applicationId: string; key: string | undefined; fingerprint: string },
-  run: () => Promise<T>,
+  req: { applicationId: string; key: string | undefined; route: string; body: unknown; op: Operation },
+  run: (op: Operation) => Promise<T>,
 ): Promise<T> {
   const { key, applicationId } = req;
-  if (!key) return run();
+  if (!key) return run(req.op);
   const repo = deps.repos.idempotency;
+  const fingerprint = fingerprintOf(req.route, req.body);
   const expiresAt = new Date(deps.now().getTime() + deps.config.idempotencyTtlSeconds * 1000);
-  const deadline = Date.now() + deps.config.jobWaitTimeoutMs;
-  while (!(await repo.claim(applicationId, key, req.fingerprint, expiresAt))) {
-    const existing = await repo.find(applicationId, key);
-    if (!existing) continue; // released meanwhile: claim again
-    if (existing.fingerprint !== req.fingerprint) throw keyReused();
+  const existing = await repo.claimOrFind(applicationId, key, fingerprint, expiresAt);
+  if (existing) {
+    if (existing.fingerprint !== fingerprint) throw keyReused();
     if (existing.state === 'done' && existing.response) return unwrapOutcome(existing.response as Outcome<T>);
-    // The first request is still running: wait for its response rather than run twice.
-    if (Date.now() > deadline) {
-      throw new DomainError('unavailable', 'Service Unavailable', 'a request with this Idempotency-Key is still in progress; retry later', {
-        code: 503,
-      });
-    }
-    await new Promise((r) => setTimeout(r, 50));
   }
-  let outcome: Outcome<T>;
-  try {
-    outcome = await toOutcome(run);
-  } catch (err) {
-    await repo.release(applicationId, key);
-    throw err;
-  }
-  if (!outcome.ok && outcome.error.kind === 'unavailable') await repo.release(applicationId, key);
-  else await repo.complete(applicationId, key, outcome);
+  const outcome = await toOutcome(() => run(req.op));
+  if (outcome.ok || outcome.error.kind !== 'unavailable') await repo.complete(applicationId, key, outcome);
   return unwrapOutcome(outcome);
 }

@@ -479,7 +479,7 @@ describe('openapi.yaml matches real responses', function () {
   this.timeout(60_000);
   const f = {} as Fixture;
   before(async () => {
-    f.api = await startTestApi();
+    f.api = await startTestApi({ METRICS_TOKEN: 'metrics-token-0123456789' });
     const app = await createTestApplication(f.api.services);
     f.auth = app.auth;
     f.appId = app.id;

@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { buildApp } from '../../api/app.js';
+import { createHttpServer, listen } from '../../api/http-server.js';
 import { withDbName } from '../../scripts/embedded-servers.js';
 import { ensureInfra } from './hooks.js';
 import { parseConfig, type Config } from '../../shared/config.js';
@@ -69,14 +70,12 @@ export interface TestApi {
 export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { inProcessWorker?: boolean } = {}): Promise<TestApi> {
   const services = await testServices(overrides);
   const logger = createLogger(services.config, 'api-test');
-  const jobs = new JobGateway(services.config);
+  const jobs = new JobGateway(services.config, logger);
   await jobs.start();
   const pool = opts.inProcessWorker === false ? null : new WorkerPool(services.config, logger, createProcessor(services));
   await pool?.start();
   const app = buildApp({ services, logger, jobs });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = await listen(createHttpServer(app, services.config), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

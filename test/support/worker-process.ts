@@ -17,7 +17,7 @@ export type WorkerProcess = ServiceProcess;
 
 async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
   const child = fork(script, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(env.TEST_SLOW_DB_MS ? ['--import', './test/support/slow-db.ts'] : [])],
     env: {
       ...process.env,
       NODE_ENV: 'test',

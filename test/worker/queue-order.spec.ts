@@ -36,7 +36,13 @@ describe('per-customer queues with two real worker processes', function () {
           requestId: `r-${i}`,
         });
         // Not awaited: adds are issued in this order on one connection, completions come later.
-        runs.push(api.jobs.run(JOB.walletTransaction, `${app.id}:${c.id}`, input, 60_000));
+        runs.push(
+          api.jobs.run(JOB.walletTransaction, `${app.id}:${c.id}`, input, {
+            applicationId: app.id,
+            operationKey: input.txnId,
+            fresh: true,
+          }),
+        );
       }
     }
     const outcomes = (await Promise.all(runs)) as { ok: boolean }[];

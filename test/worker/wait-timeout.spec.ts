@@ -1,54 +1,83 @@
 import { expect } from 'chai';
-import { createCampaign, createCustomers, makeOrder, usageOf } from '../fixtures/records.js';
-import { call, createTestApplication, startTestApi } from '../support/context.js';
+import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
+import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess } from '../support/worker-process.js';
 
 /**
- * The API waits JOB_WAIT_TIMEOUT_MS for a queued operation; past it the client gets a 503 Error
- * object, the operation still happens exactly once, and a retry returns its final result.
+ * The API waits JOB_WAIT_TIMEOUT_MS for a queued operation; past it the 503 tells the truth:
+ * a job that had not started is withdrawn ("applied": false) and a retry applies it once; a job
+ * that is running will finish once, and a retry with the key the 503 names returns its result —
+ * with or without the client having sent a key of its own.
  */
 describe('waiting for a job past the timeout', function () {
   this.timeout(120_000);
+  let api: TestApi;
+  before(async () => {
+    api = await startTestApi({ JOB_WAIT_TIMEOUT_MS: '300' }, { inProcessWorker: false });
+  });
+  after(() => api.close());
 
-  it('when no worker runs, then 503; once one runs the redeem completes once, and a retry answers completed', async () => {
-    const api = await startTestApi({ JOB_WAIT_TIMEOUT_MS: '300' }, { inProcessWorker: false });
+  it('when no worker runs, then 503 "not applied" (the job is withdrawn); once one runs, a retry redeems once', async () => {
+    const app = await createTestApplication(api.services);
+    await createCustomers(api.services, app.id, ['late']);
+    const campaign = await createCampaign(api.services, app.id, { code: 'LATE', limits: { total: 10 } });
+    const body = { source_id: 'late', coupon_details: [{ coupon_code: 'LATE' }], order: makeOrder() };
+    const first = await call(api.url, 'POST', '/coupons/apply?type=redeem', { auth: app.auth, body });
+    expect(first.status).to.equal(503);
+    expect(first.body).to.include({ code: 503, message: 'Service Unavailable', applied: false });
+    expect(first.body.idempotency_key).to.match(/^auto-/);
+    expect(first.headers.get('retry-after')).to.equal('1');
+    expect(first.body.request_id).to.equal(first.headers.get('x-request-id'));
+
+    const worker = await startWorkerProcess();
     try {
-      const app = await createTestApplication(api.services);
-      await createCustomers(api.services, app.id, ['late']);
-      const campaign = await createCampaign(api.services, app.id, { code: 'LATE', limits: { total: 10 } });
-      const body = { source_id: 'late', coupon_details: [{ coupon_code: 'LATE' }], order: makeOrder() };
-      const first = await call(api.url, 'POST', '/coupons/apply?type=redeem', { auth: app.auth, body });
-      expect(first.status).to.equal(503);
-      expect(first.body).to.include({ code: 503, message: 'Service Unavailable' });
-      expect(first.body.request_id).to.equal(first.headers.get('x-request-id'));
-
-      const worker = await startWorkerProcess();
+      await new Promise((r) => setTimeout(r, 1500)); // a withdrawn job must not run now
+      expect(await api.services.db.models.Redemption.countDocuments({ application: app.id })).to.equal(0);
+      // The retry, as advised (without a key: nothing was applied), through a patient replica.
+      const patient = await startTestApi({}, { inProcessWorker: false });
       try {
-        const deadline = Date.now() + 30_000;
-        let completed = 0;
-        while (Date.now() < deadline) {
-          completed = await api.services.db.models.Redemption.countDocuments({ application: app.id, state: 'completed' });
-          if (completed > 0) break;
-          await new Promise((r) => setTimeout(r, 200));
-        }
-        expect(completed).to.equal(1);
-        // The retry goes through a second API replica with the default (long) wait.
-        const patient = await startTestApi({}, { inProcessWorker: false });
-        try {
-          const retry = await call(patient.url, 'POST', '/coupons/apply?type=redeem', { auth: app.auth, body });
-          expect(retry.status).to.equal(200);
-          expect(retry.body).to.include({ status: 'completed', coupon_code: 'LATE', orderId: body.order.order_id });
-        } finally {
-          await patient.close();
-        }
-        await new Promise((r) => setTimeout(r, 1000));
-        expect(await usageOf(api.services, app.id, campaign.id, 'total')).to.equal(1);
-        expect(await api.services.db.models.Redemption.countDocuments({ application: app.id })).to.equal(1);
+        const retry = await call(patient.url, 'POST', '/coupons/apply?type=redeem', { auth: app.auth, body });
+        expect(retry.status).to.equal(200);
+        expect(retry.body).to.include({ status: 'completed', coupon_code: 'LATE', orderId: body.order.order_id });
       } finally {
-        await worker.stop();
+        await patient.close();
       }
+      expect(await usageOf(api.services, app.id, campaign.id, 'total')).to.equal(1);
+      expect(await api.services.db.models.Redemption.countDocuments({ application: app.id, state: 'completed' })).to.equal(1);
     } finally {
-      await api.close();
+      await worker.stop();
+    }
+  });
+
+  it('when an unkeyed wallet credit is running past the wait, then 503 names a key, and retrying with it twice applies it once', async () => {
+    const app = await createTestApplication(api.services);
+    const [customer] = await createCustomers(api.services, app.id, ['slow']);
+    const wallet = await createWallet(api.services, app.id);
+    // A worker that takes longer than the API waits: every database command is slowed down.
+    const worker = await startWorkerProcess({ TEST_SLOW_DB_MS: '150' });
+    try {
+      const credit = (headers: Record<string, string> = {}) =>
+        call(api.url, 'PUT', '/wallets/customer/slow/transactions/loyalty', {
+          auth: app.auth,
+          body: { type: 'credit', points: 3 },
+          headers,
+        });
+      const first = await credit();
+      expect(first.status).to.equal(503);
+      expect(first.body.applied).to.equal(undefined);
+      const key = first.body.idempotency_key as string;
+      expect(first.body.details).to.include(`Idempotency-Key: ${key}`);
+      // Retried as advised, twice, until the answer comes.
+      let answer = await credit({ 'Idempotency-Key': key });
+      for (let i = 0; i < 50 && answer.status === 503; i++) answer = await credit({ 'Idempotency-Key': key });
+      expect(answer.status).to.equal(200);
+      expect(answer.body).to.include({ points: 3, loyalty_points: 3, previous_loyalty_points: 0 });
+      const again = await credit({ 'Idempotency-Key': key });
+      expect(again.body).to.deep.include({ txn_id: answer.body.txn_id, loyalty_points: 3 });
+      const ledger = await api.services.repos.walletTransactions.listForCustomer(app.id, customer!.id, wallet.id);
+      expect(ledger.map((e) => [e.type, e.points, e.state])).to.deep.equal([['credit', 300, 'applied']]);
+    } finally {
+      await worker.stop();
     }
   });
 });

@@ -5,11 +5,13 @@
  */
 import { randomInt } from 'node:crypto';
 import { buildApp } from '../../api/app.js';
+import { createHttpServer } from '../../api/http-server.js';
 import { basicAuth } from '../../api/middleware/auth.js';
 import { loadConfig } from '../../shared/config.js';
 import { connectDatabase } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
 import { JobGateway } from '../../shared/queue/gateway.js';
+import { operationOf } from '../../shared/usecases/idempotency.js';
 import { JOB } from '../../shared/queue/names.js';
 import { createServices } from '../../shared/services.js';
 
@@ -30,11 +32,18 @@ async function main() {
         res.json({ ok: true, customer: customer?.id ?? null });
       });
       a.post('/bench/noop-job', basicAuth(services, 'list'), async (_req, res) => {
-        res.json(await jobs.run(JOB.noop, `${res.locals.app.id}:bench-${randomInt(200)}`, {}));
+        res.json(
+          await jobs.run(
+            JOB.noop,
+            `${res.locals.app.id}:bench-${randomInt(200)}`,
+            {},
+            { applicationId: res.locals.app.id, ...operationOf(undefined) },
+          ),
+        );
       });
     },
   });
-  const server = app.listen(config.port, '127.0.0.1', () => process.send?.('ready'));
+  const server = createHttpServer(app, config).listen(config.port, '127.0.0.1', () => process.send?.('ready'));
   process.on('SIGTERM', () => {
     server.close(async () => {
       await jobs.close();

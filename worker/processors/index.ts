@@ -8,20 +8,21 @@ import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon, revertCoupon, type JobRun } from '../../shared/usecases/apply-coupon.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
-import { retryTransient } from './retry-transient.js';
+import { retryTransient } from '../../shared/data/transient.js';
 
 /** The job's id and its lane in the limit counters: its partition (at most one live job each). */
 const runOf = (job: Job): JobRun => ({ jobId: job.id!, lane: laneOf(job.queueName) });
 
 export function createProcessor(services: Services) {
+  const budget = services.config.jobRetryBudgetMs;
   return async (job: Job): Promise<Outcome<unknown>> => {
     switch (job.name) {
       case JOB.redeem:
-        return retryTransient(() => toOutcome(() => redeemCoupon(services, job.data as JobPayloads['redeem'], runOf(job))));
+        return retryTransient(() => toOutcome(() => redeemCoupon(services, job.data as JobPayloads['redeem'], runOf(job))), budget);
       case JOB.revert:
-        return retryTransient(() => toOutcome(() => revertCoupon(services, job.data as JobPayloads['revert'], runOf(job))));
+        return retryTransient(() => toOutcome(() => revertCoupon(services, job.data as JobPayloads['revert'], runOf(job))), budget);
       case JOB.walletTransaction:
-        return retryTransient(() => toOutcome(() => applyWalletOperation(services, job.data as JobPayloads['wallet-transaction'])));
+        return retryTransient(() => toOutcome(() => applyWalletOperation(services, job.data as JobPayloads['wallet-transaction'])), budget);
       case JOB.noop:
         return { ok: true, value: null };
       default:
