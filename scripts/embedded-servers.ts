@@ -10,7 +10,7 @@
  * Redis: a `redis-server` from PATH. Each says on stderr which one it uses.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -59,12 +59,14 @@ function run(cmd: string, args: string[]): Promise<string> {
   });
 }
 
-async function startRedis(): Promise<Started> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'coupons-redis-'));
+/** A private `redis-server` on a free loopback port (or `port`), with extra arguments (tests add AOF, maxmemory). */
+export async function startRedisServer(opts: { port?: number; args?: string[]; dir?: string } = {}) {
+  const port = opts.port ?? (await freePort());
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'coupons-redis-'));
+  mkdirSync(dir, { recursive: true });
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...(opts.args ?? [])],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -74,14 +76,30 @@ async function startRedis(): Promise<Started> {
     });
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
-  say(`redis-server on 127.0.0.1:${port}`);
+  child.stdout!.resume();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    child,
+    /** SIGKILL, and wait for the exit (the directory stays, for a restart on the same port). */
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
     stop: async () => {
       child.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
+      await exited;
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function startRedis(): Promise<Started> {
+  const redis = await startRedisServer();
+  say(`redis-server on 127.0.0.1:${redis.port}`);
+  return { url: redis.url, stop: redis.stop };
 }
 
 async function startMemoryServer(): Promise<Started> {

@@ -224,6 +224,10 @@ describe('operations: health, metrics, Bull Board', function () {
         .run('noop', 'k', {}, { applicationId: 'a', operationKey: 'k', fresh: true })
         .catch((err: Error) => err);
       expect(failed).to.be.instanceOf(Error);
+      // The client's 503 names an error id, never the worker's error text.
+      expect((failed as Error & { details: string }).details)
+        .to.match(/error id [0-9a-f-]{36}/)
+        .and.not.include('boom');
       // The API hears of the failure through Redis; the worker's own log line may land just after.
       for (let i = 0; i < 50 && !lines.some((l) => l.msg === 'job failed'); i++) await new Promise((r) => setTimeout(r, 20));
       const log = lines.find((l) => l.msg === 'job failed');

@@ -54,8 +54,15 @@ func main() {
 		log.Fatal(err)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-signals
+		log.Printf("stopping on %v", s)
+		cancel()
+	}()
 
 	done := make(chan struct{})
 	go func() {
@@ -66,4 +73,5 @@ func main() {
 	// MongoDBURI is valid once Run has bound the listener.
 	fmt.Printf("ready %s\n", f.MongoDBURI())
 	<-done
+	log.Print("stopped")
 }

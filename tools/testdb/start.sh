@@ -15,7 +15,12 @@ pg_bin=/usr/lib/postgresql/15/bin
 say() { printf 'testdb: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# A process that exited but was never reaped (a zombie: where PID 1 does not reap orphans) is dead.
+alive() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] && ! sed 's/^.*) //' "/proc/$pid/stat" | grep -q '^Z'
+}
 
 bin=$("$here/build.sh")
 mkdir -p "$dir"
@@ -85,6 +90,7 @@ as_pg "$pg_bin/psql" -h "$dir/run" -p "$pg_port" -U "$pg_user" -d postgres -v ON
   { cat "$dir/extension.log" >&2; die "CREATE EXTENSION documentdb failed"; }
 
 [ -n "$port" ] || port=$(free_port)
+rm -f "$dir/ferretdb.out" # a stale "ready" from an earlier run must not be read as this one's
 pg_url="postgres://$pg_user@/postgres?host=$dir/run&port=$pg_port&pool_max_conns=${TESTDB_POOL_MAX_CONNS:-100}"
 "$bin" -listen "127.0.0.1:$port" -postgresql-url "$pg_url" -state-dir "$dir/ferretdb-state" \
   -log-level "${TESTDB_LOG_LEVEL:-error}" >"$dir/ferretdb.out" 2>"$dir/ferretdb.err" &

@@ -6,12 +6,14 @@ set -uo pipefail
 dir=${1:?usage: stop.sh DIR [--rm]}
 pg_bin=/usr/lib/postgresql/15/bin
 [ -d "$dir" ] || exit 0
+# Running: not gone and not a zombie (an exited process PID 1 has not reaped).
+running() { [ -r "/proc/$1/stat" ] && ! sed 's/^.*) //' "/proc/$1/stat" | grep -q '^Z'; }
 if [ -f "$dir/ferretdb.pid" ]; then
   pid=$(cat "$dir/ferretdb.pid")
-  if kill -0 "$pid" 2>/dev/null; then
+  if running "$pid"; then
     kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do running "$pid" || break; sleep 0.1; done
+    running "$pid" && kill -KILL "$pid" 2>/dev/null
   fi
   rm -f "$dir/ferretdb.pid" "$dir/uri"
 fi

@@ -1,0 +1,239 @@
+import { execFile } from 'node:child_process';
+import { connect } from 'node:net';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { freePort, startRedisServer } from '../../scripts/embedded-servers.js';
+import { parseConfig } from '../../shared/config.js';
+import { connectDatabase } from '../../shared/data/db.js';
+import { createServices } from '../../shared/services.js';
+import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
+import { call, createTestApplication, startTestApi, testServices, type TestApi } from '../support/context.js';
+import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/worker-process.js';
+
+const run = promisify(execFile);
+
+/**
+ * One test per finding of the outage review (issue 10), each with real processes and servers:
+ * what used to crash the API, answer 500, leak internal text or double-apply now answers a
+ * documented 4xx/503, and the service recovers without a restart. The chaos suite
+ * (test/chaos/) runs the same faults under load.
+ */
+describe('outages and hostile clients: the findings of the outage review', function () {
+  this.timeout(180_000);
+  const procs: ServiceProcess[] = [];
+  after(async () => {
+    await Promise.all(procs.map((p) => p.kill().catch(() => undefined)));
+  });
+  const alive = (p: ServiceProcess) => p.child.exitCode === null && p.child.signalCode === null;
+
+  describe('with the in-process API', () => {
+    let api: TestApi;
+    before(async () => {
+      api = await startTestApi({ REQUEST_TIMEOUT_MS: '2000' });
+    });
+    after(() => api.close());
+
+    it('when apply and wallet bodies are nested 5,000 deep (with a key), then 400 Invalid payload, never a 500', async () => {
+      const app = await createTestApplication(api.services);
+      const deep = `{"deep":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+      for (const [method, path] of [
+        ['POST', '/coupons/apply?type=redeem'],
+        ['PUT', '/wallets/customer/c/transactions/w'],
+      ] as const) {
+        const res = await call(api.url, method, path, { auth: app.auth, rawBody: deep, headers: { 'Idempotency-Key': 'deep-1' } });
+        expect(res.status).to.equal(400);
+        expect(res.body).to.deep.include({
+          code: 400,
+          message: 'Invalid payload',
+          details: 'request body is nested deeper than 64 levels',
+        });
+      }
+    });
+
+    it('when a body is shorter than its Content-Length, then the connection is answered 408 within the request timeout', async () => {
+      const { port } = new URL(api.url);
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            'PUT /wallets/customer/c/transactions/w HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"type":',
+          );
+        });
+        let data = '';
+        socket.on('data', (d) => (data += d.toString()));
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+      });
+      expect(answer).to.match(/^HTTP\/1\.1 408/);
+      expect(Date.now() - started).to.be.below(5000);
+    });
+  });
+
+  it('when Redis refuses writes (maxmemory reached), then 503 with a documented body and no Redis text', async () => {
+    const redis = await startRedisServer({ args: ['--maxmemory', '2mb', '--maxmemory-policy', 'noeviction'] });
+    const api = await startTestApi({ REDIS_URL: redis.url, QUEUE_PREFIX: `oom-${process.pid}` }, { inProcessWorker: false });
+    try {
+      const app = await createTestApplication(api.services);
+      await createCustomers(api.services, app.id, ['oom']);
+      await createWallet(api.services, app.id);
+      const filler = new Redis(redis.url);
+      for (let i = 0; ; i++) {
+        const full = await filler.set(`fill:${i}`, 'x'.repeat(100_000)).then(
+          () => false,
+          () => true,
+        );
+        if (full) break;
+      }
+      filler.disconnect();
+      const res = await call(api.url, 'PUT', '/wallets/customer/oom/transactions/loyalty', {
+        auth: app.auth,
+        body: { type: 'credit', points: 1 },
+      });
+      expect(res.status).to.equal(503);
+      expect(res.body.message).to.equal('Service Unavailable');
+      expect(res.body.idempotency_key).to.match(/^auto-/);
+      expect(JSON.stringify(res.body)).to.not.match(/OOM|maxmemory|script|ERR/);
+    } finally {
+      await api.close();
+      await redis.stop();
+    }
+  });
+
+  it('when Redis is down for 11 s, then the API answers "not applied" 503s at once, stays up, and recovers when Redis returns', async () => {
+    const dir = `/tmp/coupons-outage-redis-${process.pid}`;
+    let redis = await startRedisServer({ dir, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    const services = await testServices();
+    const app = await createTestApplication(services);
+    await createCustomers(services, app.id, ['r1']);
+    await createWallet(services, app.id);
+    const port = await freePort();
+    const env = { REDIS_URL: redis.url, QUEUE_PREFIX: `outage-${process.pid}`, JOB_WAIT_TIMEOUT_MS: '3000' };
+    const apiProc = await startApiProcess({ ...env, PORT: String(port) });
+    procs.push(apiProc);
+    procs.push(await startWorkerProcess(env));
+    const url = `http://127.0.0.1:${port}`;
+    const credit = () =>
+      call(url, 'PUT', '/wallets/customer/r1/transactions/loyalty', { auth: app.auth, body: { type: 'credit', points: 2 } });
+    expect((await credit()).status).to.equal(200);
+    await redis.kill();
+    const down = Date.now();
+    const answers = [];
+    while (Date.now() - down < 11_000) {
+      const t = Date.now();
+      const res = await credit();
+      answers.push({ status: res.status, applied: res.body?.applied, ms: Date.now() - t });
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(alive(apiProc), 'the API process is still running').to.equal(true);
+    expect(
+      answers.every((a) => a.status === 503 && a.applied === false && a.ms < 3000),
+      JSON.stringify(answers),
+    ).to.equal(true);
+    redis = await startRedisServer({ dir, port: redis.port, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    try {
+      let res = await credit();
+      for (let i = 0; i < 40 && res.status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        res = await credit();
+      }
+      expect(res.status).to.equal(200);
+      expect(res.body.previous_loyalty_points).to.equal(2); // the 503s applied nothing
+    } finally {
+      await Promise.all(procs.splice(0).map((p) => p.kill()));
+      await redis.stop();
+      await run('rm', ['-rf', dir]);
+    }
+  });
+
+  it('when the database is down, then every client route answers 503 within seconds, and recovers without a restart', async () => {
+    const dir = `/tmp/coupons-outage-db-${process.pid}`;
+    const dbPort = await freePort();
+    const uri = (await run('bash', ['tools/testdb/start.sh', dir, String(dbPort)])).stdout.trim();
+    const db = await connectDatabase(`${uri}coupons`);
+    try {
+      const services = createServices(
+        parseConfig({ NODE_ENV: 'test', MONGODB_URI: `${uri}coupons`, REDIS_URL: process.env.REDIS_URL }),
+        db,
+      );
+      const app = await createTestApplication(services);
+      await createCustomers(services, app.id, ['d1']);
+      await createWallet(services, app.id);
+      await createCampaign(services, app.id, { code: 'DBDOWN' });
+      const port = await freePort();
+      const env = {
+        MONGODB_URI: `${uri}coupons`,
+        QUEUE_PREFIX: `dbdown-${process.pid}`,
+        JOB_WAIT_TIMEOUT_MS: '3000',
+        CACHE_CHECK_MS: '100',
+      };
+      const apiProc = await startApiProcess({ ...env, PORT: String(port) });
+      procs.push(apiProc);
+      procs.push(await startWorkerProcess(env));
+      const url = `http://127.0.0.1:${port}`;
+      const requests = () => [
+        call(url, 'POST', '/coupons/list/all', { auth: app.auth, body: { source_id: 'd1' } }),
+        call(url, 'POST', '/coupons/validate', { auth: app.auth, body: { coupon_details: [{ coupon_code: 'DBDOWN' }] } }),
+        call(url, 'GET', '/wallets/customer/d1', { auth: app.auth }),
+        call(url, 'PUT', '/wallets/customer/d1/transactions/loyalty', { auth: app.auth, body: { type: 'credit', points: 1 } }),
+        call(url, 'POST', '/coupons/apply?type=redeem', {
+          auth: app.auth,
+          body: { source_id: 'd1', coupon_details: [{ coupon_code: 'DBDOWN' }], order: makeOrder() },
+        }),
+      ];
+      expect((await Promise.all(requests())).map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
+      await run('kill', ['-KILL', (await run('cat', [`${dir}/ferretdb.pid`])).stdout.trim()]);
+      await new Promise((r) => setTimeout(r, 300));
+      const started = Date.now();
+      const down = await Promise.all(requests());
+      expect(down.map((r) => r.status)).to.deep.equal([503, 503, 503, 503, 503]);
+      expect(Date.now() - started).to.be.below(16_000);
+      for (const r of down) expect(JSON.stringify(r.body)).to.not.match(/Mongo|ECONNREFUSED|ServerSelection/);
+      expect(alive(apiProc)).to.equal(true);
+      await run('bash', ['tools/testdb/start.sh', dir, String(dbPort)]);
+      let back = await Promise.all(requests());
+      for (let i = 0; i < 40 && back.some((r) => r.status !== 200); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        back = await Promise.all(requests());
+      }
+      expect(back.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
+    } finally {
+      await Promise.all(procs.splice(0).map((p) => p.kill()));
+      await db.close().catch(() => undefined);
+      await run('bash', ['tools/testdb/stop.sh', dir, '--rm']);
+    }
+  });
+
+  it('when the API dies (SIGKILL) while a keyed credit waits, then a retry with the key through another API returns its result, applied once', async () => {
+    const services = await testServices();
+    const app = await createTestApplication(services);
+    const [customer] = await createCustomers(services, app.id, ['k1']);
+    const wallet = await createWallet(services, app.id);
+    const port = await freePort();
+    const apiProc = await startApiProcess({ PORT: String(port), JOB_WAIT_TIMEOUT_MS: '60000' });
+    procs.push(apiProc);
+    const worker = await startWorkerProcess({ TEST_SLOW_DB_MS: '400' });
+    procs.push(worker);
+    const headers = { 'Idempotency-Key': `dies-${process.pid}` };
+    const body = { type: 'credit', points: 7, description: 'keyed' };
+    const first = call(`http://127.0.0.1:${port}`, 'PUT', '/wallets/customer/k1/transactions/loyalty', {
+      auth: app.auth,
+      body,
+      headers,
+    }).catch((err: Error) => err);
+    await new Promise((r) => setTimeout(r, 700)); // the job has started in the slow worker
+    await apiProc.kill();
+    expect(await first).to.be.instanceOf(Error); // connection reset: no answer
+    const other = await startTestApi({}, { inProcessWorker: false });
+    try {
+      const retry = await call(other.url, 'PUT', '/wallets/customer/k1/transactions/loyalty', { auth: app.auth, body, headers });
+      expect(retry.status).to.equal(200);
+      expect(retry.body).to.include({ points: 7, loyalty_points: 7, previous_loyalty_points: 0 });
+      const ledger = await services.repos.walletTransactions.listForCustomer(app.id, customer!.id, wallet.id);
+      expect(ledger.map((e) => [e.points, e.state])).to.deep.equal([[700, 'applied']]);
+    } finally {
+      await other.close();
+      await Promise.all(procs.splice(0).map((p) => p.kill()));
+    }
+  });
+});
