@@ -3,7 +3,6 @@
  * `Authorization: Bearer <ADMIN_TOKEN>`; off (plain 404 like any unknown route) when no token
  * is configured. Routes are thin: each calls one admin use case.
  */
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { DomainError } from '../../shared/errors.js';
 import type { Services } from '../../shared/services.js';
@@ -25,25 +24,12 @@ import { listCustomers, upsertCustomers } from '../../shared/usecases/admin/cust
 import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, listWallets, readLedger } from '../../shared/usecases/admin/wallets.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** True when the request carries the admin token (Bearer, or Basic with the token as password). */
-export function hasAdminToken(header: string | undefined, token: string): boolean {
-  if (!header) return false;
-  let presented: string | undefined;
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
-  if (bearer) presented = bearer[1];
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
-  if (basic) presented = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').slice(1).join(':');
-  // Compare digests: constant time whatever the lengths.
-  return presented !== undefined && timingSafeEqual(digest(presented), digest(token));
-}
+import { presentsToken } from '../ops/token.js';
 
 export function adminAuth(token: string | undefined): RequestHandler {
   return (req, res, next) => {
     if (!token) return notFoundRoute(req, res, next);
-    if (!hasAdminToken(req.headers.authorization, token)) {
+    if (!presentsToken(req.headers.authorization, token)) {
       return next(new DomainError('unauthorized', 'unauthorized', 'admin token invalid', { code: 401 }));
     }
     next();
