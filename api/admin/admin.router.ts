@@ -3,26 +3,45 @@
  * `Authorization: Bearer <ADMIN_TOKEN>`; off (plain 404 like any unknown route) when no token
  * is configured. Routes are thin: each calls one admin use case.
  */
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { DomainError } from '../../shared/errors.js';
 import type { Services } from '../../shared/services.js';
 import {
+  archiveApplication,
   createApplicationFromAdmin,
+  deleteApplication,
   listApplications,
   rotateSecret,
+  unarchiveApplication,
   updateApplication,
 } from '../../shared/usecases/admin/applications.usecase.js';
 import {
   addBulkCodes,
+  archiveCampaign,
   createCampaign,
+  deleteCampaign,
   getCampaign,
   listCampaigns,
   listCodes,
+  unarchiveCampaign,
   updateCampaign,
 } from '../../shared/usecases/admin/campaigns.usecase.js';
-import { listCustomers, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
+import {
+  archiveCustomer,
+  deleteCustomer,
+  listCustomers,
+  unarchiveCustomer,
+  upsertCustomers,
+} from '../../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
-import { createWallet, listWallets, readLedger } from '../../shared/usecases/admin/wallets.usecase.js';
+import {
+  archiveWallet,
+  createWallet,
+  deleteWallet,
+  listWallets,
+  readLedger,
+  unarchiveWallet,
+} from '../../shared/usecases/admin/wallets.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../ops/token.js';
 
@@ -36,65 +55,138 @@ export function adminAuth(token: string | undefined): RequestHandler {
   };
 }
 
-const page = (q: Record<string, unknown>) => ({
-  limit: Math.min(Math.max(Number(q.limit) || 100, 1), 1000),
-  skip: Math.max(Number(q.skip) || 0, 0),
-});
+/** A route that answers `status` with the JSON its use case returns. */
+const answer =
+  (status: number, run: (req: Request) => Promise<unknown>): RequestHandler =>
+  async (req, res) =>
+    void res.status(status).json(await run(req));
 
 export function adminRouter(services: Services): Router {
   const r = Router();
   r.use(adminAuth(services.config.adminToken));
-  const p = (req: { params: Record<string, string | string[]> }, name: string) => String(req.params[name]);
+  const p = (req: Request, name: string) => String(req.params[name]);
+  const ok = (run: (req: Request) => Promise<unknown>) => answer(200, run);
+  const created = (run: (req: Request) => Promise<unknown>) => answer(201, run);
 
-  r.post('/applications', async (req, res) => void res.status(201).json(await createApplicationFromAdmin(services, req.body)));
-  r.get('/applications', async (_req, res) => void res.json({ applications: await listApplications(services) }));
-  r.patch('/applications/:app', async (req, res) => void res.json(await updateApplication(services, p(req, 'app'), req.body)));
-  r.post('/applications/:app/rotate-secret', async (req, res) => void res.json(await rotateSecret(services, p(req, 'app'))));
-
-  r.post('/applications/:app/customers', async (req, res) => void res.json(await upsertCustomers(services, p(req, 'app'), req.body)));
-  r.get('/applications/:app/customers', async (req, res) => void res.json(await listCustomers(services, p(req, 'app'), page(req.query))));
-  r.get(
-    '/applications/:app/customers/:customer/wallets/:wallet/ledger',
-    async (req, res) => void res.json(await readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'))),
-  );
-
+  const APP = '/applications/:app';
   r.post(
-    '/applications/:app/wallets',
-    async (req, res) => void res.status(201).json(await createWallet(services, p(req, 'app'), req.body)),
+    '/applications',
+    created((req) => createApplicationFromAdmin(services, req.body)),
   );
-  r.get('/applications/:app/wallets', async (req, res) => void res.json(await listWallets(services, p(req, 'app'))));
-
-  r.post(
-    '/applications/:app/campaigns',
-    async (req, res) => void res.status(201).json(await createCampaign(services, p(req, 'app'), req.body)),
-  );
-  r.get('/applications/:app/campaigns', async (req, res) => void res.json(await listCampaigns(services, p(req, 'app'))));
   r.get(
-    '/applications/:app/campaigns/:campaign',
-    async (req, res) => void res.json(await getCampaign(services, p(req, 'app'), p(req, 'campaign'))),
+    '/applications',
+    ok((req) => listApplications(services, req.query)),
   );
   r.patch(
-    '/applications/:app/campaigns/:campaign',
-    async (req, res) => void res.json(await updateCampaign(services, p(req, 'app'), p(req, 'campaign'), req.body)),
+    APP,
+    ok((req) => updateApplication(services, p(req, 'app'), req.body)),
+  );
+  r.delete(
+    APP,
+    ok((req) => deleteApplication(services, p(req, 'app'))),
   );
   r.post(
-    '/applications/:app/campaigns/:campaign/codes',
-    async (req, res) => void res.json(await addBulkCodes(services, p(req, 'app'), p(req, 'campaign'), req.body)),
+    `${APP}/rotate-secret`,
+    ok((req) => rotateSecret(services, p(req, 'app'))),
+  );
+  r.post(
+    `${APP}/archive`,
+    ok((req) => archiveApplication(services, p(req, 'app'))),
+  );
+  r.post(
+    `${APP}/unarchive`,
+    ok((req) => unarchiveApplication(services, p(req, 'app'))),
+  );
+
+  const CUSTOMER = `${APP}/customers/:customer`;
+  r.post(
+    `${APP}/customers`,
+    ok((req) => upsertCustomers(services, p(req, 'app'), req.body)),
   );
   r.get(
-    '/applications/:app/campaigns/:campaign/codes',
-    async (req, res) => void res.json(await listCodes(services, p(req, 'app'), p(req, 'campaign'), page(req.query))),
+    `${APP}/customers`,
+    ok((req) => listCustomers(services, p(req, 'app'), req.query)),
+  );
+  r.delete(
+    CUSTOMER,
+    ok((req) => deleteCustomer(services, p(req, 'app'), p(req, 'customer'))),
+  );
+  r.post(
+    `${CUSTOMER}/archive`,
+    ok((req) => archiveCustomer(services, p(req, 'app'), p(req, 'customer'))),
+  );
+  r.post(
+    `${CUSTOMER}/unarchive`,
+    ok((req) => unarchiveCustomer(services, p(req, 'app'), p(req, 'customer'))),
+  );
+  r.get(
+    `${CUSTOMER}/wallets/:wallet/ledger`,
+    ok((req) => readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'), req.query)),
+  );
+
+  const WALLET = `${APP}/wallets/:wallet`;
+  r.post(
+    `${APP}/wallets`,
+    created((req) => createWallet(services, p(req, 'app'), req.body)),
+  );
+  r.get(
+    `${APP}/wallets`,
+    ok((req) => listWallets(services, p(req, 'app'), req.query)),
+  );
+  r.delete(
+    WALLET,
+    ok((req) => deleteWallet(services, p(req, 'app'), p(req, 'wallet'))),
+  );
+  r.post(
+    `${WALLET}/archive`,
+    ok((req) => archiveWallet(services, p(req, 'app'), p(req, 'wallet'))),
+  );
+  r.post(
+    `${WALLET}/unarchive`,
+    ok((req) => unarchiveWallet(services, p(req, 'app'), p(req, 'wallet'))),
+  );
+
+  const CAMPAIGN = `${APP}/campaigns/:campaign`;
+  r.post(
+    `${APP}/campaigns`,
+    created((req) => createCampaign(services, p(req, 'app'), req.body)),
+  );
+  r.get(
+    `${APP}/campaigns`,
+    ok((req) => listCampaigns(services, p(req, 'app'), req.query)),
+  );
+  r.get(
+    CAMPAIGN,
+    ok((req) => getCampaign(services, p(req, 'app'), p(req, 'campaign'))),
+  );
+  r.patch(
+    CAMPAIGN,
+    ok((req) => updateCampaign(services, p(req, 'app'), p(req, 'campaign'), req.body)),
+  );
+  r.delete(
+    CAMPAIGN,
+    ok((req) => deleteCampaign(services, p(req, 'app'), p(req, 'campaign'))),
+  );
+  r.post(
+    `${CAMPAIGN}/archive`,
+    ok((req) => archiveCampaign(services, p(req, 'app'), p(req, 'campaign'))),
+  );
+  r.post(
+    `${CAMPAIGN}/unarchive`,
+    ok((req) => unarchiveCampaign(services, p(req, 'app'), p(req, 'campaign'))),
+  );
+  r.post(
+    `${CAMPAIGN}/codes`,
+    ok((req) => addBulkCodes(services, p(req, 'app'), p(req, 'campaign'), req.body)),
+  );
+  r.get(
+    `${CAMPAIGN}/codes`,
+    ok((req) => listCodes(services, p(req, 'app'), p(req, 'campaign'), req.query)),
   );
 
   r.get(
-    '/applications/:app/redemptions',
-    async (req, res) =>
-      void res.json(
-        await listRedemptions(services, p(req, 'app'), {
-          customer: req.query.customer ? String(req.query.customer) : undefined,
-          limit: page(req.query).limit,
-        }),
-      ),
+    `${APP}/redemptions`,
+    ok((req) => listRedemptions(services, p(req, 'app'), req.query)),
   );
   return r;
 }

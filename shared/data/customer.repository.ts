@@ -8,6 +8,7 @@ export interface CustomerRecord {
   sourceId: string;
   name?: string;
   email?: string;
+  archivedAt: Date | null;
 }
 
 const toRecord = (d: CustomerDoc): CustomerRecord => ({
@@ -16,19 +17,23 @@ const toRecord = (d: CustomerDoc): CustomerRecord => ({
   sourceId: d.sourceId,
   ...(d.name !== undefined ? { name: d.name } : {}),
   ...(d.email !== undefined ? { email: d.email } : {}),
+  archivedAt: d.archivedAt ?? null,
 });
 
 export function customerRepository({ Customer }: Models) {
   return {
     /**
      * Resolves the client's `source_id` or, failing that, the service's customer id — both are
-     * accepted where the contract says so. Always scoped by application (decision 25).
+     * accepted where the contract says so. Always scoped by application (decision 25). An
+     * archived customer is unknown to the client routes; the admin reads it with
+     * `includeArchived`.
      */
-    async resolve(applicationId: string, idOrSourceId: string): Promise<CustomerRecord | null> {
-      const bySource = await Customer.findOne({ application: applicationId, sourceId: idOrSourceId }).lean<CustomerDoc>();
+    async resolve(applicationId: string, idOrSourceId: string, opts: { includeArchived?: boolean } = {}): Promise<CustomerRecord | null> {
+      const live = opts.includeArchived ? {} : { archivedAt: null };
+      const bySource = await Customer.findOne({ application: applicationId, sourceId: idOrSourceId, ...live }).lean<CustomerDoc>();
       if (bySource) return toRecord(bySource);
       if (!Types.ObjectId.isValid(idOrSourceId) || String(new Types.ObjectId(idOrSourceId)) !== idOrSourceId) return null;
-      const byId = await Customer.findOne({ application: applicationId, _id: idOrSourceId }).lean<CustomerDoc>();
+      const byId = await Customer.findOne({ application: applicationId, _id: idOrSourceId, ...live }).lean<CustomerDoc>();
       return byId ? toRecord(byId) : null;
     },
     async findBySourceIds(applicationId: string, sourceIds: string[]) {
@@ -62,9 +67,33 @@ export function customerRepository({ Customer }: Models) {
       const ds = await Customer.find({ application: applicationId, _id: { $in: ids } }).lean<CustomerDoc[]>();
       return ds.map(toRecord);
     },
-    async list(applicationId: string, limit: number, skip: number) {
-      const ds = await Customer.find({ application: applicationId }).sort({ _id: 1 }).skip(skip).limit(limit).lean<CustomerDoc[]>();
+    /** Admin page: up to `limit` customers after the id `after` (then `skip` more), by `_id`. */
+    async page(applicationId: string, q: { limit: number; after?: string; skip?: number; includeArchived: boolean }) {
+      const ds = await Customer.find({
+        application: applicationId,
+        ...(q.includeArchived ? {} : { archivedAt: null }),
+        ...(q.after ? { _id: { $gt: new Types.ObjectId(q.after) } } : {}),
+      })
+        .sort({ _id: 1 })
+        .skip(q.skip ?? 0)
+        .limit(q.limit)
+        .lean<CustomerDoc[]>();
       return ds.map(toRecord);
+    },
+    /** Sets or clears `archivedAt`; null when the customer is not this application's. */
+    async setArchived(applicationId: string, id: string, archivedAt: Date | null) {
+      const d = await Customer.findOneAndUpdate(
+        { _id: id, application: applicationId },
+        { $set: { archivedAt } },
+        { returnDocument: 'after' },
+      ).lean<CustomerDoc>();
+      return d ? toRecord(d) : null;
+    },
+    async delete(applicationId: string, id: string): Promise<boolean> {
+      return (await Customer.deleteOne({ _id: id, application: applicationId })).deletedCount === 1;
+    },
+    async existsInApplication(applicationId: string): Promise<boolean> {
+      return (await Customer.exists({ application: applicationId })) !== null;
     },
   };
 }

@@ -26,6 +26,7 @@ export interface RedemptionRecord {
   refusal: { reason: string; message: string } | null;
   redeemJobId: string;
   revertJobId: string | null;
+  createdAt: Date;
 }
 
 type Stored = RedemptionDoc & { redeemJobId?: string; revertJobId?: string | null; scopeLimits?: number[] };
@@ -49,6 +50,7 @@ const toRecord = (d: Stored): RedemptionRecord => ({
   refusal: d.refusal ?? null,
   redeemJobId: d.redeemJobId ?? '',
   revertJobId: d.revertJobId ?? null,
+  createdAt: d.createdAt,
 });
 
 /** A redemption's `_id` and the holder key it writes into counters. */
@@ -70,7 +72,7 @@ export function redemptionJournalRepository({ Redemption }: Models) {
     },
     /** Writes a new cycle in state `pending`; null when that cycle exists already. */
     async insertPending(
-      r: Omit<RedemptionRecord, 'id' | 'key' | 'state' | 'refusal' | 'revertJobId'> & { applicationId: string },
+      r: Omit<RedemptionRecord, 'id' | 'key' | 'state' | 'refusal' | 'revertJobId' | 'createdAt'> & { applicationId: string },
     ): Promise<RedemptionRecord | null> {
       const key = redemptionKey(r.campaignId, r.orderId, r.cycle);
       try {
@@ -101,10 +103,18 @@ export function redemptionJournalRepository({ Redemption }: Models) {
         throw err;
       }
     },
-    /** Admin listing, newest first. */
-    async list(applicationId: string, q: { customerId?: string; limit: number }): Promise<RedemptionRecord[]> {
-      const filter = { application: applicationId, ...(q.customerId ? { customer: q.customerId } : {}) };
-      const ds = await Redemption.find(filter).sort({ createdAt: -1 }).limit(q.limit).lean<Stored[]>();
+    /** Admin listing, newest first (then by `_id`); a page before the cycle `before` when given. */
+    async list(
+      applicationId: string,
+      q: { customerId?: string; campaignId?: string; before?: { at: Date; id: string }; limit: number },
+    ): Promise<RedemptionRecord[]> {
+      const filter = {
+        application: applicationId,
+        ...(q.customerId ? { customer: q.customerId } : {}),
+        ...(q.campaignId ? { campaign: q.campaignId } : {}),
+        ...(q.before ? { $or: [{ createdAt: { $lt: q.before.at } }, { createdAt: q.before.at, _id: { $lt: q.before.id } }] } : {}),
+      };
+      const ds = await Redemption.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<Stored[]>();
       return ds.map(toRecord);
     },
     /** Moves a cycle from one of `from` to `to`; returns whether this call moved it. */

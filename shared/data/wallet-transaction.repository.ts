@@ -90,11 +90,30 @@ export function walletTransactionRepository({ WalletTransaction }: Models) {
       ).lean<Pick<WalletTransactionDoc, 'type' | 'points'>[]>();
       return ds.reduce((s, d) => s + (d.type === 'credit' ? d.points : -d.points), 0);
     },
-    async listForCustomer(applicationId: string, customerId: string, walletDbId: string): Promise<LedgerEntry[]> {
-      const ds = await WalletTransaction.find({ application: applicationId, customer: customerId, wallet: walletDbId })
+    /** A customer's entries in a wallet, oldest first; a page of `limit` after the entry `after` when given. */
+    async listForCustomer(
+      applicationId: string,
+      customerId: string,
+      walletDbId: string,
+      page: { after?: { at: Date; id: string }; limit?: number } = {},
+    ): Promise<LedgerEntry[]> {
+      const after = page.after
+        ? { $or: [{ createdAt: { $gt: page.after.at } }, { createdAt: page.after.at, _id: { $gt: page.after.id } }] }
+        : {};
+      const ds = await WalletTransaction.find({ application: applicationId, customer: customerId, wallet: walletDbId, ...after })
         .sort({ createdAt: 1, _id: 1 })
+        .limit(page.limit ?? 0)
         .lean<WalletTransactionDoc[]>();
       return ds.map(toEntry);
+    },
+    /** Whether any entry exists for this customer and/or wallet (the admin's "has history" check). */
+    async hasEntries(applicationId: string, of: { customerId?: string; walletDbId?: string }): Promise<boolean> {
+      const filter = {
+        application: applicationId,
+        ...(of.customerId ? { customer: of.customerId } : {}),
+        ...(of.walletDbId ? { wallet: of.walletDbId } : {}),
+      };
+      return (await WalletTransaction.exists(filter)) !== null;
     },
   };
 }

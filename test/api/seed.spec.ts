@@ -20,7 +20,7 @@ describe('demo data, seed and admin command line', function () {
   it('when the demo set is loaded, then it has the app, 5 customers, a wallet and every campaign, and they answer', async () => {
     const demo = await loadDemoData(api.services);
     const appId = String(demo.application.id);
-    expect(await api.services.repos.customers.list(appId, 100, 0)).to.have.length(5);
+    expect(await api.services.repos.customers.page(appId, { limit: 100, includeArchived: false })).to.have.length(5);
     expect(await api.services.repos.wallets.listByApplication(appId)).to.have.length(1);
     const campaigns = await api.services.repos.campaigns.listByApplication(appId);
     expect(campaigns).to.have.length(Object.keys(DEMO_CAMPAIGNS).length + 1);

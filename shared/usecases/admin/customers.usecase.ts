@@ -2,8 +2,9 @@
 import Joi from 'joi';
 import type { CustomerRecord } from '../../data/customer.repository.js';
 import type { Services } from '../../services.js';
-import { validateInput } from './admin-errors.js';
+import { adminConflict, adminNotFound, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
+import { idCursor, pageOf, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -23,8 +24,10 @@ const present = (c: CustomerRecord) => ({
   source_id: c.sourceId,
   ...(c.name ? { name: c.name } : {}),
   ...(c.email ? { email: c.email } : {}),
+  archived_at: c.archivedAt,
 });
 
+/** Creates or updates customers by `source_id`; an archived customer stays archived (unarchive it). */
 export async function upsertCustomers(deps: Deps, applicationId: string, input: unknown) {
   await requireApplication(deps, applicationId);
   const { customers } = validateInput(upsertSchema, input) as { customers: { source_id: string; name?: string; email?: string }[] };
@@ -35,7 +38,60 @@ export async function upsertCustomers(deps: Deps, applicationId: string, input: 
   return { customers: saved.map(present) };
 }
 
-export async function listCustomers(deps: Deps, applicationId: string, page: { limit: number; skip: number }) {
+/** A page of customers in creation order; archived ones only with `include_archived`. */
+export async function listCustomers(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  return { customers: (await deps.repos.customers.list(applicationId, page.limit, page.skip)).map(present) };
+  const q = parsePageQuery(query, ['skip', 'include_archived']);
+  const rows = await deps.repos.customers.page(applicationId, {
+    limit: q.limit + 1,
+    after: idCursor.decode(q.cursor),
+    skip: q.skip,
+    includeArchived: q.includeArchived,
+  });
+  const page = pageOf(rows, q.limit, (c) => idCursor.encode(c.id));
+  return { customers: page.rows.map(present), next_cursor: page.next_cursor };
+}
+
+/** The customer named by its `source_id` or the service's id, archived or not. */
+export async function requireCustomer(deps: Deps, applicationId: string, customer: string): Promise<CustomerRecord> {
+  await requireApplication(deps, applicationId);
+  const found = await deps.repos.customers.resolve(applicationId, customer, { includeArchived: true });
+  if (!found) throw adminNotFound('customer');
+  return found;
+}
+
+/**
+ * Archives a customer (idempotent): the client routes then treat it as unknown — list and
+ * validate answer `invalid source_id`, apply (redeem and revert) `Invalid source_id`, the wallet
+ * routes 404 — and it leaves the default listing. Its history stays; its `source_id` stays taken.
+ */
+export async function archiveCustomer(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, customer: string) {
+  const found = await requireCustomer(deps, applicationId, customer);
+  if (found.archivedAt) return present(found);
+  return present((await deps.repos.customers.setArchived(applicationId, found.id, deps.now()))!);
+}
+
+export async function unarchiveCustomer(deps: Deps, applicationId: string, customer: string) {
+  const found = await requireCustomer(deps, applicationId, customer);
+  if (!found.archivedAt) return present(found);
+  return present((await deps.repos.customers.setArchived(applicationId, found.id, null))!);
+}
+
+/**
+ * Deletes a customer without history: no redemption, no wallet entry, assigned to no campaign.
+ * Otherwise 409 (archive it instead, or take it out of the campaigns' `assigned_source_ids`).
+ */
+export async function deleteCustomer(deps: Deps, applicationId: string, customer: string) {
+  const found = await requireCustomer(deps, applicationId, customer);
+  if ((await deps.repos.redemptions.list(applicationId, { customerId: found.id, limit: 1 })).length > 0)
+    throw adminConflict('customer has redemptions: archive it instead');
+  if (await deps.repos.walletTransactions.hasEntries(applicationId, { customerId: found.id }))
+    throw adminConflict('customer has wallet transactions: archive it instead');
+  const assigned = await deps.repos.campaigns.findAssignedTo(applicationId, found.id);
+  if (assigned.length > 0)
+    throw adminConflict(
+      `customer is assigned to campaign ${assigned[0]!.id}: remove it from assigned_source_ids first, or archive the customer`,
+    );
+  await deps.repos.customers.delete(applicationId, found.id);
+  return { id: found.id, deleted: true as const };
 }
