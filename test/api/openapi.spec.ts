@@ -468,6 +468,341 @@ const adminCases: Case[] = [
   ],
 ];
 
+/** Creates a fresh resource through the admin API for a case that archives or deletes it. */
+const freshCampaign = async (f: Fixture, code: string) =>
+  (await prerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns`, { ...CAMPAIGN, code }, ADMIN)).id as string;
+const CUSTOMER = `${APP}/customers/{customer}`;
+const WALLET_ADMIN = `${APP}/wallets/{wallet_id}`;
+const CAMPAIGN_ADMIN = `${APP}/campaigns/{campaign}`;
+const lifecycleCases: Case[] = [
+  ['admin creates an application with only a name', 'POST', APPS, 201, () => ({ auth: ADMIN, body: { name: 'Named only' } })],
+  ['admin lists applications with a bad cursor', 'GET', APPS, 400, () => ({ path: `${APPS}?cursor=nope`, auth: ADMIN })],
+  [
+    'admin archives an application',
+    'POST',
+    `${APP}/archive`,
+    200,
+    async (f) => ({ path: `${APPS}/${(await prerequisite(f, 'POST', APPS, { name: 'To archive' }, ADMIN)).id}/archive`, auth: ADMIN }),
+  ],
+  [
+    'admin unarchives an application',
+    'POST',
+    `${APP}/unarchive`,
+    200,
+    async (f) => {
+      const id = (await prerequisite(f, 'POST', APPS, { name: 'Back' }, ADMIN)).id;
+      await prerequisite(f, 'POST', `${APPS}/${id}/archive`, undefined, ADMIN);
+      return { path: `${APPS}/${id}/unarchive`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin archives an unknown application',
+    'POST',
+    `${APP}/archive`,
+    404,
+    () => ({ path: `${APPS}/000000000000000000000000/archive`, auth: ADMIN }),
+  ],
+  [
+    'admin unarchives an unknown application',
+    'POST',
+    `${APP}/unarchive`,
+    404,
+    () => ({ path: `${APPS}/000000000000000000000000/unarchive`, auth: ADMIN }),
+  ],
+  [
+    'admin deletes an empty application',
+    'DELETE',
+    APP,
+    200,
+    async (f) => ({ path: `${APPS}/${(await prerequisite(f, 'POST', APPS, { name: 'Empty' }, ADMIN)).id}`, auth: ADMIN }),
+  ],
+  ['admin deletes an application that has customers', 'DELETE', APP, 409, (f) => ({ path: `${APPS}/${f.appId}`, auth: ADMIN })],
+  ['admin deletes an unknown application', 'DELETE', APP, 404, () => ({ path: `${APPS}/000000000000000000000000`, auth: ADMIN })],
+  [
+    'admin lists customers with a bad limit',
+    'GET',
+    `${APP}/customers`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/customers?limit=0`, auth: ADMIN }),
+  ],
+  [
+    'admin archives a customer',
+    'POST',
+    `${CUSTOMER}/archive`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/customers`, { customers: [{ source_id: 'to-archive' }] }, ADMIN);
+      return { path: `${APPS}/${f.appId}/customers/to-archive/archive`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin unarchives a customer',
+    'POST',
+    `${CUSTOMER}/unarchive`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/customers`, { customers: [{ source_id: 'to-restore' }] }, ADMIN);
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/customers/to-restore/archive`, undefined, ADMIN);
+      return { path: `${APPS}/${f.appId}/customers/to-restore/unarchive`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin archives an unknown customer',
+    'POST',
+    `${CUSTOMER}/archive`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/customers/ghost/archive`, auth: ADMIN }),
+  ],
+  [
+    'admin unarchives an unknown customer',
+    'POST',
+    `${CUSTOMER}/unarchive`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/customers/ghost/unarchive`, auth: ADMIN }),
+  ],
+  [
+    'admin deletes a customer without history',
+    'DELETE',
+    CUSTOMER,
+    200,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/customers`, { customers: [{ source_id: 'gone' }] }, ADMIN);
+      return { path: `${APPS}/${f.appId}/customers/gone`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin deletes a customer with history',
+    'DELETE',
+    CUSTOMER,
+    409,
+    async (f) => {
+      await prerequisite(f, 'PUT', '/wallets/customer/c3/transactions/loyalty', { type: 'credit', points: 1 });
+      return { path: `${APPS}/${f.appId}/customers/c3`, auth: ADMIN };
+    },
+  ],
+  ['admin deletes an unknown customer', 'DELETE', CUSTOMER, 404, (f) => ({ path: `${APPS}/${f.appId}/customers/ghost`, auth: ADMIN })],
+  [
+    'admin reads a ledger with a bad cursor',
+    'GET',
+    `${APP}/customers/{customer}/wallets/{wallet_id}/ledger`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/customers/c1/wallets/loyalty/ledger?cursor=x`, auth: ADMIN }),
+  ],
+  [
+    'admin creates a wallet with defaults',
+    'POST',
+    `${APP}/wallets`,
+    201,
+    (f) => ({ path: `${APPS}/${f.appId}/wallets`, auth: ADMIN, body: {} }),
+  ],
+  [
+    'admin creates a wallet whose id is taken',
+    'POST',
+    `${APP}/wallets`,
+    409,
+    (f) => ({ path: `${APPS}/${f.appId}/wallets`, auth: ADMIN, body: { wallet_id: 'loyalty' } }),
+  ],
+  [
+    'admin lists wallets with an unknown parameter',
+    'GET',
+    `${APP}/wallets`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/wallets?page=2`, auth: ADMIN }),
+  ],
+  [
+    'admin archives a wallet',
+    'POST',
+    `${WALLET_ADMIN}/archive`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/wallets`, { wallet_id: 'spare' }, ADMIN);
+      return { path: `${APPS}/${f.appId}/wallets/spare/archive`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin archives the cashback wallet of a live campaign',
+    'POST',
+    `${WALLET_ADMIN}/archive`,
+    409,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/wallets`, { wallet_id: 'cbw' }, ADMIN);
+      const cashback = { kind: 'cashback', type: 'flat', value: 1, wallet_id: 'cbw' };
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns`, { ...CAMPAIGN, code: 'SPECCB', discount: cashback }, ADMIN);
+      return { path: `${APPS}/${f.appId}/wallets/cbw/archive`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin archives an unknown wallet',
+    'POST',
+    `${WALLET_ADMIN}/archive`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/wallets/none/archive`, auth: ADMIN }),
+  ],
+  [
+    'admin unarchives a wallet',
+    'POST',
+    `${WALLET_ADMIN}/unarchive`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/wallets/loyalty/unarchive`, auth: ADMIN }),
+  ],
+  [
+    'admin unarchives an unknown wallet',
+    'POST',
+    `${WALLET_ADMIN}/unarchive`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/wallets/none/unarchive`, auth: ADMIN }),
+  ],
+  [
+    'admin deletes an unused wallet',
+    'DELETE',
+    WALLET_ADMIN,
+    200,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/wallets`, { wallet_id: 'unused' }, ADMIN);
+      return { path: `${APPS}/${f.appId}/wallets/unused`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin deletes a wallet with transactions',
+    'DELETE',
+    WALLET_ADMIN,
+    409,
+    async (f) => {
+      await prerequisite(f, 'PUT', '/wallets/customer/c2/transactions/loyalty', { type: 'credit', points: 1 });
+      return { path: `${APPS}/${f.appId}/wallets/loyalty`, auth: ADMIN };
+    },
+  ],
+  ['admin deletes an unknown wallet', 'DELETE', WALLET_ADMIN, 404, (f) => ({ path: `${APPS}/${f.appId}/wallets/none`, auth: ADMIN })],
+  [
+    'admin creates a campaign whose code is taken',
+    'POST',
+    `${APP}/campaigns`,
+    409,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns`, auth: ADMIN, body: { ...CAMPAIGN, code: 'SPEC10' } }),
+  ],
+  [
+    'admin lists archived campaigns too',
+    'GET',
+    `${APP}/campaigns`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns?include_archived=true&limit=2`, auth: ADMIN }),
+  ],
+  [
+    'admin lists campaigns with a bad flag',
+    'GET',
+    `${APP}/campaigns`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns?include_archived=1x`, auth: ADMIN }),
+  ],
+  [
+    'admin archives a campaign',
+    'POST',
+    `${CAMPAIGN_ADMIN}/archive`,
+    200,
+    async (f) => ({ path: `${APPS}/${f.appId}/campaigns/${await freshCampaign(f, 'SPECARCH')}/archive`, auth: ADMIN }),
+  ],
+  [
+    'admin archives an unknown campaign',
+    'POST',
+    `${CAMPAIGN_ADMIN}/archive`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/000000000000000000000000/archive`, auth: ADMIN }),
+  ],
+  [
+    'admin unarchives a campaign',
+    'POST',
+    `${CAMPAIGN_ADMIN}/unarchive`,
+    200,
+    async (f) => {
+      const id = await freshCampaign(f, 'SPECUNARCH');
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns/${id}/archive`, undefined, ADMIN);
+      return { path: `${APPS}/${f.appId}/campaigns/${id}/unarchive`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin unarchives a campaign whose cashback wallet is archived',
+    'POST',
+    `${CAMPAIGN_ADMIN}/unarchive`,
+    400,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/wallets`, { wallet_id: 'gonecb' }, ADMIN);
+      const cashback = { kind: 'cashback', type: 'flat', value: 1, wallet_id: 'gonecb' };
+      const id = (
+        await prerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns`, { ...CAMPAIGN, code: 'SPECGONE', discount: cashback }, ADMIN)
+      ).id;
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns/${id}/archive`, undefined, ADMIN);
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/wallets/gonecb/archive`, undefined, ADMIN);
+      return { path: `${APPS}/${f.appId}/campaigns/${id}/unarchive`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin unarchives an unknown campaign',
+    'POST',
+    `${CAMPAIGN_ADMIN}/unarchive`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/000000000000000000000000/unarchive`, auth: ADMIN }),
+  ],
+  [
+    'admin deletes a campaign never redeemed',
+    'DELETE',
+    CAMPAIGN_ADMIN,
+    200,
+    async (f) => ({ path: `${APPS}/${f.appId}/campaigns/${await freshCampaign(f, 'SPECDEL')}`, auth: ADMIN }),
+  ],
+  [
+    'admin deletes a redeemed campaign',
+    'DELETE',
+    CAMPAIGN_ADMIN,
+    409,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPLY}?type=redeem`, applyBody('SPEC10'));
+      return { path: `${APPS}/${f.appId}/campaigns/${f.campaignId}`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin deletes an unknown campaign',
+    'DELETE',
+    CAMPAIGN_ADMIN,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/000000000000000000000000`, auth: ADMIN }),
+  ],
+  [
+    'admin lists codes with skip and a cursor',
+    'GET',
+    `${CAMPAIGN_ADMIN}/codes`,
+    200,
+    async (f) => {
+      const first = await call(f.api.url, 'GET', `${APPS}/${f.appId}/campaigns/${f.bulkCampaignId}/codes?limit=1`, { auth: ADMIN });
+      expect(first.body.next_cursor).to.be.a('string');
+      return {
+        path: `${APPS}/${f.appId}/campaigns/${f.bulkCampaignId}/codes?limit=1&skip=0&cursor=${first.body.next_cursor}`,
+        auth: ADMIN,
+      };
+    },
+  ],
+  [
+    'admin lists codes with a bad skip',
+    'GET',
+    `${CAMPAIGN_ADMIN}/codes`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/campaigns/${f.bulkCampaignId}/codes?skip=-1`, auth: ADMIN }),
+  ],
+  [
+    'admin lists redemptions of a campaign',
+    'GET',
+    `${APP}/redemptions`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/redemptions?campaign=${f.campaignId}&limit=1`, auth: ADMIN }),
+  ],
+  [
+    'admin lists redemptions with a bad cursor',
+    'GET',
+    `${APP}/redemptions`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/redemptions?cursor=x`, auth: ADMIN }),
+  ],
+];
+
 const probeCases: Case[] = [
   ['health', 'GET', '/healthz', 200, () => ({ auth: null })],
   ['readiness', 'GET', '/readyz', 200, () => ({ auth: null })],
@@ -513,7 +848,7 @@ describe('openapi.yaml matches real responses', function () {
     await f.api?.close();
   });
 
-  for (const [label, method, template, status, make] of [...clientCases, ...adminCases, ...probeCases]) {
+  for (const [label, method, template, status, make] of [...clientCases, ...adminCases, ...lifecycleCases, ...probeCases]) {
     it(`when ${label}, then ${status} and the body matches the spec`, async () => {
       const r = await make(f);
       const api = r.api ?? f.api;
