@@ -6,26 +6,24 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isDomainError } from '../shared/errors.js';
 import {
-  archiveApplication,
   createApplicationFromAdmin,
   deleteApplication,
   listApplications,
   rotateSecret,
-  unarchiveApplication,
+  setApplicationArchived,
   updateApplication,
 } from '../shared/usecases/admin/applications.usecase.js';
 import {
   addBulkCodes,
-  archiveCampaign,
   createCampaign,
   deleteCampaign,
   listCampaigns,
-  unarchiveCampaign,
+  setCampaignArchived,
   updateCampaign,
 } from '../shared/usecases/admin/campaigns.usecase.js';
-import { archiveCustomer, deleteCustomer, unarchiveCustomer, upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
+import { deleteCustomer, setCustomerArchived, upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../shared/usecases/admin/redemptions.usecase.js';
-import { archiveWallet, createWallet, deleteWallet, readLedger, unarchiveWallet } from '../shared/usecases/admin/wallets.usecase.js';
+import { createWallet, deleteWallet, readLedger, setWalletArchived } from '../shared/usecases/admin/wallets.usecase.js';
 import { progress, withServices } from './cli-context.js';
 
 const USAGE = `usage: npm run admin -- <command> [flags]
@@ -72,21 +70,31 @@ const page = (extra: Record<string, string | undefined> = {}) =>
 const archived = () => (f['include-archived'] ? { include_archived: 'true' } : {});
 
 type Services = Parameters<Parameters<typeof withServices>[0]>[0];
-/** archive / unarchive / delete of whichever resource the flags name (the application when none). */
-const lifecycle =
-  (ops: {
-    application: (s: Services, app: string) => Promise<unknown>;
-    campaign: (s: Services, app: string, id: string) => Promise<unknown>;
-    customer: (s: Services, app: string, id: string) => Promise<unknown>;
-    wallet: (s: Services, app: string, id: string) => Promise<unknown>;
-  }) =>
-  (s: Services) => {
-    const app = need('app');
-    if (f.campaign) return ops.campaign(s, app, f.campaign as string);
-    if (f.customer) return ops.customer(s, app, f.customer as string);
-    if (f.wallet) return ops.wallet(s, app, f.wallet as string);
-    return ops.application(s, app);
+/** The resource the flags name: a campaign, a customer, a wallet, or the application itself. */
+const target = () => {
+  const app = need('app');
+  const campaign = f.campaign as string | undefined;
+  const customer = f.customer as string | undefined;
+  const wallet = f.wallet as string | undefined;
+  return {
+    setArchived: (s: Services, archive: boolean) =>
+      campaign
+        ? setCampaignArchived(s, app, campaign, archive)
+        : customer
+          ? setCustomerArchived(s, app, customer, archive)
+          : wallet
+            ? setWalletArchived(s, app, wallet, archive)
+            : setApplicationArchived(s, app, archive),
+    remove: (s: Services) =>
+      campaign
+        ? deleteCampaign(s, app, campaign)
+        : customer
+          ? deleteCustomer(s, app, customer)
+          : wallet
+            ? deleteWallet(s, app, wallet)
+            : deleteApplication(s, app),
   };
+};
 
 const commands: Record<string, (s: Services) => Promise<unknown>> = {
   'create-application': (s) =>
@@ -133,14 +141,9 @@ const commands: Record<string, (s: Services) => Promise<unknown>> = {
   'list-redemptions': (s) =>
     listRedemptions(s, need('app'), page({ customer: f.customer as string | undefined, campaign: f.campaign as string | undefined })),
   ledger: (s) => readLedger(s, need('app'), need('customer'), need('wallet'), page()),
-  archive: lifecycle({ application: archiveApplication, campaign: archiveCampaign, customer: archiveCustomer, wallet: archiveWallet }),
-  unarchive: lifecycle({
-    application: unarchiveApplication,
-    campaign: unarchiveCampaign,
-    customer: unarchiveCustomer,
-    wallet: unarchiveWallet,
-  }),
-  delete: lifecycle({ application: deleteApplication, campaign: deleteCampaign, customer: deleteCustomer, wallet: deleteWallet }),
+  archive: (s) => target().setArchived(s, true),
+  unarchive: (s) => target().setArchived(s, false),
+  delete: (s) => target().remove(s),
 };
 
 const command = commands[positionals[0] ?? ''];

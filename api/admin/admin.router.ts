@@ -7,41 +7,26 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { DomainError } from '../../shared/errors.js';
 import type { Services } from '../../shared/services.js';
 import {
-  archiveApplication,
   createApplicationFromAdmin,
   deleteApplication,
   listApplications,
   rotateSecret,
-  unarchiveApplication,
+  setApplicationArchived,
   updateApplication,
 } from '../../shared/usecases/admin/applications.usecase.js';
 import {
   addBulkCodes,
-  archiveCampaign,
   createCampaign,
   deleteCampaign,
   getCampaign,
   listCampaigns,
   listCodes,
-  unarchiveCampaign,
+  setCampaignArchived,
   updateCampaign,
 } from '../../shared/usecases/admin/campaigns.usecase.js';
-import {
-  archiveCustomer,
-  deleteCustomer,
-  listCustomers,
-  unarchiveCustomer,
-  upsertCustomers,
-} from '../../shared/usecases/admin/customers.usecase.js';
+import { deleteCustomer, listCustomers, setCustomerArchived, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
-import {
-  archiveWallet,
-  createWallet,
-  deleteWallet,
-  listWallets,
-  readLedger,
-  unarchiveWallet,
-} from '../../shared/usecases/admin/wallets.usecase.js';
+import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../ops/token.js';
 
@@ -61,132 +46,58 @@ const answer =
   async (req, res) =>
     void res.status(status).json(await run(req));
 
+type Run = (req: Request) => Promise<unknown>;
+/** The archive and delete use cases of a resource that belongs to an application. */
+type SetArchived = (services: Services, app: string, id: string, archive: boolean) => Promise<unknown>;
+type Remove = (services: Services, app: string, id: string) => Promise<unknown>;
+
 export function adminRouter(services: Services): Router {
   const r = Router();
   r.use(adminAuth(services.config.adminToken));
   const p = (req: Request, name: string) => String(req.params[name]);
-  const ok = (run: (req: Request) => Promise<unknown>) => answer(200, run);
-  const created = (run: (req: Request) => Promise<unknown>) => answer(201, run);
+  /** A route answering `status` (200 unless said) with what its use case returns. */
+  const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, run: Run, status = 200) => r[method](path, answer(status, run));
+  /** `POST <path>/archive`, `POST <path>/unarchive` and `DELETE <path>` of a resource named by `:<param>`. */
+  const lifecycle = (path: string, param: string, setArchived: SetArchived, remove: Remove) => {
+    const [app, id] = [(req: Request) => p(req, 'app'), (req: Request) => p(req, param)];
+    on('post', `${path}/archive`, (req) => setArchived(services, app(req), id(req), true));
+    on('post', `${path}/unarchive`, (req) => setArchived(services, app(req), id(req), false));
+    on('delete', path, (req) => remove(services, app(req), id(req)));
+  };
 
   const APP = '/applications/:app';
-  r.post(
-    '/applications',
-    created((req) => createApplicationFromAdmin(services, req.body)),
-  );
-  r.get(
-    '/applications',
-    ok((req) => listApplications(services, req.query)),
-  );
-  r.patch(
+  on('post', '/applications', (req) => createApplicationFromAdmin(services, req.body), 201);
+  on('get', '/applications', (req) => listApplications(services, req.query));
+  on('patch', APP, (req) => updateApplication(services, p(req, 'app'), req.body));
+  on('post', `${APP}/rotate-secret`, (req) => rotateSecret(services, p(req, 'app')));
+  lifecycle(
     APP,
-    ok((req) => updateApplication(services, p(req, 'app'), req.body)),
-  );
-  r.delete(
-    APP,
-    ok((req) => deleteApplication(services, p(req, 'app'))),
-  );
-  r.post(
-    `${APP}/rotate-secret`,
-    ok((req) => rotateSecret(services, p(req, 'app'))),
-  );
-  r.post(
-    `${APP}/archive`,
-    ok((req) => archiveApplication(services, p(req, 'app'))),
-  );
-  r.post(
-    `${APP}/unarchive`,
-    ok((req) => unarchiveApplication(services, p(req, 'app'))),
+    'app',
+    (s, app, _id, archive) => setApplicationArchived(s, app, archive),
+    (s, app) => deleteApplication(s, app),
   );
 
   const CUSTOMER = `${APP}/customers/:customer`;
-  r.post(
-    `${APP}/customers`,
-    ok((req) => upsertCustomers(services, p(req, 'app'), req.body)),
-  );
-  r.get(
-    `${APP}/customers`,
-    ok((req) => listCustomers(services, p(req, 'app'), req.query)),
-  );
-  r.delete(
-    CUSTOMER,
-    ok((req) => deleteCustomer(services, p(req, 'app'), p(req, 'customer'))),
-  );
-  r.post(
-    `${CUSTOMER}/archive`,
-    ok((req) => archiveCustomer(services, p(req, 'app'), p(req, 'customer'))),
-  );
-  r.post(
-    `${CUSTOMER}/unarchive`,
-    ok((req) => unarchiveCustomer(services, p(req, 'app'), p(req, 'customer'))),
-  );
-  r.get(
-    `${CUSTOMER}/wallets/:wallet/ledger`,
-    ok((req) => readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'), req.query)),
+  on('post', `${APP}/customers`, (req) => upsertCustomers(services, p(req, 'app'), req.body));
+  on('get', `${APP}/customers`, (req) => listCustomers(services, p(req, 'app'), req.query));
+  lifecycle(CUSTOMER, 'customer', setCustomerArchived, deleteCustomer);
+  on('get', `${CUSTOMER}/wallets/:wallet/ledger`, (req) =>
+    readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'), req.query),
   );
 
-  const WALLET = `${APP}/wallets/:wallet`;
-  r.post(
-    `${APP}/wallets`,
-    created((req) => createWallet(services, p(req, 'app'), req.body)),
-  );
-  r.get(
-    `${APP}/wallets`,
-    ok((req) => listWallets(services, p(req, 'app'), req.query)),
-  );
-  r.delete(
-    WALLET,
-    ok((req) => deleteWallet(services, p(req, 'app'), p(req, 'wallet'))),
-  );
-  r.post(
-    `${WALLET}/archive`,
-    ok((req) => archiveWallet(services, p(req, 'app'), p(req, 'wallet'))),
-  );
-  r.post(
-    `${WALLET}/unarchive`,
-    ok((req) => unarchiveWallet(services, p(req, 'app'), p(req, 'wallet'))),
-  );
+  on('post', `${APP}/wallets`, (req) => createWallet(services, p(req, 'app'), req.body), 201);
+  on('get', `${APP}/wallets`, (req) => listWallets(services, p(req, 'app'), req.query));
+  lifecycle(`${APP}/wallets/:wallet`, 'wallet', setWalletArchived, deleteWallet);
 
   const CAMPAIGN = `${APP}/campaigns/:campaign`;
-  r.post(
-    `${APP}/campaigns`,
-    created((req) => createCampaign(services, p(req, 'app'), req.body)),
-  );
-  r.get(
-    `${APP}/campaigns`,
-    ok((req) => listCampaigns(services, p(req, 'app'), req.query)),
-  );
-  r.get(
-    CAMPAIGN,
-    ok((req) => getCampaign(services, p(req, 'app'), p(req, 'campaign'))),
-  );
-  r.patch(
-    CAMPAIGN,
-    ok((req) => updateCampaign(services, p(req, 'app'), p(req, 'campaign'), req.body)),
-  );
-  r.delete(
-    CAMPAIGN,
-    ok((req) => deleteCampaign(services, p(req, 'app'), p(req, 'campaign'))),
-  );
-  r.post(
-    `${CAMPAIGN}/archive`,
-    ok((req) => archiveCampaign(services, p(req, 'app'), p(req, 'campaign'))),
-  );
-  r.post(
-    `${CAMPAIGN}/unarchive`,
-    ok((req) => unarchiveCampaign(services, p(req, 'app'), p(req, 'campaign'))),
-  );
-  r.post(
-    `${CAMPAIGN}/codes`,
-    ok((req) => addBulkCodes(services, p(req, 'app'), p(req, 'campaign'), req.body)),
-  );
-  r.get(
-    `${CAMPAIGN}/codes`,
-    ok((req) => listCodes(services, p(req, 'app'), p(req, 'campaign'), req.query)),
-  );
+  on('post', `${APP}/campaigns`, (req) => createCampaign(services, p(req, 'app'), req.body), 201);
+  on('get', `${APP}/campaigns`, (req) => listCampaigns(services, p(req, 'app'), req.query));
+  on('get', CAMPAIGN, (req) => getCampaign(services, p(req, 'app'), p(req, 'campaign')));
+  on('patch', CAMPAIGN, (req) => updateCampaign(services, p(req, 'app'), p(req, 'campaign'), req.body));
+  lifecycle(CAMPAIGN, 'campaign', setCampaignArchived, deleteCampaign);
+  on('post', `${CAMPAIGN}/codes`, (req) => addBulkCodes(services, p(req, 'app'), p(req, 'campaign'), req.body));
+  on('get', `${CAMPAIGN}/codes`, (req) => listCodes(services, p(req, 'app'), p(req, 'campaign'), req.query));
 
-  r.get(
-    `${APP}/redemptions`,
-    ok((req) => listRedemptions(services, p(req, 'app'), req.query)),
-  );
+  on('get', `${APP}/redemptions`, (req) => listRedemptions(services, p(req, 'app'), req.query));
   return r;
 }

@@ -1,6 +1,7 @@
-import { Types } from 'mongoose';
+import type { Types } from 'mongoose';
 import type { ApplicationDoc } from './application.schema.js';
 import type { Models } from './db.js';
+import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
 export interface ApplicationRecord {
   id: string;
@@ -44,16 +45,9 @@ export function applicationRepository({ Application }: Models) {
       const d = await Application.findById(id).lean<ApplicationDoc>();
       return d ? toRecord(d) : null;
     },
-    /** Admin page: up to `limit` applications after the id `after`, by `_id` (creation order). */
-    async page(q: { limit: number; after?: string; includeArchived: boolean }) {
-      const ds = await Application.find({
-        ...(q.includeArchived ? {} : { archivedAt: null }),
-        ...(q.after ? { _id: { $gt: new Types.ObjectId(q.after) } } : {}),
-      })
-        .sort({ _id: 1 })
-        .limit(q.limit)
-        .lean<ApplicationDoc[]>();
-      return ds.map(toRecord);
+    /** Admin page of applications, by `_id` (creation order). */
+    async page(q: IdPageQuery) {
+      return (await findIdPage(Application, {}, q)).map(toRecord);
     },
     /**
      * Updates profile fields; bumps credentialsVersion when the status, the secret or the archive

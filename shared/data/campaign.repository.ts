@@ -2,6 +2,7 @@ import { Types } from 'mongoose';
 import type { Campaign, Condition, DiscountBase, ItemSelector, MetadataKey, Scalar, SelectorOperator } from '../domain/types.js';
 import type { CampaignDoc } from './campaign.schema.js';
 import type { Models } from './db.js';
+import { applicationScopedAdmin } from './admin-queries.js';
 
 /** Stored document → domain `Campaign` (plain data for the engine). */
 export function toCampaign(d: CampaignDoc): Campaign {
@@ -92,30 +93,7 @@ export function campaignRepository({ Campaign: CampaignModel }: Models) {
       const ds = await CampaignModel.find({ application: applicationId }).sort({ _id: 1 }).lean<CampaignDoc[]>();
       return ds.map(toCampaign);
     },
-    /** Admin page: up to `limit` campaigns after the id `after`, by `_id`. */
-    async page(applicationId: string, q: { limit: number; after?: string; includeArchived: boolean }) {
-      const ds = await CampaignModel.find({
-        application: applicationId,
-        ...(q.includeArchived ? {} : { archivedAt: null }),
-        ...(q.after ? { _id: { $gt: new Types.ObjectId(q.after) } } : {}),
-      })
-        .sort({ _id: 1 })
-        .limit(q.limit)
-        .lean<CampaignDoc[]>();
-      return ds.map(toCampaign);
-    },
-    /** Sets or clears `archivedAt`; null when the campaign is not this application's. */
-    async setArchived(applicationId: string, id: string, archivedAt: Date | null) {
-      const d = await CampaignModel.findOneAndUpdate(
-        { _id: id, application: applicationId },
-        { $set: { archivedAt } },
-        { returnDocument: 'after' },
-      ).lean<CampaignDoc>();
-      return d ? toCampaign(d) : null;
-    },
-    async delete(applicationId: string, id: string): Promise<boolean> {
-      return (await CampaignModel.deleteOne({ _id: id, application: applicationId })).deletedCount === 1;
-    },
+    ...applicationScopedAdmin(CampaignModel, toCampaign),
     /** Campaigns, archived or not, whose cashback goes to this `wallet_id`. */
     async findByCashbackWallet(applicationId: string, walletId: string) {
       const ds = await CampaignModel.find({ application: applicationId, 'discount.walletId': walletId }).lean<CampaignDoc[]>();
@@ -127,9 +105,6 @@ export function campaignRepository({ Campaign: CampaignModel }: Models) {
         CampaignDoc[]
       >();
       return ds.map(toCampaign);
-    },
-    async existsInApplication(applicationId: string): Promise<boolean> {
-      return (await CampaignModel.exists({ application: applicationId })) !== null;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import { normalizeCode, type CouponCodeDoc } from './coupon-code.schema.js';
 import { isDuplicateKeyError, type Models } from './db.js';
+import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
 export interface CouponCodeRecord {
   id: string;
@@ -73,18 +74,9 @@ export function couponCodeRepository({ CouponCode }: Models) {
       }
       return { inserted: codes.length - taken.length, taken };
     },
-    /** Admin page: up to `limit` codes after the id `after` (then `skip` more), by `_id`. */
-    async listByCampaign(applicationId: string, campaignId: string, q: { limit: number; after?: string; skip?: number }) {
-      const ds = await CouponCode.find({
-        application: applicationId,
-        campaign: campaignId,
-        ...(q.after ? { _id: { $gt: new Types.ObjectId(q.after) } } : {}),
-      })
-        .sort({ _id: 1 })
-        .skip(q.skip ?? 0)
-        .limit(q.limit)
-        .lean<CouponCodeDoc[]>();
-      return ds.map(toRecord);
+    /** Admin page of a campaign's codes, by `_id`. */
+    async listByCampaign(applicationId: string, campaignId: string, q: IdPageQuery) {
+      return (await findIdPage(CouponCode, { application: applicationId, campaign: campaignId }, q)).map(toRecord);
     },
     /** Frees every code of a deleted campaign. */
     async deleteByCampaign(applicationId: string, campaignId: string) {

@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import type { CustomerDoc } from './customer.schema.js';
 import type { Models } from './db.js';
+import { applicationScopedAdmin } from './admin-queries.js';
 
 export interface CustomerRecord {
   id: string;
@@ -67,34 +68,7 @@ export function customerRepository({ Customer }: Models) {
       const ds = await Customer.find({ application: applicationId, _id: { $in: ids } }).lean<CustomerDoc[]>();
       return ds.map(toRecord);
     },
-    /** Admin page: up to `limit` customers after the id `after` (then `skip` more), by `_id`. */
-    async page(applicationId: string, q: { limit: number; after?: string; skip?: number; includeArchived: boolean }) {
-      const ds = await Customer.find({
-        application: applicationId,
-        ...(q.includeArchived ? {} : { archivedAt: null }),
-        ...(q.after ? { _id: { $gt: new Types.ObjectId(q.after) } } : {}),
-      })
-        .sort({ _id: 1 })
-        .skip(q.skip ?? 0)
-        .limit(q.limit)
-        .lean<CustomerDoc[]>();
-      return ds.map(toRecord);
-    },
-    /** Sets or clears `archivedAt`; null when the customer is not this application's. */
-    async setArchived(applicationId: string, id: string, archivedAt: Date | null) {
-      const d = await Customer.findOneAndUpdate(
-        { _id: id, application: applicationId },
-        { $set: { archivedAt } },
-        { returnDocument: 'after' },
-      ).lean<CustomerDoc>();
-      return d ? toRecord(d) : null;
-    },
-    async delete(applicationId: string, id: string): Promise<boolean> {
-      return (await Customer.deleteOne({ _id: id, application: applicationId })).deletedCount === 1;
-    },
-    async existsInApplication(applicationId: string): Promise<boolean> {
-      return (await Customer.exists({ application: applicationId })) !== null;
-    },
+    ...applicationScopedAdmin(Customer, toRecord),
   };
 }
 export type CustomerRepository = ReturnType<typeof customerRepository>;

@@ -1,5 +1,6 @@
 import { Types } from 'mongoose';
 import type { Models } from './db.js';
+import { applicationScopedAdmin } from './admin-queries.js';
 import type { WalletDoc } from './wallet.schema.js';
 
 export interface WalletRecord {
@@ -43,33 +44,7 @@ export function walletRepository({ Wallet }: Models) {
       const ds = await Wallet.find({ application: applicationId, archivedAt: null }).sort({ _id: 1 }).lean<WalletDoc[]>();
       return ds.map(toWalletRecord);
     },
-    /** Admin page: up to `limit` wallets after the id `after`, by `_id`. */
-    async page(applicationId: string, q: { limit: number; after?: string; includeArchived: boolean }): Promise<WalletRecord[]> {
-      const ds = await Wallet.find({
-        application: applicationId,
-        ...(q.includeArchived ? {} : { archivedAt: null }),
-        ...(q.after ? { _id: { $gt: new Types.ObjectId(q.after) } } : {}),
-      })
-        .sort({ _id: 1 })
-        .limit(q.limit)
-        .lean<WalletDoc[]>();
-      return ds.map(toWalletRecord);
-    },
-    /** Sets or clears `archivedAt`; null when the wallet is not this application's. */
-    async setArchived(applicationId: string, id: string, archivedAt: Date | null): Promise<WalletRecord | null> {
-      const d = await Wallet.findOneAndUpdate(
-        { _id: id, application: applicationId },
-        { $set: { archivedAt } },
-        { returnDocument: 'after' },
-      ).lean<WalletDoc>();
-      return d ? toWalletRecord(d) : null;
-    },
-    async delete(applicationId: string, id: string): Promise<boolean> {
-      return (await Wallet.deleteOne({ _id: id, application: applicationId })).deletedCount === 1;
-    },
-    async existsInApplication(applicationId: string): Promise<boolean> {
-      return (await Wallet.exists({ application: applicationId })) !== null;
-    },
+    ...applicationScopedAdmin(Wallet, toWalletRecord),
     async create(applicationId: string, input: Omit<WalletRecord, 'id' | 'archivedAt'>): Promise<WalletRecord> {
       const doc = await Wallet.create({ ...input, application: new Types.ObjectId(applicationId) });
       return toWalletRecord(doc.toObject());

@@ -5,17 +5,10 @@
 import { expect } from 'chai';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, settle, type AdminApp } from '../support/admin.js';
-import { startTestApi, type TestApi } from '../support/context.js';
+import { useTestApi } from '../support/context.js';
 
 describe('admin API: archive and delete', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(async () => {
-    await api.close();
-  });
-  const { admin, client, newApp, must } = adminHelpers(() => api);
+  const { admin, client, newApp, must } = adminHelpers(useTestApi());
   const flat = { kind: 'discount', type: 'flat', value: 10 };
 
   /** An application with customers c1, c2, a wallet `loyalty` and a fixed campaign `ARCH10`. */

@@ -5,17 +5,10 @@
 import { expect } from 'chai';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, settle } from '../support/admin.js';
-import { startTestApi, type TestApi } from '../support/context.js';
+import { useTestApi } from '../support/context.js';
 
 describe('admin API: paging', () => {
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(async () => {
-    await api.close();
-  });
-  const { admin, client, newApp, must } = adminHelpers(() => api);
+  const { admin, client, newApp, must } = adminHelpers(useTestApi());
 
   /** Every page of a listing with `limit`, following next_cursor; returns the pages' item lists. */
   async function pages(path: string, key: string, limit: number): Promise<unknown[][]> {

@@ -461,18 +461,18 @@ describe('admin API', () => {
       discount: { kind: 'discount', type: 'flat', value: 10 },
       ...rules,
     });
+    /** A new application and the answer to creating the campaign `rules` in it. */
+    async function create(rules: Record<string, unknown>) {
+      const app = await newApp();
+      return { app, res: await admin('POST', `/applications/${app.id}/campaigns`, campaign(rules)) };
+    }
 
     it('when a key is declared without a scope, then it reads back as both and is evaluated on the order and on items', async () => {
-      const app = await newApp();
-      const created = await admin(
-        'POST',
-        `/applications/${app.id}/campaigns`,
-        campaign({
-          metadata_keys: [{ key: 'tier', type: 'string' }],
-          cart_conditions: [{ field: 'metadata.tier', operator: 'eq', value: 'gold' }],
-          product_validations: [{ field: 'metadata.tier', operator: 'neq', value: 'staff' }],
-        }),
-      );
+      const { app, res: created } = await create({
+        metadata_keys: [{ key: 'tier', type: 'string' }],
+        cart_conditions: [{ field: 'metadata.tier', operator: 'eq', value: 'gold' }],
+        product_validations: [{ field: 'metadata.tier', operator: 'neq', value: 'staff' }],
+      });
       expect(created.status, created.text).to.equal(201);
       expect(created.body.metadata_keys).to.deep.equal([{ key: 'tier', type: 'string', scope: 'both' }]);
       await settle();
@@ -493,15 +493,10 @@ describe('admin API', () => {
     });
 
     it('when a key restricted to the order is used on items, then 400 naming the rule', async () => {
-      const app = await newApp();
-      const res = await admin(
-        'POST',
-        `/applications/${app.id}/campaigns`,
-        campaign({
-          metadata_keys: [{ key: 'channel', type: 'string', scope: 'order' }],
-          product_validations: [{ field: 'metadata.channel', operator: 'eq', value: 'app' }],
-        }),
-      );
+      const { res } = await create({
+        metadata_keys: [{ key: 'channel', type: 'string', scope: 'order' }],
+        product_validations: [{ field: 'metadata.channel', operator: 'eq', value: 'app' }],
+      });
       expect(res.status).to.equal(400);
       expect(res.body.details).to.equal('"product_validations" uses undeclared item metadata key metadata.channel');
     });
@@ -524,31 +519,22 @@ describe('admin API', () => {
       ],
     ] as const) {
       it(`when a selector has ${label}, then 400 naming it`, async () => {
-        const app = await newApp();
-        const res = await admin(
-          'POST',
-          `/applications/${app.id}/campaigns`,
-          campaign({
-            discount_calculated_on_property: 'selected_items_selling_price_subtotal',
-            item_selector: { match: 'OR', properties: [property] },
-          }),
-        );
+        const { res } = await create({
+          discount_calculated_on_property: 'selected_items_selling_price_subtotal',
+          item_selector: { match: 'OR', properties: [property] },
+        });
         expect(res.status).to.equal(400);
         expect(res.body.details).to.equal(details);
       });
     }
 
     it('when the valid cart excludes "sku not in" a list, then only the listed items carry the discount', async () => {
-      const app = await newApp();
-      await must(
-        'POST',
-        `/applications/${app.id}/campaigns`,
-        campaign({
-          discount: { kind: 'discount', type: 'percentage', value: 10 },
-          discount_calculated_on_property: 'valid_cart_selling_price_subtotal',
-          excluded_items: { match: 'OR', properties: [{ property: 'sku', operator: 'nin', values: ['SKU2'] }] },
-        }),
-      );
+      const { app, res } = await create({
+        discount: { kind: 'discount', type: 'percentage', value: 10 },
+        discount_calculated_on_property: 'valid_cart_selling_price_subtotal',
+        excluded_items: { match: 'OR', properties: [{ property: 'sku', operator: 'nin', values: ['SKU2'] }] },
+      });
+      expect(res.status, res.text).to.equal(201);
       await settle();
       const v = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_code: 'META' }], order: makeOrder() });
       expect(v.body.coupon_savings.order.total_discount).to.equal(40);
@@ -557,14 +543,18 @@ describe('admin API', () => {
   });
 
   describe('one id per code', () => {
-    it('when a fixed code is listed by the admin, then its id is the coupon_code_id that list and validate show, and validate accepts it', async () => {
+    /** A new application with one campaign (`fields` over a flat 5 off). */
+    async function appWithCampaign(fields: Record<string, unknown>) {
       const app = await newApp();
-      await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
-      const c = await must('POST', `/applications/${app.id}/campaigns`, {
-        name: 'fixed',
-        code: 'ONEID',
+      const campaign = await must('POST', `/applications/${app.id}/campaigns`, {
         discount: { kind: 'discount', type: 'flat', value: 5 },
+        ...fields,
       });
+      return { app, c: campaign as { id: string } };
+    }
+    it('when a fixed code is listed by the admin, then its id is the coupon_code_id that list and validate show, and validate accepts it', async () => {
+      const { app, c } = await appWithCampaign({ name: 'fixed', code: 'ONEID' });
+      await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
       const codes = await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`);
       expect(codes).to.deep.equal({ codes: [{ id: c.id, code: 'ONEID', kind: 'fixed' }], next_cursor: null });
       await settle();
@@ -582,12 +572,7 @@ describe('admin API', () => {
     });
 
     it('when a fixed code was stored under its own id (before this change), then the listing still shows the campaign id', async () => {
-      const app = await newApp();
-      const c = await must('POST', `/applications/${app.id}/campaigns`, {
-        name: 'legacy',
-        code: 'LEGACY',
-        discount: { kind: 'discount', type: 'flat', value: 5 },
-      });
+      const { app, c } = await appWithCampaign({ name: 'legacy', code: 'LEGACY' });
       await api.services.repos.couponCodes.deleteByCampaign(app.id, c.id);
       await api.services.repos.couponCodes.insertMany(app.id, c.id, 'fixed', ['LEGACY']);
       const row = await api.services.repos.couponCodes.findByCode(app.id, 'LEGACY');
@@ -602,12 +587,7 @@ describe('admin API', () => {
     });
 
     it('when a bulk code is listed by the admin, then validate shows the same id and accepts it as coupon_id', async () => {
-      const app = await newApp();
-      const c = await must('POST', `/applications/${app.id}/campaigns`, {
-        name: 'bulk',
-        code_type: 'bulk',
-        discount: { kind: 'discount', type: 'flat', value: 5 },
-      });
+      const { app, c } = await appWithCampaign({ name: 'bulk', code_type: 'bulk' });
       await must('POST', `/applications/${app.id}/campaigns/${c.id}/codes`, { codes: ['BULK-ONE'] });
       const [code] = (await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`)).codes;
       await settle();

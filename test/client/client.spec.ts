@@ -16,7 +16,7 @@ import { createLogger } from '../../shared/logger.js';
 import { createProcessor } from '../../worker/processors/index.js';
 import { WorkerPool } from '../../worker/worker-pool.js';
 import { createCustomers, createWallet } from '../fixtures/records.js';
-import { createTestApplication, startTestApi, TEST_ADMIN_TOKEN, TEST_QUEUE_PREFIX, type TestApi } from '../support/context.js';
+import { createTestApplication, startTestApi, TEST_ADMIN_TOKEN, TEST_QUEUE_PREFIX, useTestApi } from '../support/context.js';
 
 const run = promisify(execFile);
 const CLIENT_DIR = 'client';
@@ -26,18 +26,12 @@ const GENERATE_FLAGS = ['--output', join(CLIENT_DIR, 'src', 'schema.ts'), '--def
 
 describe('client/: the typed client against a running service', function () {
   this.timeout(120_000);
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(async () => {
-    await api?.close();
-  });
+  const testApi = useTestApi();
 
   it('when the example script runs against the service, then every step passes (list, validate, redeem, revert, wallet credit)', async () => {
     const { stdout } = await run('npm', ['run', '-s', 'example'], {
       cwd: CLIENT_DIR,
-      env: { ...process.env, COUPONS_URL: api.url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+      env: { ...process.env, COUPONS_URL: testApi().url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
     });
     for (const step of ['list: the coupons shopper-1 can use', 'redeem: after the payment succeeded', 'revert: the order was cancelled'])
       expect(stdout).to.include(`✔ ${step}`);
@@ -47,7 +41,7 @@ describe('client/: the typed client against a running service', function () {
   it('when the example script is given a wrong admin token, then it fails naming the step and the answer', async () => {
     const failed = await run('npm', ['run', '-s', 'example'], {
       cwd: CLIENT_DIR,
-      env: { ...process.env, COUPONS_URL: api.url, COUPONS_ADMIN_TOKEN: 'not-the-admin-token' },
+      env: { ...process.env, COUPONS_URL: testApi().url, COUPONS_ADMIN_TOKEN: 'not-the-admin-token' },
     }).then(
       () => null,
       (err: { code: number; stderr: string }) => err,
@@ -149,10 +143,10 @@ describe('client/: the typed client against a running service', function () {
   });
 
   it('when the admin client pages customers with allPages, then every customer comes once, in order', async () => {
-    const app = await createTestApplication(api.services);
+    const app = await createTestApplication(testApi().services);
     const ids = Array.from({ length: 7 }, (_, i) => `pc-${i}`);
-    await createCustomers(api.services, app.id, ids);
-    const admin = createAdminClient({ baseUrl: api.url, adminToken: TEST_ADMIN_TOKEN });
+    await createCustomers(testApi().services, app.id, ids);
+    const admin = createAdminClient({ baseUrl: testApi().url, adminToken: TEST_ADMIN_TOKEN });
     const seen: string[] = [];
     for await (const c of allPages(
       (cursor) =>

@@ -21,6 +21,22 @@ const keys: MetadataKey[] = [
   { key: 'channel', type: 'string', scope: 'order' },
 ];
 const one = (p: PropertyMatch, match: 'AND' | 'OR' = 'OR'): ItemSelector => ({ match, properties: [p] });
+/** Shoes, but not SHOE-2. */
+const shoesButTwo: ItemSelector = {
+  match: 'AND',
+  properties: [
+    { property: 'name', operator: 'in', values: ['Shoe'] },
+    { property: 'sku', operator: 'nin', values: ['SHOE-2'] },
+  ],
+};
+/** sku is not A, or name is not C. */
+const notAOrNotC: ItemSelector = {
+  match: 'OR',
+  properties: [
+    { property: 'sku', operator: 'neq', values: ['A'] },
+    { property: 'name', operator: 'neq', values: ['C'] },
+  ],
+};
 
 describe('selector: matchesSelector with in / nin / eq / neq', () => {
   const rows: [string, Record<string, unknown>, ItemSelector, boolean][] = [
@@ -74,42 +90,10 @@ describe('selector: matchesSelector with in / nin / eq / neq', () => {
       one({ property: 'metadata.channel', values: ['app'] }),
       false,
     ],
-    [
-      'AND of in and nin, both hold',
-      { sku: 'SHOE-1', name: 'Shoe' },
-      {
-        match: 'AND',
-        properties: [
-          { property: 'name', operator: 'in', values: ['Shoe'] },
-          { property: 'sku', operator: 'nin', values: ['SHOE-2'] },
-        ],
-      },
-      true,
-    ],
-    [
-      'AND of in and nin, the nin fails',
-      { sku: 'SHOE-2', name: 'Shoe' },
-      {
-        match: 'AND',
-        properties: [
-          { property: 'name', operator: 'in', values: ['Shoe'] },
-          { property: 'sku', operator: 'nin', values: ['SHOE-2'] },
-        ],
-      },
-      false,
-    ],
-    [
-      'OR of two neq, one holds',
-      { sku: 'A', name: 'B' },
-      {
-        match: 'OR',
-        properties: [
-          { property: 'sku', operator: 'neq', values: ['A'] },
-          { property: 'name', operator: 'neq', values: ['C'] },
-        ],
-      },
-      true,
-    ],
+    ['AND of in and nin, both hold', { sku: 'SHOE-1', name: 'Shoe' }, shoesButTwo, true],
+    ['AND of in and nin, the nin fails', { sku: 'SHOE-2', name: 'Shoe' }, shoesButTwo, false],
+    ['OR of two neq, one holds', { sku: 'A', name: 'B' }, notAOrNotC, true],
+    ['OR of two neq, none holds', { sku: 'A', name: 'C' }, notAOrNotC, false],
     ['no properties', { sku: 'A' }, { match: 'OR', properties: [] }, false],
   ];
   for (const [label, raw, selector, expected] of rows) {
@@ -137,23 +121,25 @@ describe('selector: exclusions and selections with "not in" in the engine', () =
     return e.result.itemDiscountCents;
   };
 
-  it('when the valid cart excludes "sku not in [SHOE]", then only the shoe is discounted', () => {
-    expect(
-      discounts({
+  const rows: [string, Parameters<typeof makeCampaign>[0], number[]][] = [
+    [
+      'the valid cart excludes "sku not in [SHOE]", then only the shoe is discounted',
+      {
         discount: { kind: 'discount', type: 'percentage', value: 10, maxCents: null, walletId: null },
         discountCalculatedOn: 'valid_cart_selling_price_subtotal',
         excludedItems: one({ property: 'sku', operator: 'nin', values: ['SHOE'] }),
-      }),
-    ).to.deep.equal([0, 3000, 0]);
-  });
-
-  it('when the selector is "sku neq GIFTCARD", then every item but the gift card is selected, the one without a sku included', () => {
-    expect(
-      discounts({
+      },
+      [0, 3000, 0],
+    ],
+    [
+      'the selector is "sku neq GIFTCARD", then every item but the gift card is selected, the one without a sku included',
+      {
         discount: { kind: 'discount', type: 'flat', value: 5000, maxCents: null, walletId: null },
         discountCalculatedOn: 'selected_items_selling_price_subtotal',
         itemSelector: one({ property: 'sku', operator: 'neq', values: ['GIFTCARD'] }),
-      }),
-    ).to.deep.equal([0, 3000, 2000]);
-  });
+      },
+      [0, 3000, 2000],
+    ],
+  ];
+  for (const [label, campaign, expected] of rows) it(`when ${label}`, () => expect(discounts(campaign)).to.deep.equal(expected));
 });

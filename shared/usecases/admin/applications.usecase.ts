@@ -6,7 +6,8 @@ import { isValidTimeZone } from '../../domain/periods.js';
 import type { Services } from '../../services.js';
 import { adminConflict, adminNotFound, validateInput } from './admin-errors.js';
 import { createApplication } from './create-application.usecase.js';
-import { idCursor, pageOf, parsePageQuery } from './paging.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -52,13 +53,7 @@ export async function createApplicationFromAdmin(deps: Deps, input: unknown) {
 
 /** A page of applications in creation order; archived ones only with `include_archived`. */
 export async function listApplications(deps: Deps, query: unknown = {}) {
-  const q = parsePageQuery(query, ['include_archived']);
-  const rows = await deps.repos.applications.page({
-    limit: q.limit + 1,
-    after: idCursor.decode(q.cursor),
-    includeArchived: q.includeArchived,
-  });
-  const page = pageOf(rows, q.limit, (a) => idCursor.encode(a.id));
+  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.applications.page(q));
   return { applications: page.rows.map(presentApplication), next_cursor: page.next_cursor };
 }
 
@@ -85,20 +80,14 @@ export async function rotateSecret(deps: Deps, id: string) {
 }
 
 /**
- * Archives an application (idempotent: the first archive time stays): its credentials are refused
- * within the cache interval, it leaves the default listing; its data and admin routes stay.
+ * Archives (`archive` true) or unarchives an application, idempotently. Archived, its credentials
+ * are refused within the cache interval and it leaves the default listing; its data and admin
+ * routes stay. Unarchived, its credentials work again (status permitting).
  */
-export async function archiveApplication(deps: Pick<Services, 'repos' | 'now'>, id: string) {
+export async function setApplicationArchived(deps: ArchiveDeps, id: string, archive: boolean) {
   const app = await requireApplication(deps, id);
-  if (app.archivedAt) return presentApplication(app);
-  return presentApplication((await deps.repos.applications.update(id, { archivedAt: deps.now() }))!);
-}
-
-/** Brings an archived application back: its credentials work again (status permitting). */
-export async function unarchiveApplication(deps: Deps, id: string) {
-  const app = await requireApplication(deps, id);
-  if (!app.archivedAt) return presentApplication(app);
-  return presentApplication((await deps.repos.applications.update(id, { archivedAt: null }))!);
+  const { resource } = await toggleArchived(app, archive, deps.now, (archivedAt) => deps.repos.applications.update(id, { archivedAt }));
+  return presentApplication(resource);
 }
 
 /** Deletes an empty application; one with customers, wallets or campaigns is archived instead (409). */

@@ -5,10 +5,11 @@ import type { CampaignInput } from '../../data/campaign.repository.js';
 import { CAMPAIGN_DEFAULTS } from '../../domain/campaign-defaults.js';
 import type { Campaign } from '../../domain/types.js';
 import type { Services } from '../../services.js';
-import { adminConflict, adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
+import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { checkCampaignRules, createCampaignSchema, toAdminCampaign, toCampaignInput, updateCampaignSchema } from './campaign-format.js';
-import { idCursor, pageOf, parsePageQuery } from './paging.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -30,9 +31,7 @@ async function checkWallet(deps: Deps, applicationId: string, c: Pick<Campaign, 
 
 async function requireCampaign(deps: Deps, applicationId: string, campaignId: string): Promise<Campaign> {
   await requireApplication(deps, applicationId);
-  const campaign = await deps.repos.campaigns.findById(applicationId, campaignId);
-  if (!campaign) throw adminNotFound('campaign');
-  return campaign;
+  return foundOr404(deps.repos.campaigns.findById(applicationId, campaignId), 'campaign');
 }
 
 async function present(deps: Deps, applicationId: string, c: Campaign) {
@@ -81,13 +80,7 @@ export async function updateCampaign(deps: Deps, applicationId: string, campaign
 /** A page of campaigns in creation order; archived ones only with `include_archived`. */
 export async function listCampaigns(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const q = parsePageQuery(query, ['include_archived']);
-  const rows = await deps.repos.campaigns.page(applicationId, {
-    limit: q.limit + 1,
-    after: idCursor.decode(q.cursor),
-    includeArchived: q.includeArchived,
-  });
-  const page = pageOf(rows, q.limit, (c) => idCursor.encode(c.id));
+  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.campaigns.page(applicationId, q));
   return { campaigns: await Promise.all(page.rows.map((c) => present(deps, applicationId, c))), next_cursor: page.next_cursor };
 }
 
@@ -96,25 +89,19 @@ export async function getCampaign(deps: Deps, applicationId: string, campaignId:
 }
 
 /**
- * Archives a campaign (idempotent): from the next cache check it is not listed, not applicable and
- * not redeemable (`coupon is not available at this moment or expired`), while its redemptions can
- * still be reverted. Its codes stay reserved. Unarchive restores it as it was.
+ * Archives (`archive` true) or unarchives a campaign, idempotently. Archived — from the next
+ * cache check — it is not listed, not applicable and not redeemable (`coupon is not available at
+ * this moment or expired`), while its redemptions can still be reverted; its codes stay reserved.
+ * Unarchived, it is as it was (400 when its cashback wallet has been archived meanwhile).
  */
-export async function archiveCampaign(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, campaignId: string) {
+export async function setCampaignArchived(deps: ArchiveDeps, applicationId: string, campaignId: string, archive: boolean) {
   const current = await requireCampaign(deps, applicationId, campaignId);
-  if (current.archivedAt) return present(deps, applicationId, current);
-  const archived = await deps.repos.campaigns.setArchived(applicationId, campaignId, deps.now());
-  await deps.repos.applications.bumpConfigVersion(applicationId);
-  return present(deps, applicationId, archived!);
-}
-
-export async function unarchiveCampaign(deps: Deps, applicationId: string, campaignId: string) {
-  const current = await requireCampaign(deps, applicationId, campaignId);
-  if (!current.archivedAt) return present(deps, applicationId, current);
-  await checkWallet(deps, applicationId, current);
-  const restored = await deps.repos.campaigns.setArchived(applicationId, campaignId, null);
-  await deps.repos.applications.bumpConfigVersion(applicationId);
-  return present(deps, applicationId, restored!);
+  if (!archive && current.archivedAt) await checkWallet(deps, applicationId, current);
+  const { resource, changed } = await toggleArchived(current, archive, deps.now, (archivedAt) =>
+    deps.repos.campaigns.setArchived(applicationId, campaignId, archivedAt),
+  );
+  if (changed) await deps.repos.applications.bumpConfigVersion(applicationId);
+  return present(deps, applicationId, resource);
 }
 
 /**
@@ -198,13 +185,7 @@ export async function addBulkCodes(
  */
 export async function listCodes(deps: Deps, applicationId: string, campaignId: string, query: unknown = {}) {
   await requireCampaign(deps, applicationId, campaignId);
-  const q = parsePageQuery(query, ['skip']);
-  const rows = await deps.repos.couponCodes.listByCampaign(applicationId, campaignId, {
-    limit: q.limit + 1,
-    after: idCursor.decode(q.cursor),
-    skip: q.skip,
-  });
-  const page = pageOf(rows, q.limit, (c) => idCursor.encode(c.id));
+  const page = await idPage(parsePageQuery(query, ['skip']), (q) => deps.repos.couponCodes.listByCampaign(applicationId, campaignId, q));
   return {
     codes: page.rows.map((c) => ({ id: c.kind === 'fixed' ? c.campaignId : c.id, code: c.code, kind: c.kind })),
     next_cursor: page.next_cursor,

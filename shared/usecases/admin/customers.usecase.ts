@@ -2,9 +2,10 @@
 import Joi from 'joi';
 import type { CustomerRecord } from '../../data/customer.repository.js';
 import type { Services } from '../../services.js';
-import { adminConflict, adminNotFound, validateInput } from './admin-errors.js';
+import { adminConflict, foundOr404, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
-import { idCursor, pageOf, parsePageQuery } from './paging.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -41,40 +42,28 @@ export async function upsertCustomers(deps: Deps, applicationId: string, input: 
 /** A page of customers in creation order; archived ones only with `include_archived`. */
 export async function listCustomers(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const q = parsePageQuery(query, ['skip', 'include_archived']);
-  const rows = await deps.repos.customers.page(applicationId, {
-    limit: q.limit + 1,
-    after: idCursor.decode(q.cursor),
-    skip: q.skip,
-    includeArchived: q.includeArchived,
-  });
-  const page = pageOf(rows, q.limit, (c) => idCursor.encode(c.id));
+  const page = await idPage(parsePageQuery(query, ['skip', 'include_archived']), (q) => deps.repos.customers.page(applicationId, q));
   return { customers: page.rows.map(present), next_cursor: page.next_cursor };
 }
 
 /** The customer named by its `source_id` or the service's id, archived or not. */
 export async function requireCustomer(deps: Deps, applicationId: string, customer: string): Promise<CustomerRecord> {
   await requireApplication(deps, applicationId);
-  const found = await deps.repos.customers.resolve(applicationId, customer, { includeArchived: true });
-  if (!found) throw adminNotFound('customer');
-  return found;
+  return foundOr404(deps.repos.customers.resolve(applicationId, customer, { includeArchived: true }), 'customer');
 }
 
 /**
- * Archives a customer (idempotent): the client routes then treat it as unknown — list and
- * validate answer `invalid source_id`, apply (redeem and revert) `Invalid source_id`, the wallet
- * routes 404 — and it leaves the default listing. Its history stays; its `source_id` stays taken.
+ * Archives (`archive` true) or unarchives a customer, idempotently. Archived, the client routes
+ * treat it as unknown — list and validate answer `invalid source_id`, apply (redeem and revert)
+ * `Invalid source_id`, the wallet routes 404 — and it leaves the default listing; its history
+ * stays and its `source_id` stays taken.
  */
-export async function archiveCustomer(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, customer: string) {
+export async function setCustomerArchived(deps: ArchiveDeps, applicationId: string, customer: string, archive: boolean) {
   const found = await requireCustomer(deps, applicationId, customer);
-  if (found.archivedAt) return present(found);
-  return present((await deps.repos.customers.setArchived(applicationId, found.id, deps.now()))!);
-}
-
-export async function unarchiveCustomer(deps: Deps, applicationId: string, customer: string) {
-  const found = await requireCustomer(deps, applicationId, customer);
-  if (!found.archivedAt) return present(found);
-  return present((await deps.repos.customers.setArchived(applicationId, found.id, null))!);
+  const { resource } = await toggleArchived(found, archive, deps.now, (archivedAt) =>
+    deps.repos.customers.setArchived(applicationId, found.id, archivedAt),
+  );
+  return present(resource);
 }
 
 /**

@@ -5,6 +5,7 @@
  * A cursor encodes the last row's sort key; its format is not part of the API.
  */
 import Joi from 'joi';
+import type { IdPageQuery } from '../../data/admin-queries.js';
 import { adminInvalid } from './admin-errors.js';
 
 export const DEFAULT_LIMIT = 100;
@@ -94,4 +95,10 @@ export const timeCursor = {
 export function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): { rows: T[]; next_cursor: string | null } {
   const shown = rows.slice(0, limit);
   return { rows: shown, next_cursor: rows.length > limit ? cursorOf(shown.at(-1)!) : null };
+}
+
+/** One page of a listing ordered by `_id`: `read` is asked for `limit + 1` rows after the cursor. */
+export async function idPage<T extends { id: string }>(q: PageQuery, read: (page: IdPageQuery) => Promise<T[]>) {
+  const rows = await read({ limit: q.limit + 1, after: idCursor.decode(q.cursor), skip: q.skip, includeArchived: q.includeArchived });
+  return pageOf(rows, q.limit, (r) => idCursor.encode(r.id));
 }

@@ -6,10 +6,11 @@ import type { WalletRecord } from '../../data/wallet.repository.js';
 import { fromHundredths } from '../../domain/points.js';
 import type { Services } from '../../services.js';
 import { presentWallet } from '../wallet-operation.usecase.js';
-import { adminConflict, adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
+import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
 import { currencySchema, requireApplication, timezoneSchema } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
-import { idCursor, pageOf, parsePageQuery, timeCursor } from './paging.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, pageOf, parsePageQuery, timeCursor } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -58,41 +59,31 @@ export async function createWallet(deps: Deps, applicationId: string, input: unk
 /** A page of wallets in creation order; archived ones only with `include_archived`. */
 export async function listWallets(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const q = parsePageQuery(query, ['include_archived']);
-  const rows = await deps.repos.wallets.page(applicationId, {
-    limit: q.limit + 1,
-    after: idCursor.decode(q.cursor),
-    includeArchived: q.includeArchived,
-  });
-  const page = pageOf(rows, q.limit, (w) => idCursor.encode(w.id));
+  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.wallets.page(applicationId, q));
   return { wallets: page.rows.map(present), next_cursor: page.next_cursor };
 }
 
 async function requireWallet(deps: Deps, applicationId: string, walletId: string): Promise<WalletRecord> {
   await requireApplication(deps, applicationId);
-  const wallet = await deps.repos.wallets.findByWalletId(applicationId, walletId, { includeArchived: true });
-  if (!wallet) throw adminNotFound('wallet');
-  return wallet;
+  return foundOr404(deps.repos.wallets.findByWalletId(applicationId, walletId, { includeArchived: true }), 'wallet');
 }
 
 /**
- * Archives a wallet (idempotent): the wallet read no longer shows it and updates answer 404
- * `wallet not found`; balances and ledgers stay, frozen. Refused (409) while a campaign that is
- * not archived credits its cashback there.
+ * Archives (`archive` true) or unarchives a wallet, idempotently. Archived, the wallet read no
+ * longer shows it and updates answer 404 `wallet not found`; balances and ledgers stay, frozen.
+ * Archiving is refused (409) while a campaign that is not archived credits its cashback there.
  */
-export async function archiveWallet(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, walletId: string) {
+export async function setWalletArchived(deps: ArchiveDeps, applicationId: string, walletId: string, archive: boolean) {
   const wallet = await requireWallet(deps, applicationId, walletId);
-  if (wallet.archivedAt) return present(wallet);
-  const live = (await deps.repos.campaigns.findByCashbackWallet(applicationId, walletId)).filter((c) => !c.archivedAt);
-  if (live.length > 0)
-    throw adminConflict(`wallet receives the cashback of campaign ${live[0]!.id}: change or archive that campaign first`);
-  return present((await deps.repos.wallets.setArchived(applicationId, wallet.id, deps.now()))!);
-}
-
-export async function unarchiveWallet(deps: Deps, applicationId: string, walletId: string) {
-  const wallet = await requireWallet(deps, applicationId, walletId);
-  if (!wallet.archivedAt) return present(wallet);
-  return present((await deps.repos.wallets.setArchived(applicationId, wallet.id, null))!);
+  if (archive && !wallet.archivedAt) {
+    const live = (await deps.repos.campaigns.findByCashbackWallet(applicationId, walletId)).filter((c) => !c.archivedAt);
+    if (live.length > 0)
+      throw adminConflict(`wallet receives the cashback of campaign ${live[0]!.id}: change or archive that campaign first`);
+  }
+  const { resource } = await toggleArchived(wallet, archive, deps.now, (archivedAt) =>
+    deps.repos.wallets.setArchived(applicationId, wallet.id, archivedAt),
+  );
+  return present(resource);
 }
 
 /** Deletes a wallet without ledger entries that no campaign names; otherwise 409 (archive it). */
