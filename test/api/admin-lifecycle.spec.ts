@@ -3,12 +3,14 @@
  * customers, wallets and credentials, and when a delete is refused because of history.
  */
 import { expect } from 'chai';
+import { Types } from 'mongoose';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, settle, type AdminApp } from '../support/admin.js';
 import { useTestApi } from '../support/context.js';
 
 describe('admin API: archive and delete', () => {
-  const { admin, client, newApp, must } = adminHelpers(useTestApi());
+  const api = useTestApi();
+  const { admin, client, newApp, must } = adminHelpers(api);
   const flat = { kind: 'discount', type: 'flat', value: 10 };
 
   /** An application with customers c1, c2, a wallet `loyalty` and a fixed campaign `ARCH10`. */
@@ -296,6 +298,32 @@ describe('admin API: archive and delete', () => {
       await settle();
       expect((await client(app, 'POST', '/coupons/list/all', {})).status).to.equal(401);
     });
+  });
+
+  it('when documents were stored before archiving existed (no archivedAt), then they are live everywhere', async () => {
+    const app = await newApp();
+    const { models } = api().services.db;
+    const application = new Types.ObjectId(app.id);
+    await models.Customer.collection.insertOne({ application, sourceId: 'old-customer', createdAt: new Date(), updatedAt: new Date() });
+    await models.Wallet.collection.insertOne({
+      application,
+      walletId: 'old-wallet',
+      name: 'Old',
+      currency: 'INR',
+      singularUnitName: 'point',
+      pluralUnitName: 'points',
+      timezone: 'UTC',
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    expect((await must('GET', `/applications/${app.id}/customers`)).customers.map((c: { source_id: string }) => c.source_id)).to.deep.equal(
+      ['old-customer'],
+    );
+    const wallets = await client(app, 'GET', '/wallets/customer/old-customer');
+    expect(wallets.status).to.equal(200);
+    expect(wallets.body.map((w: { wallet_id: string }) => w.wallet_id)).to.deep.equal(['old-wallet']);
+    expect((await must('POST', `/applications/${app.id}/customers/old-customer/archive`)).archived_at).to.be.a('string');
+    expect((await client(app, 'GET', '/wallets/customer/old-customer')).status).to.equal(404);
   });
 
   it('when an unknown id is archived or deleted, then 404 naming what was not found', async () => {
