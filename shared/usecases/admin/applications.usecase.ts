@@ -90,7 +90,7 @@ export async function setApplicationArchived(deps: ArchiveDeps, id: string, arch
   return presentApplication(resource);
 }
 
-/** Deletes an empty application; one with customers, wallets or campaigns is archived instead (409). */
+/** Deletes an empty application; one with customers, wallets or campaigns (archived ones included) is refused (409): archive it instead. */
 export async function deleteApplication(deps: Deps, id: string) {
   await requireApplication(deps, id);
   for (const [what, repo] of [

@@ -27,7 +27,7 @@ const createSchema = Joi.object({
 /** The admin's wallet: the contract's Wallet fields (without a balance) and when it was archived. */
 const present = (w: WalletRecord) => ({ ...presentWallet(w), archived_at: w.archivedAt });
 
-/** `wal_` and 16 hex digits: unguessable enough, and valid in a URL path as it is. */
+/** `wal_` and 16 random hex digits: never colliding in practice, and valid in a URL path as it is. */
 const generateWalletId = () => `wal_${randomBytes(8).toString('hex')}`;
 
 /**
