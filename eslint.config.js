@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'tools/testdb/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'tools/testdb/', 'coverage/', 'client/dist/', 'client/src/schema.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,8 +14,9 @@ export default tseslint.config(
     },
   },
   {
-    // The config module, the process entry points of tools and the tests' harness set up the environment.
-    files: ['shared/config.ts', 'test/**', 'scripts/**', 'tools/**'],
+    // The config module, the process entry points of tools, the tests' harness and the client's
+    // examples (a separate package) set up the environment.
+    files: ['shared/config.ts', 'test/**', 'scripts/**', 'tools/**', 'client/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

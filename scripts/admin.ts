@@ -7,40 +7,51 @@ import { parseArgs } from 'node:util';
 import { isDomainError } from '../shared/errors.js';
 import {
   createApplicationFromAdmin,
+  deleteApplication,
   listApplications,
   rotateSecret,
+  setApplicationArchived,
   updateApplication,
 } from '../shared/usecases/admin/applications.usecase.js';
-import { addBulkCodes, createCampaign, listCampaigns, updateCampaign } from '../shared/usecases/admin/campaigns.usecase.js';
-import { upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
+import {
+  addBulkCodes,
+  createCampaign,
+  deleteCampaign,
+  listCampaigns,
+  setCampaignArchived,
+  updateCampaign,
+} from '../shared/usecases/admin/campaigns.usecase.js';
+import { deleteCustomer, setCustomerArchived, upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../shared/usecases/admin/redemptions.usecase.js';
-import { createWallet, readLedger } from '../shared/usecases/admin/wallets.usecase.js';
+import { createWallet, deleteWallet, readLedger, setWalletArchived } from '../shared/usecases/admin/wallets.usecase.js';
 import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js';
 import { progress, withServices } from './cli-context.js';
 
 const USAGE = `usage: npm run admin -- <command> [flags]
-  create-application --name N --timezone TZ --currency CUR
-  list-applications
+  create-application --name N [--timezone TZ] [--currency CUR]
+  list-applications [--cursor C] [--include-archived]
   update-application --app ID --json FILE
   rotate-secret --app ID
   upsert-customers --app ID --json FILE          ({"customers":[{"source_id":"c1"}]})
-  create-wallet --app ID --json FILE
+  create-wallet --app ID [--json FILE]          (every field has a default)
   create-campaign --app ID --json FILE           (docs/campaigns.md)
   update-campaign --app ID --campaign ID --json FILE
-  list-campaigns --app ID
+  list-campaigns --app ID [--cursor C] [--include-archived]
   generate-codes --app ID --campaign ID --count N [--prefix P] [--length L]
   import-codes --app ID --campaign ID --file FILE (one code per line)
-  list-redemptions --app ID [--customer SOURCE_ID]
-  ledger --app ID --customer SOURCE_ID --wallet WALLET_ID
-  migrate-counters                               (legacy usage counters → limit counters; idempotent)`;
+  list-redemptions --app ID [--customer SOURCE_ID] [--campaign ID] [--cursor C]
+  ledger --app ID --customer SOURCE_ID --wallet WALLET_ID [--cursor C]
+  archive | unarchive | delete --app ID [--campaign ID | --customer SOURCE_ID | --wallet WALLET_ID]
+                                                 (the application itself when none is named)
+  migrate-counters                               (legacy usage counters → limit counters; idempotent)
+Listings print one page of up to 1000 and its next_cursor.`;
 
 const { positionals, values: f } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ['name', 'timezone', 'currency', 'app', 'json', 'campaign', 'count', 'prefix', 'length', 'file', 'customer', 'wallet'].map((k) => [
-      k,
-      { type: 'string' as const },
-    ]),
+    ['name', 'timezone', 'currency', 'app', 'json', 'campaign', 'count', 'prefix', 'length', 'file', 'customer', 'wallet', 'cursor']
+      .map((k) => [k, { type: 'string' as const }] as [string, { type: 'string' | 'boolean' }])
+      .concat([['include-archived', { type: 'boolean' }]]),
   ),
 });
 const json = () => JSON.parse(readFileSync(need('json'), 'utf8'));
@@ -53,18 +64,56 @@ function need(k: string): string {
   return v;
 }
 
-const commands: Record<string, (s: Parameters<Parameters<typeof withServices>[0]>[0]) => Promise<unknown>> = {
+/** The paging query of a listing command: one page of 1000, from --cursor. */
+const page = (extra: Record<string, string | undefined> = {}) =>
+  Object.fromEntries(
+    Object.entries({ limit: '1000', cursor: f.cursor as string | undefined, ...extra }).filter(([, v]) => v !== undefined),
+  );
+const archived = () => (f['include-archived'] ? { include_archived: 'true' } : {});
+
+type Services = Parameters<Parameters<typeof withServices>[0]>[0];
+/** The resource the flags name: a campaign, a customer, a wallet, or the application itself. */
+const target = () => {
+  const app = need('app');
+  const campaign = f.campaign as string | undefined;
+  const customer = f.customer as string | undefined;
+  const wallet = f.wallet as string | undefined;
+  return {
+    setArchived: (s: Services, archive: boolean) =>
+      campaign
+        ? setCampaignArchived(s, app, campaign, archive)
+        : customer
+          ? setCustomerArchived(s, app, customer, archive)
+          : wallet
+            ? setWalletArchived(s, app, wallet, archive)
+            : setApplicationArchived(s, app, archive),
+    remove: (s: Services) =>
+      campaign
+        ? deleteCampaign(s, app, campaign)
+        : customer
+          ? deleteCustomer(s, app, customer)
+          : wallet
+            ? deleteWallet(s, app, wallet)
+            : deleteApplication(s, app),
+  };
+};
+
+const commands: Record<string, (s: Services) => Promise<unknown>> = {
   'create-application': (s) =>
-    createApplicationFromAdmin(s, { name: need('name'), timezone: need('timezone'), currency: need('currency') }),
-  'list-applications': (s) => listApplications(s),
+    createApplicationFromAdmin(s, {
+      name: need('name'),
+      ...(f.timezone ? { timezone: f.timezone } : {}),
+      ...(f.currency ? { currency: f.currency } : {}),
+    }),
+  'list-applications': (s) => listApplications(s, page(archived())),
   'migrate-counters': (s) => migrateCounters(s),
   'update-application': (s) => updateApplication(s, need('app'), json()),
   'rotate-secret': (s) => rotateSecret(s, need('app')),
   'upsert-customers': (s) => upsertCustomers(s, need('app'), json()),
-  'create-wallet': (s) => createWallet(s, need('app'), json()),
+  'create-wallet': (s) => createWallet(s, need('app'), f.json ? json() : {}),
   'create-campaign': (s) => createCampaign(s, need('app'), json()),
   'update-campaign': (s) => updateCampaign(s, need('app'), need('campaign'), json()),
-  'list-campaigns': (s) => listCampaigns(s, need('app')),
+  'list-campaigns': (s) => listCampaigns(s, need('app'), page(archived())),
   'generate-codes': (s) =>
     addBulkCodes(
       s,
@@ -92,8 +141,12 @@ const commands: Record<string, (s: Parameters<Parameters<typeof withServices>[0]
       },
       progress('codes'),
     ),
-  'list-redemptions': (s) => listRedemptions(s, need('app'), { customer: f.customer as string | undefined, limit: 1000 }),
-  ledger: (s) => readLedger(s, need('app'), need('customer'), need('wallet')),
+  'list-redemptions': (s) =>
+    listRedemptions(s, need('app'), page({ customer: f.customer as string | undefined, campaign: f.campaign as string | undefined })),
+  ledger: (s) => readLedger(s, need('app'), need('customer'), need('wallet'), page()),
+  archive: (s) => target().setArchived(s, true),
+  unarchive: (s) => target().setArchived(s, false),
+  delete: (s) => target().remove(s),
 };
 
 const command = commands[positionals[0] ?? ''];

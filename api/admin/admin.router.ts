@@ -3,112 +3,101 @@
  * `Authorization: Bearer <ADMIN_TOKEN>`; off (plain 404 like any unknown route) when no token
  * is configured. Routes are thin: each calls one admin use case.
  */
-import { timingSafeEqual, createHash } from 'node:crypto';
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { DomainError } from '../../shared/errors.js';
 import type { Services } from '../../shared/services.js';
 import {
   createApplicationFromAdmin,
+  deleteApplication,
   listApplications,
   rotateSecret,
+  setApplicationArchived,
   updateApplication,
 } from '../../shared/usecases/admin/applications.usecase.js';
 import {
   addBulkCodes,
   createCampaign,
+  deleteCampaign,
   getCampaign,
   listCampaigns,
   listCodes,
+  setCampaignArchived,
   updateCampaign,
 } from '../../shared/usecases/admin/campaigns.usecase.js';
-import { listCustomers, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
+import { deleteCustomer, listCustomers, setCustomerArchived, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
-import { createWallet, listWallets, readLedger } from '../../shared/usecases/admin/wallets.usecase.js';
+import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** True when the request carries the admin token (Bearer, or Basic with the token as password). */
-export function hasAdminToken(header: string | undefined, token: string): boolean {
-  if (!header) return false;
-  let presented: string | undefined;
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
-  if (bearer) presented = bearer[1];
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
-  if (basic) presented = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').slice(1).join(':');
-  // Compare digests: constant time whatever the lengths.
-  return presented !== undefined && timingSafeEqual(digest(presented), digest(token));
-}
+import { presentsToken } from '../ops/token.js';
 
 export function adminAuth(token: string | undefined): RequestHandler {
   return (req, res, next) => {
     if (!token) return notFoundRoute(req, res, next);
-    if (!hasAdminToken(req.headers.authorization, token)) {
+    if (!presentsToken(req.headers.authorization, token)) {
       return next(new DomainError('unauthorized', 'unauthorized', 'admin token invalid', { code: 401 }));
     }
     next();
   };
 }
 
-const page = (q: Record<string, unknown>) => ({
-  limit: Math.min(Math.max(Number(q.limit) || 100, 1), 1000),
-  skip: Math.max(Number(q.skip) || 0, 0),
-});
+/** A route that answers `status` with the JSON its use case returns. */
+const answer =
+  (status: number, run: (req: Request) => Promise<unknown>): RequestHandler =>
+  async (req, res) =>
+    void res.status(status).json(await run(req));
+
+type Run = (req: Request) => Promise<unknown>;
+/** The archive and delete use cases of a resource that belongs to an application. */
+type SetArchived = (services: Services, app: string, id: string, archive: boolean) => Promise<unknown>;
+type Remove = (services: Services, app: string, id: string) => Promise<unknown>;
 
 export function adminRouter(services: Services): Router {
   const r = Router();
   r.use(adminAuth(services.config.adminToken));
-  const p = (req: { params: Record<string, string | string[]> }, name: string) => String(req.params[name]);
+  const p = (req: Request, name: string) => String(req.params[name]);
+  /** A route answering `status` (200 unless said) with what its use case returns. */
+  const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, run: Run, status = 200) => r[method](path, answer(status, run));
+  /** `POST <path>/archive`, `POST <path>/unarchive` and `DELETE <path>` of a resource named by `:<param>`. */
+  const lifecycle = (path: string, param: string, setArchived: SetArchived, remove: Remove) => {
+    const [app, id] = [(req: Request) => p(req, 'app'), (req: Request) => p(req, param)];
+    on('post', `${path}/archive`, (req) => setArchived(services, app(req), id(req), true));
+    on('post', `${path}/unarchive`, (req) => setArchived(services, app(req), id(req), false));
+    on('delete', path, (req) => remove(services, app(req), id(req)));
+  };
 
-  r.post('/applications', async (req, res) => void res.status(201).json(await createApplicationFromAdmin(services, req.body)));
-  r.get('/applications', async (_req, res) => void res.json({ applications: await listApplications(services) }));
-  r.patch('/applications/:app', async (req, res) => void res.json(await updateApplication(services, p(req, 'app'), req.body)));
-  r.post('/applications/:app/rotate-secret', async (req, res) => void res.json(await rotateSecret(services, p(req, 'app'))));
-
-  r.post('/applications/:app/customers', async (req, res) => void res.json(await upsertCustomers(services, p(req, 'app'), req.body)));
-  r.get('/applications/:app/customers', async (req, res) => void res.json(await listCustomers(services, p(req, 'app'), page(req.query))));
-  r.get(
-    '/applications/:app/customers/:customer/wallets/:wallet/ledger',
-    async (req, res) => void res.json(await readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'))),
-  );
-
-  r.post(
-    '/applications/:app/wallets',
-    async (req, res) => void res.status(201).json(await createWallet(services, p(req, 'app'), req.body)),
-  );
-  r.get('/applications/:app/wallets', async (req, res) => void res.json(await listWallets(services, p(req, 'app'))));
-
-  r.post(
-    '/applications/:app/campaigns',
-    async (req, res) => void res.status(201).json(await createCampaign(services, p(req, 'app'), req.body)),
-  );
-  r.get('/applications/:app/campaigns', async (req, res) => void res.json(await listCampaigns(services, p(req, 'app'))));
-  r.get(
-    '/applications/:app/campaigns/:campaign',
-    async (req, res) => void res.json(await getCampaign(services, p(req, 'app'), p(req, 'campaign'))),
-  );
-  r.patch(
-    '/applications/:app/campaigns/:campaign',
-    async (req, res) => void res.json(await updateCampaign(services, p(req, 'app'), p(req, 'campaign'), req.body)),
-  );
-  r.post(
-    '/applications/:app/campaigns/:campaign/codes',
-    async (req, res) => void res.json(await addBulkCodes(services, p(req, 'app'), p(req, 'campaign'), req.body)),
-  );
-  r.get(
-    '/applications/:app/campaigns/:campaign/codes',
-    async (req, res) => void res.json(await listCodes(services, p(req, 'app'), p(req, 'campaign'), page(req.query))),
+  const APP = '/applications/:app';
+  on('post', '/applications', (req) => createApplicationFromAdmin(services, req.body), 201);
+  on('get', '/applications', (req) => listApplications(services, req.query));
+  on('patch', APP, (req) => updateApplication(services, p(req, 'app'), req.body));
+  on('post', `${APP}/rotate-secret`, (req) => rotateSecret(services, p(req, 'app')));
+  lifecycle(
+    APP,
+    'app',
+    (s, app, _id, archive) => setApplicationArchived(s, app, archive),
+    (s, app) => deleteApplication(s, app),
   );
 
-  r.get(
-    '/applications/:app/redemptions',
-    async (req, res) =>
-      void res.json(
-        await listRedemptions(services, p(req, 'app'), {
-          customer: req.query.customer ? String(req.query.customer) : undefined,
-          limit: page(req.query).limit,
-        }),
-      ),
+  const CUSTOMER = `${APP}/customers/:customer`;
+  on('post', `${APP}/customers`, (req) => upsertCustomers(services, p(req, 'app'), req.body));
+  on('get', `${APP}/customers`, (req) => listCustomers(services, p(req, 'app'), req.query));
+  lifecycle(CUSTOMER, 'customer', setCustomerArchived, deleteCustomer);
+  on('get', `${CUSTOMER}/wallets/:wallet/ledger`, (req) =>
+    readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'), req.query),
   );
+
+  on('post', `${APP}/wallets`, (req) => createWallet(services, p(req, 'app'), req.body), 201);
+  on('get', `${APP}/wallets`, (req) => listWallets(services, p(req, 'app'), req.query));
+  lifecycle(`${APP}/wallets/:wallet`, 'wallet', setWalletArchived, deleteWallet);
+
+  const CAMPAIGN = `${APP}/campaigns/:campaign`;
+  on('post', `${APP}/campaigns`, (req) => createCampaign(services, p(req, 'app'), req.body), 201);
+  on('get', `${APP}/campaigns`, (req) => listCampaigns(services, p(req, 'app'), req.query));
+  on('get', CAMPAIGN, (req) => getCampaign(services, p(req, 'app'), p(req, 'campaign')));
+  on('patch', CAMPAIGN, (req) => updateCampaign(services, p(req, 'app'), p(req, 'campaign'), req.body));
+  lifecycle(CAMPAIGN, 'campaign', setCampaignArchived, deleteCampaign);
+  on('post', `${CAMPAIGN}/codes`, (req) => addBulkCodes(services, p(req, 'app'), p(req, 'campaign'), req.body));
+  on('get', `${CAMPAIGN}/codes`, (req) => listCodes(services, p(req, 'app'), p(req, 'campaign'), req.query));
+
+  on('get', `${APP}/redemptions`, (req) => listRedemptions(services, p(req, 'app'), req.query));
   return r;
 }

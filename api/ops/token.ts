@@ -1,5 +1,5 @@
 /**
- * Operator token check shared by Bull Board, the API's `/metrics` and the worker's `/metrics`.
+ * Operator token check shared by the admin API, Bull Board, the API's `/metrics` and the worker's `/metrics`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 

@@ -1,15 +1,17 @@
 import type { Types } from 'mongoose';
 import type { ApplicationDoc } from './application.schema.js';
 import type { Models } from './db.js';
+import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
 export interface ApplicationRecord {
   id: string;
   name: string;
   timezone: string;
-  currency: string;
+  currency: string | null;
   apiKey: string;
   secretHash: string;
   status: 'active' | 'disabled';
+  archivedAt: Date | null;
   configVersion: number;
   credentialsVersion: number;
   createdAt: Date;
@@ -19,10 +21,11 @@ const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   id: String(d._id),
   name: d.name,
   timezone: d.timezone,
-  currency: d.currency,
+  currency: d.currency ?? null,
   apiKey: d.apiKey,
   secretHash: d.secretHash,
   status: d.status,
+  archivedAt: d.archivedAt ?? null,
   configVersion: d.configVersion ?? 0,
   credentialsVersion: d.credentialsVersion ?? 0,
   createdAt: d.createdAt,
@@ -42,19 +45,28 @@ export function applicationRepository({ Application }: Models) {
       const d = await Application.findById(id).lean<ApplicationDoc>();
       return d ? toRecord(d) : null;
     },
-    async list() {
-      const ds = await Application.find({}).sort({ createdAt: 1 }).lean<ApplicationDoc[]>();
-      return ds.map(toRecord);
+    /** Admin page of applications, by `_id` (creation order). */
+    async page(q: IdPageQuery) {
+      return (await findIdPage(Application, {}, q)).map(toRecord);
     },
-    /** Updates profile fields; bumps credentialsVersion when the status or secret changes. */
-    async update(id: string, set: Partial<Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash'>>) {
-      const touchesCredentials = set.status !== undefined || set.secretHash !== undefined;
+    /**
+     * Updates profile fields; bumps credentialsVersion when the status, the secret or the archive
+     * state changes (credential caches then re-check within their interval).
+     */
+    async update(
+      id: string,
+      set: Partial<Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt'>>,
+    ) {
+      const touchesCredentials = set.status !== undefined || set.secretHash !== undefined || set.archivedAt !== undefined;
       const d = await Application.findByIdAndUpdate(
         id,
         { $set: set, ...(touchesCredentials ? { $inc: { credentialsVersion: 1, configVersion: 1 } } : { $inc: { configVersion: 1 } }) },
         { returnDocument: 'after' },
       ).lean<ApplicationDoc>();
       return d ? toRecord(d) : null;
+    },
+    async delete(id: string): Promise<boolean> {
+      return (await Application.deleteOne({ _id: id })).deletedCount === 1;
     },
     /** Tells every process's campaign cache that this application's configuration changed. */
     async bumpConfigVersion(id: string) {

@@ -4,12 +4,15 @@ export interface ApplicationDoc {
   _id: Types.ObjectId;
   name: string;
   timezone: string;
-  currency: string;
+  /** ISO 4217; optional (the client contract never uses it): the default of its wallets' currency. */
+  currency: string | null;
   /** Basic-auth username. Random, not secret. */
   apiKey: string;
   /** HMAC-SHA256 of the secret under the service's pepper-free scheme (see credentials.ts). */
   secretHash: string;
   status: 'active' | 'disabled';
+  /** Set when archived: its credentials are then refused, whatever its status. */
+  archivedAt?: Date | null;
   /** Bumped on every campaign or code change: the in-process campaign caches compare it. */
   configVersion: number;
   /** Bumped on secret rotation or status change: credential caches compare it. */
@@ -22,10 +25,11 @@ export const applicationSchema = new Schema<ApplicationDoc>(
   {
     name: { type: String, required: true },
     timezone: { type: String, required: true },
-    currency: { type: String, required: true },
+    currency: { type: String, default: null },
     apiKey: { type: String, required: true },
     secretHash: { type: String, required: true },
     status: { type: String, enum: ['active', 'disabled'], default: 'active' },
+    archivedAt: { type: Date, default: null },
     configVersion: { type: Number, default: 0 },
     credentialsVersion: { type: Number, default: 0 },
   },

@@ -1,14 +1,24 @@
 import { Types } from 'mongoose';
-import type { Campaign, Condition, DiscountBase, ItemSelector, MetadataKey, Scalar } from '../domain/types.js';
+import type { Campaign, Condition, DiscountBase, ItemSelector, MetadataKey, Scalar, SelectorOperator } from '../domain/types.js';
 import type { CampaignDoc } from './campaign.schema.js';
 import type { Models } from './db.js';
+import { applicationScopedAdmin } from './admin-queries.js';
 
 /** Stored document → domain `Campaign` (plain data for the engine). */
 export function toCampaign(d: CampaignDoc): Campaign {
   const conditions = (cs: CampaignDoc['cartConditions']): Condition[] =>
     (cs ?? []).map((c) => ({ field: c.field, operator: c.operator as Condition['operator'], value: c.value as Scalar | Scalar[] }));
   const selector = (s: CampaignDoc['itemSelector']): ItemSelector | null =>
-    s ? { match: s.match, properties: s.properties.map((p) => ({ property: p.property, values: p.values as Scalar[] })) } : null;
+    s
+      ? {
+          match: s.match,
+          properties: s.properties.map((p) => ({
+            property: p.property,
+            ...(p.operator ? { operator: p.operator as SelectorOperator } : {}),
+            values: p.values as Scalar[],
+          })),
+        }
+      : null;
   return {
     id: String(d._id),
     applicationId: String(d.application),
@@ -21,6 +31,7 @@ export function toCampaign(d: CampaignDoc): Campaign {
     assignment: d.assignment,
     assignedCustomerIds: (d.assignedCustomers ?? []).map(String),
     status: d.status,
+    archivedAt: d.archivedAt ?? null,
     validFrom: d.validFrom,
     validUntil: d.validUntil ?? null,
     schedule: d.schedule ?? null,
@@ -38,7 +49,7 @@ export function toCampaign(d: CampaignDoc): Campaign {
     selectedItemsValidations: conditions(d.selectedItemsValidations),
     productValidations: conditions(d.productValidations),
     excludedItems: selector(d.excludedItems),
-    metadataKeys: (d.metadataKeys ?? []) as MetadataKey[],
+    metadataKeys: (d.metadataKeys ?? []).map((k): MetadataKey => ({ key: k.key, type: k.type, scope: k.scope ?? 'both' })),
     updatedAt: d.updatedAt,
   };
 }
@@ -74,9 +85,25 @@ export function campaignRepository({ Campaign: CampaignModel }: Models) {
       const d = await CampaignModel.findOne({ _id: id, application: applicationId }).lean<CampaignDoc>();
       return d ? toCampaign(d) : null;
     },
-    /** Every campaign of an application (the cache holds them all; bulk codes are elsewhere). */
+    /**
+     * Every campaign of an application, archived ones included (the cache holds them all: a
+     * redemption of an archived campaign can still be reverted; bulk codes are elsewhere).
+     */
     async listByApplication(applicationId: string) {
       const ds = await CampaignModel.find({ application: applicationId }).sort({ _id: 1 }).lean<CampaignDoc[]>();
+      return ds.map(toCampaign);
+    },
+    ...applicationScopedAdmin(CampaignModel, toCampaign),
+    /** Campaigns, archived or not, whose cashback goes to this `wallet_id`. */
+    async findByCashbackWallet(applicationId: string, walletId: string) {
+      const ds = await CampaignModel.find({ application: applicationId, 'discount.walletId': walletId }).lean<CampaignDoc[]>();
+      return ds.map(toCampaign);
+    },
+    /** Campaigns, archived or not, assigned to this customer. */
+    async findAssignedTo(applicationId: string, customerId: string) {
+      const ds = await CampaignModel.find({ application: applicationId, assignedCustomers: new Types.ObjectId(customerId) }).lean<
+        CampaignDoc[]
+      >();
       return ds.map(toCampaign);
     },
   };

@@ -1,5 +1,5 @@
 import { Schema, type Types } from 'mongoose';
-import { DISCOUNT_BASES, OPERATORS } from '../domain/types.js';
+import { DISCOUNT_BASES, METADATA_SCOPES, OPERATORS, SELECTOR_OPERATORS } from '../domain/types.js';
 
 /** Stored form of a campaign (see shared/domain/types.ts `Campaign` and docs/campaigns.md). */
 export interface CampaignDoc {
@@ -14,6 +14,8 @@ export interface CampaignDoc {
   assignment: 'all_users' | 'assigned_users';
   assignedCustomers: Types.ObjectId[];
   status: 'active' | 'disabled';
+  /** Set when archived (docs/admin-api.md "Archive and delete"); null or absent otherwise. */
+  archivedAt?: Date | null;
   validFrom: Date;
   validUntil: Date | null;
   schedule: { daysOfWeek?: number[]; hours?: { from: string; to: string }[] } | null;
@@ -27,11 +29,12 @@ export interface CampaignDoc {
   };
   discountCalculatedOn: string;
   cartConditions: { field: string; operator: string; value: unknown }[];
-  itemSelector: { match: 'AND' | 'OR'; properties: { property: string; values: unknown[] }[] } | null;
+  itemSelector: { match: 'AND' | 'OR'; properties: { property: string; operator?: string; values: unknown[] }[] } | null;
   selectedItemsValidations: { field: string; operator: string; value: unknown }[];
   productValidations: { field: string; operator: string; value: unknown }[];
-  excludedItems: { match: 'AND' | 'OR'; properties: { property: string; values: unknown[] }[] } | null;
-  metadataKeys: { key: string; type: 'string' | 'number' | 'boolean'; scope: 'order' | 'item' }[];
+  excludedItems: { match: 'AND' | 'OR'; properties: { property: string; operator?: string; values: unknown[] }[] } | null;
+  /** `scope` absent (campaigns written before scopes had a default) reads as `both`. */
+  metadataKeys: { key: string; type: 'string' | 'number' | 'boolean'; scope?: 'both' | 'order' | 'item' }[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -43,7 +46,9 @@ const conditionSchema = new Schema(
 const selectorSchema = new Schema(
   {
     match: { type: String, enum: ['AND', 'OR'], required: true },
-    properties: [new Schema({ property: String, values: [Schema.Types.Mixed] }, { _id: false })],
+    properties: [
+      new Schema({ property: String, operator: { type: String, enum: SELECTOR_OPERATORS }, values: [Schema.Types.Mixed] }, { _id: false }),
+    ],
   },
   { _id: false },
 );
@@ -60,6 +65,7 @@ export const campaignSchema = new Schema<CampaignDoc>(
     assignment: { type: String, enum: ['all_users', 'assigned_users'], default: 'all_users' },
     assignedCustomers: { type: [Schema.Types.ObjectId], default: [] },
     status: { type: String, enum: ['active', 'disabled'], default: 'active' },
+    archivedAt: { type: Date, default: null },
     validFrom: { type: Date, required: true },
     validUntil: { type: Date, default: null },
     schedule: { type: Schema.Types.Mixed, default: null },
@@ -84,11 +90,12 @@ export const campaignSchema = new Schema<CampaignDoc>(
     productValidations: { type: [conditionSchema], default: [] },
     excludedItems: { type: selectorSchema, default: null },
     metadataKeys: {
-      type: [new Schema({ key: String, type: { type: String }, scope: String }, { _id: false })],
+      type: [new Schema({ key: String, type: { type: String }, scope: { type: String, enum: METADATA_SCOPES } }, { _id: false })],
       default: [],
     },
   },
   { collection: 'campaigns', timestamps: true, versionKey: false, minimize: false },
 );
-// Serves loading an application's campaigns into the in-process cache (one query per change).
+// Serves loading an application's campaigns into the in-process cache (one query per change), and
+// the admin's checks over an application's campaigns (wallet references, assigned customers).
 campaignSchema.index({ application: 1, status: 1 });

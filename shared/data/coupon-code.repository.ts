@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import { normalizeCode, type CouponCodeDoc } from './coupon-code.schema.js';
 import { isDuplicateKeyError, type Models } from './db.js';
+import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
 export interface CouponCodeRecord {
   id: string;
@@ -28,6 +29,27 @@ export function couponCodeRepository({ CouponCode }: Models) {
       return d ? toRecord(d) : null;
     },
     /**
+     * Inserts the code of a fixed campaign under the campaign's own id, so that the code has one
+     * id everywhere (the campaign id: `coupon_code_id` of list and validate, the admin's code
+     * listing). Returns false when the code is already used in this application.
+     */
+    async insertFixed(applicationId: string, campaignId: string, code: string): Promise<boolean> {
+      try {
+        await CouponCode.create({
+          _id: new Types.ObjectId(campaignId),
+          application: new Types.ObjectId(applicationId),
+          campaign: new Types.ObjectId(campaignId),
+          kind: 'fixed',
+          code,
+          codeNormalized: normalizeCode(code),
+        });
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+    },
+    /**
      * Inserts codes for a campaign; returns the codes refused because they already exist
      * (in this application, fixed or bulk).
      */
@@ -52,13 +74,13 @@ export function couponCodeRepository({ CouponCode }: Models) {
       }
       return { inserted: codes.length - taken.length, taken };
     },
-    async listByCampaign(applicationId: string, campaignId: string, limit: number, skip: number) {
-      const ds = await CouponCode.find({ application: applicationId, campaign: campaignId })
-        .sort({ _id: 1 })
-        .skip(skip)
-        .limit(limit)
-        .lean<CouponCodeDoc[]>();
-      return ds.map(toRecord);
+    /** Admin page of a campaign's codes, by `_id`. */
+    async listByCampaign(applicationId: string, campaignId: string, q: IdPageQuery) {
+      return (await findIdPage(CouponCode, { application: applicationId, campaign: campaignId }, q)).map(toRecord);
+    },
+    /** Frees every code of a deleted campaign. */
+    async deleteByCampaign(applicationId: string, campaignId: string) {
+      await CouponCode.deleteMany({ application: applicationId, campaign: campaignId });
     },
     async countByCampaign(applicationId: string, campaignId: string) {
       return CouponCode.countDocuments({ application: applicationId, campaign: campaignId });

@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import type { CustomerDoc } from './customer.schema.js';
 import type { Models } from './db.js';
+import { applicationScopedAdmin } from './admin-queries.js';
 
 export interface CustomerRecord {
   id: string;
@@ -8,6 +9,7 @@ export interface CustomerRecord {
   sourceId: string;
   name?: string;
   email?: string;
+  archivedAt: Date | null;
 }
 
 const toRecord = (d: CustomerDoc): CustomerRecord => ({
@@ -16,19 +18,23 @@ const toRecord = (d: CustomerDoc): CustomerRecord => ({
   sourceId: d.sourceId,
   ...(d.name !== undefined ? { name: d.name } : {}),
   ...(d.email !== undefined ? { email: d.email } : {}),
+  archivedAt: d.archivedAt ?? null,
 });
 
 export function customerRepository({ Customer }: Models) {
   return {
     /**
      * Resolves the client's `source_id` or, failing that, the service's customer id — both are
-     * accepted where the contract says so. Always scoped by application (decision 25).
+     * accepted where the contract says so. Always scoped by application (decision 25). An
+     * archived customer is unknown to the client routes; the admin reads it with
+     * `includeArchived`.
      */
-    async resolve(applicationId: string, idOrSourceId: string): Promise<CustomerRecord | null> {
-      const bySource = await Customer.findOne({ application: applicationId, sourceId: idOrSourceId }).lean<CustomerDoc>();
+    async resolve(applicationId: string, idOrSourceId: string, opts: { includeArchived?: boolean } = {}): Promise<CustomerRecord | null> {
+      const live = opts.includeArchived ? {} : { archivedAt: null };
+      const bySource = await Customer.findOne({ application: applicationId, sourceId: idOrSourceId, ...live }).lean<CustomerDoc>();
       if (bySource) return toRecord(bySource);
       if (!Types.ObjectId.isValid(idOrSourceId) || String(new Types.ObjectId(idOrSourceId)) !== idOrSourceId) return null;
-      const byId = await Customer.findOne({ application: applicationId, _id: idOrSourceId }).lean<CustomerDoc>();
+      const byId = await Customer.findOne({ application: applicationId, _id: idOrSourceId, ...live }).lean<CustomerDoc>();
       return byId ? toRecord(byId) : null;
     },
     async findBySourceIds(applicationId: string, sourceIds: string[]) {
@@ -62,10 +68,7 @@ export function customerRepository({ Customer }: Models) {
       const ds = await Customer.find({ application: applicationId, _id: { $in: ids } }).lean<CustomerDoc[]>();
       return ds.map(toRecord);
     },
-    async list(applicationId: string, limit: number, skip: number) {
-      const ds = await Customer.find({ application: applicationId }).sort({ _id: 1 }).skip(skip).limit(limit).lean<CustomerDoc[]>();
-      return ds.map(toRecord);
-    },
+    ...applicationScopedAdmin(Customer, toRecord),
   };
 }
 export type CustomerRepository = ReturnType<typeof customerRepository>;

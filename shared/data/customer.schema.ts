@@ -7,6 +7,8 @@ export interface CustomerDoc {
   sourceId: string;
   name?: string;
   email?: string;
+  /** Set when archived: the client routes then treat the customer as unknown. */
+  archivedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -17,8 +19,11 @@ export const customerSchema = new Schema<CustomerDoc>(
     sourceId: { type: String, required: true },
     name: String,
     email: String,
+    archivedAt: { type: Date, default: null },
   },
   { collection: 'customers', timestamps: true, versionKey: false },
 );
 // Serves resolving `source_id` within an application (list, validate, apply, wallets) and keeps it unique.
 customerSchema.index({ application: 1, sourceId: 1 }, { unique: true });
+// Serves the admin's pages of an application's customers (by _id, after a cursor).
+customerSchema.index({ application: 1, _id: 1 });

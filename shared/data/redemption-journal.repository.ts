@@ -154,10 +154,19 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       const d = (await col.findOne({ _id: key as never }, { projection: { [`att.${attempt}`]: 1 } })) as RedemptionDoc | null;
       return d?.att?.[attempt] === 'c' ? 'c' : 'x';
     },
-    /** Admin listing, newest first. */
-    async list(applicationId: string, q: { customerId?: string; limit: number }): Promise<RedemptionRecord[]> {
-      const filter = { application: applicationId, state: { $exists: true }, ...(q.customerId ? { customer: q.customerId } : {}) };
-      const ds = await Redemption.find(filter).sort({ createdAt: -1 }).limit(q.limit).lean<RedemptionDoc[]>();
+    /** Admin listing, newest first (then by `_id`); a page before the cycle `before` when given. */
+    async list(
+      applicationId: string,
+      q: { customerId?: string; campaignId?: string; before?: { at: Date; id: string }; limit: number },
+    ): Promise<RedemptionRecord[]> {
+      const filter = {
+        application: applicationId,
+        state: { $exists: true },
+        ...(q.customerId ? { customer: q.customerId } : {}),
+        ...(q.campaignId ? { campaign: q.campaignId } : {}),
+        ...(q.before ? { $or: [{ createdAt: { $lt: q.before.at } }, { createdAt: q.before.at, _id: { $lt: q.before.id } }] } : {}),
+      };
+      const ds = await Redemption.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<RedemptionDoc[]>();
       return ds.map(toRecord);
     },
     /** Legacy cycles still `pending` or `reverting` (the counter migration settles them). */

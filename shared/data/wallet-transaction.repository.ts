@@ -114,18 +114,36 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
       ).lean<Pick<WalletTransactionDoc, 'type' | 'points'>[]>();
       return ds.reduce((s, d) => s + (d.type === 'credit' ? d.points : -d.points), 0);
     },
-    /** A customer's entries in one wallet, oldest first, with their derived state. */
-    async listForCustomer(applicationId: string, customerId: string, walletDbId: string): Promise<LedgerEntry[]> {
+    /** A customer's entries in one wallet, oldest first (then by `_id`), with their derived state; a page after `after`. */
+    async listForCustomer(
+      applicationId: string,
+      customerId: string,
+      walletDbId: string,
+      page: { after?: { at: Date; id: string }; limit?: number } = {},
+    ): Promise<LedgerEntry[]> {
+      const after = page.after
+        ? { $or: [{ createdAt: { $gt: page.after.at } }, { createdAt: page.after.at, _id: { $gt: page.after.id } }] }
+        : {};
       const [version, ds] = await Promise.all([
         versionOf(applicationId, customerId, walletDbId),
-        WalletTransaction.find({ application: applicationId, customer: customerId, wallet: walletDbId })
+        WalletTransaction.find({ application: applicationId, customer: customerId, wallet: walletDbId, ...after })
           .sort({ createdAt: 1, _id: 1 })
+          .limit(page.limit ?? 0)
           .lean<WalletTransactionDoc[]>(),
       ]);
       return ds.map((d) => {
         const { stored: _s, ...e } = toStored(d);
         return { ...e, state: stateOf(toStored(d), version) };
       });
+    },
+    /** Whether any ledger entry names this customer and/or wallet (deletes are refused then). */
+    async hasEntries(applicationId: string, of: { customerId?: string; walletDbId?: string }): Promise<boolean> {
+      const filter = {
+        application: applicationId,
+        ...(of.customerId ? { customer: of.customerId } : {}),
+        ...(of.walletDbId ? { wallet: of.walletDbId } : {}),
+      };
+      return (await WalletTransaction.exists(filter)) !== null;
     },
   };
 }

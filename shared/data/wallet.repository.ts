@@ -1,5 +1,6 @@
 import { Types } from 'mongoose';
 import type { Models } from './db.js';
+import { applicationScopedAdmin } from './admin-queries.js';
 import type { WalletDoc } from './wallet.schema.js';
 
 export interface WalletRecord {
@@ -10,6 +11,7 @@ export interface WalletRecord {
   singularUnitName: string;
   pluralUnitName: string;
   timezone: string;
+  archivedAt: Date | null;
 }
 
 export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
@@ -20,21 +22,30 @@ export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
   singularUnitName: d.singularUnitName,
   pluralUnitName: d.pluralUnitName,
   timezone: d.timezone,
+  archivedAt: d.archivedAt ?? null,
 });
 
 export function walletRepository({ Wallet }: Models) {
   return {
-    /** Wallet update: the application's wallet by its client-visible `wallet_id`. */
-    async findByWalletId(applicationId: string, walletId: string): Promise<WalletRecord | null> {
-      const d = await Wallet.findOne({ application: applicationId, walletId }).lean<WalletDoc>();
+    /**
+     * Wallet update and cashback: the application's wallet by its client-visible `wallet_id`.
+     * An archived wallet is unknown to the client routes; the admin reads it with `includeArchived`.
+     */
+    async findByWalletId(applicationId: string, walletId: string, opts: { includeArchived?: boolean } = {}): Promise<WalletRecord | null> {
+      const d = await Wallet.findOne({
+        application: applicationId,
+        walletId,
+        ...(opts.includeArchived ? {} : { archivedAt: null }),
+      }).lean<WalletDoc>();
       return d ? toWalletRecord(d) : null;
     },
-    /** Wallet read: every wallet of the application, in creation order. */
+    /** Wallet read: every unarchived wallet of the application, in creation order. */
     async listByApplication(applicationId: string): Promise<WalletRecord[]> {
-      const ds = await Wallet.find({ application: applicationId }).sort({ _id: 1 }).lean<WalletDoc[]>();
+      const ds = await Wallet.find({ application: applicationId, archivedAt: null }).sort({ _id: 1 }).lean<WalletDoc[]>();
       return ds.map(toWalletRecord);
     },
-    async create(applicationId: string, input: Omit<WalletRecord, 'id'>): Promise<WalletRecord> {
+    ...applicationScopedAdmin(Wallet, toWalletRecord),
+    async create(applicationId: string, input: Omit<WalletRecord, 'id' | 'archivedAt'>): Promise<WalletRecord> {
       const doc = await Wallet.create({ ...input, application: new Types.ObjectId(applicationId) });
       return toWalletRecord(doc.toObject());
     },

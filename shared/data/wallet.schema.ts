@@ -10,6 +10,8 @@ export interface WalletDoc {
   singularUnitName: string;
   pluralUnitName: string;
   timezone: string;
+  /** Set when archived: the client routes then treat the wallet as unknown. */
+  archivedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -23,8 +25,10 @@ export const walletSchema = new Schema<WalletDoc>(
     singularUnitName: { type: String, required: true },
     pluralUnitName: { type: String, required: true },
     timezone: { type: String, required: true },
+    archivedAt: { type: Date, default: null },
   },
   { collection: 'wallets', timestamps: true, versionKey: false },
 );
-// Serves wallet read (all wallets of an application) and update (one wallet by its wallet_id).
+// Serves wallet read (all wallets of an application) and update (one wallet by its wallet_id),
+// and keeps wallet ids unique within an application (archived wallets' ids stay taken).
 walletSchema.index({ application: 1, walletId: 1 }, { unique: true });

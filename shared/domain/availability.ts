@@ -7,7 +7,7 @@ import type { Campaign, Schedule } from './types.js';
 
 /**
  * - `not_started`: before `validFrom` (list omits it, decision 13);
- * - `expired`: after `validUntil`, or the campaign is disabled (list omits it);
+ * - `expired`: after `validUntil`, or the campaign is disabled or archived (list omits it);
  * - `outside_schedule`: inside the period but not on a scheduled day or hour (list shows it as
  *   not applicable);
  * - `available`: usable now.
@@ -27,11 +27,11 @@ export type Availability = 'not_started' | 'expired' | 'outside_schedule' | 'ava
  * @throws RangeError only when the campaign has a schedule and `tz` is not a valid timezone
  */
 export function availability(
-  campaign: Pick<Campaign, 'status' | 'validFrom' | 'validUntil' | 'schedule'>,
+  campaign: Pick<Campaign, 'status' | 'archivedAt' | 'validFrom' | 'validUntil' | 'schedule'>,
   now: Date,
   tz: string,
 ): Availability {
-  if (campaign.status !== 'active') return 'expired';
+  if (campaign.status !== 'active' || campaign.archivedAt) return 'expired';
   const t = now.getTime();
   if (t < campaign.validFrom.getTime()) return 'not_started';
   if (campaign.validUntil && t > campaign.validUntil.getTime()) return 'expired';

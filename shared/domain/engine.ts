@@ -172,16 +172,20 @@ const OPTIONAL_ORDER_FIELDS = ['shipping', 'tax', 'payment_mode'] as const;
 const OPTIONAL_ITEM_FIELDS = ['cart_qty', 'quantity', 'shipping', 'sku', 'name'] as const;
 
 /**
- * Whether `item` is chosen by `selector`: each property test holds when the item's property
- * (`product_id`, `sku`, `name` or `metadata.<declared item key>`) equals one of its values
- * (strings case-insensitively); `AND` needs every test, `OR` any. A property the item did not
- * send never matches. A selector without properties selects nothing.
+ * Whether `item` is chosen by `selector`. Each property test reads the item's property
+ * (`product_id`, `sku`, `name` or `metadata.<declared item key>`) and compares it with its
+ * values, strings case-insensitively: `in` (the default) and `eq` hold when it equals one of
+ * them, `nin` and `neq` when it equals none. A property the item did not send is "none of
+ * them": it fails `in`/`eq` and passes `nin`/`neq`. `AND` needs every test, `OR` any. A selector
+ * without properties selects nothing.
  */
 export function matchesSelector(item: ParsedItem, campaign: Campaign, selector: ItemSelector): boolean {
   if (selector.properties.length === 0) return false;
   const test = (p: ItemSelector['properties'][number]): boolean => {
+    const operator = p.operator ?? 'in';
     const v = itemFieldValue(item, campaign, p.property);
-    return v !== undefined && holds({ field: p.property, operator: 'in', value: p.values }, v);
+    if (v === undefined) return operator === 'nin' || operator === 'neq';
+    return holds({ field: p.property, operator, value: p.values }, v);
   };
   return selector.match === 'AND' ? selector.properties.every(test) : selector.properties.some(test);
 }

@@ -22,9 +22,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** Whether a key declared with `declared` scope is read at `level` (`both` reads at either). */
+export const isReadAt = (declared: MetadataKey['scope'], level: 'order' | 'item'): boolean => declared === 'both' || declared === level;
+
 /**
- * The declared metadata of one scope: for each key the campaign declares with that `scope`,
- * the sent value when it is an own property with the declared `typeof` (numbers also finite).
+ * The declared metadata of one level: for each key the campaign declares for that level (scope
+ * `both` or the level itself), the sent value when it is an own property with the declared
+ * `typeof` (numbers also finite).
  *
  * @param sent - the metadata as sent (any value; a non-object yields `{}`)
  * @param keys - the campaign's `metadataKeys`
@@ -35,7 +39,7 @@ export function declaredMetadata(sent: unknown, keys: readonly MetadataKey[], sc
   const out: Record<string, Scalar> = {};
   if (!isRecord(sent)) return out;
   for (const k of keys) {
-    if (k.scope !== scope || !isSafeMetadataKey(k.key) || !Object.prototype.hasOwnProperty.call(sent, k.key)) continue;
+    if (!isReadAt(k.scope, scope) || !isSafeMetadataKey(k.key) || !Object.prototype.hasOwnProperty.call(sent, k.key)) continue;
     const v = sent[k.key];
     if (typeof v === k.type && (typeof v !== 'number' || Number.isFinite(v))) out[k.key] = v as Scalar;
   }

@@ -5,7 +5,7 @@
  * nothing a client sends beyond that is ever reflected.
  */
 import type { DiscountResult } from './engine.js';
-import { declaredMetadata } from './metadata.js';
+import { declaredMetadata, isReadAt } from './metadata.js';
 import { fromCents } from './money.js';
 import type { ParsedItem, ParsedOrder } from './order.js';
 import type { Campaign, DiscountBase, Scalar } from './types.js';
@@ -86,7 +86,7 @@ export function presentSavingsOrder(input: PresentSavingsInput): SavingsOrder {
 function presentItem(item: ParsedItem, campaign: Campaign, discountCents: number | null): SavingsItem {
   // Whole-cart coupons with no item metadata echo items identically: share one frozen echo per
   // item across the coupons of a list response instead of rebuilding thousands of objects.
-  if (discountCents === null && !campaign.metadataKeys.some((k) => k.scope === 'item')) return plainEcho(item);
+  if (discountCents === null && !campaign.metadataKeys.some((k) => isReadAt(k.scope, 'item'))) return plainEcho(item);
   return {
     ...echoFields(item),
     metadata: declaredMetadata(item.metadata, campaign.metadataKeys, 'item'),

@@ -59,9 +59,21 @@ export type SelectedItemsField = (typeof SELECTED_ITEMS_FIELDS)[number];
 /** Item properties a selector may match on (plus `metadata.<declared key>`). */
 export const SELECTOR_PROPERTIES = ['product_id', 'sku', 'name'] as const;
 
-/** One property test of an item selector: the item's property equals one of `values`. */
+/**
+ * How a selector tests a property: `in` — equals one of the values; `nin` — equals none of them;
+ * `eq` / `neq` — the same with a single value ("equal" / "not equal").
+ */
+export const SELECTOR_OPERATORS = ['in', 'nin', 'eq', 'neq'] as const;
+export type SelectorOperator = (typeof SELECTOR_OPERATORS)[number];
+
+/**
+ * One property test of an item selector, e.g. `{property: 'sku', operator: 'nin', values:
+ * ['GIFTCARD']}`. `operator` defaults to `in`. An item that did not send the property never
+ * satisfies `in`/`eq` and always satisfies `nin`/`neq` (it is not one of the values).
+ */
 export interface PropertyMatch {
   property: string; // 'product_id' | 'sku' | 'name' | `metadata.${key}`
+  operator?: SelectorOperator;
   values: Scalar[];
 }
 
@@ -73,11 +85,16 @@ export interface ItemSelector {
 
 export type MetadataType = 'string' | 'number' | 'boolean';
 
+/** Where a declared metadata key is read: the order's metadata, each item's, or both. */
+export const METADATA_SCOPES = ['both', 'order', 'item'] as const;
+export type MetadataScope = (typeof METADATA_SCOPES)[number];
+
 /** A metadata key the campaign declares; only these are evaluated and echoed (decision 19). */
 export interface MetadataKey {
   key: string;
   type: MetadataType;
-  scope: 'order' | 'item';
+  /** `both` (the default): usable in cart conditions and in item rules alike. */
+  scope: MetadataScope;
 }
 
 export interface Discount {
@@ -122,6 +139,12 @@ export interface Campaign {
   /** Service customer ids the campaign is assigned to (when `assigned_users`). */
   assignedCustomerIds: string[];
   status: 'active' | 'disabled';
+  /**
+   * When the campaign was archived (retired for good unless unarchived), or null. An archived
+   * campaign is never available, whatever its status: not listed, not applicable, not
+   * redeemable; its redemptions can still be reverted.
+   */
+  archivedAt?: Date | null;
   validFrom: Date;
   validUntil: Date | null;
   schedule: Schedule | null;

@@ -6,7 +6,7 @@ import type { Campaign } from '../domain/types.js';
 export interface CampaignSet {
   version: number;
   all: Campaign[];
-  /** Active fixed campaigns, in creation order (what list walks). */
+  /** Active, unarchived fixed campaigns, in creation order (what list walks). */
   fixed: Campaign[];
   byId: Map<string, Campaign>;
   /** Normalised fixed code → campaign. */
@@ -48,7 +48,7 @@ export class CampaignCache {
 
   private async load(applicationId: string, version: number): Promise<CampaignSet> {
     const all = await this.campaigns.listByApplication(applicationId);
-    const fixed = all.filter((c) => c.codeType === 'fixed' && c.status === 'active');
+    const fixed = all.filter((c) => c.codeType === 'fixed' && c.status === 'active' && !c.archivedAt);
     return {
       version,
       all,

@@ -22,10 +22,10 @@ export class CredentialCache {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** The active application these credentials belong to, or null. */
+  /** The active, unarchived application these credentials belong to, or null. */
   async authenticate(apiKey: string, secret: string): Promise<ApplicationRecord | null> {
     const app = await this.lookup(apiKey);
-    if (!app || app.status !== 'active') return null;
+    if (!app || app.status !== 'active' || app.archivedAt) return null;
     return verifySecret(apiKey, secret, app.secretHash) ? app : null;
   }
 

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { makeOrder } from '../fixtures/records.js';
-import { call, startTestApi, TEST_ADMIN_TOKEN, type TestApi } from '../support/context.js';
-
-const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+import { ADMIN_HEADERS as ADMIN, adminHelpers, settle } from '../support/admin.js';
+import { call, startTestApi, type TestApi } from '../support/context.js';
 
 /** One example per rule kind (docs/campaigns.md); each must read back equal. */
 const CAMPAIGNS: Record<string, Record<string, unknown>> = {
@@ -22,8 +21,8 @@ const CAMPAIGNS: Record<string, Record<string, unknown>> = {
     item_selector: {
       match: 'AND',
       properties: [
-        { property: 'sku', values: ['S1'] },
-        { property: 'name', values: ['Shoe'] },
+        { property: 'sku', operator: 'in', values: ['S1'] },
+        { property: 'name', operator: 'eq', values: ['Shoe'] },
       ],
     },
     selected_items_validations: [
@@ -34,12 +33,23 @@ const CAMPAIGNS: Record<string, Record<string, unknown>> = {
   'selected items (OR) on original price': {
     discount: { kind: 'discount', type: 'flat', value: 20 },
     discount_calculated_on_property: 'selected_items_original_price_subtotal',
-    item_selector: { match: 'OR', properties: [{ property: 'product_id', values: ['p1', 'p2'] }] },
+    item_selector: { match: 'OR', properties: [{ property: 'product_id', operator: 'in', values: ['p1', 'p2'] }] },
+  },
+  'selected items that are not gift cards (nin, neq)': {
+    discount: { kind: 'discount', type: 'percentage', value: 10 },
+    discount_calculated_on_property: 'selected_items_selling_price_subtotal',
+    item_selector: {
+      match: 'AND',
+      properties: [
+        { property: 'sku', operator: 'nin', values: ['GIFT-1', 'GIFT-2'] },
+        { property: 'name', operator: 'neq', values: ['Gift card'] },
+      ],
+    },
   },
   'valid cart excluding items': {
     discount: { kind: 'discount', type: 'percentage', value: 5 },
     discount_calculated_on_property: 'valid_cart_selling_price_subtotal',
-    excluded_items: { match: 'OR', properties: [{ property: 'sku', values: ['GIFTCARD'] }] },
+    excluded_items: { match: 'OR', properties: [{ property: 'sku', operator: 'in', values: ['GIFTCARD'] }] },
   },
   'valid cart on original price': {
     discount: { kind: 'discount', type: 'percentage', value: 5 },
@@ -59,12 +69,16 @@ const CAMPAIGNS: Record<string, Record<string, unknown>> = {
     metadata_keys: [
       { key: 'channel', type: 'string', scope: 'order' },
       { key: 'gift', type: 'boolean', scope: 'item' },
+      { key: 'tier', type: 'string', scope: 'both' },
     ],
     cart_conditions: [
       { field: 'metadata.channel', operator: 'in', value: ['app'] },
       { field: 'payment_mode', operator: 'nin', value: ['COD'] },
     ],
-    product_validations: [{ field: 'metadata.gift', operator: 'eq', value: false }],
+    product_validations: [
+      { field: 'metadata.gift', operator: 'eq', value: false },
+      { field: 'metadata.tier', operator: 'neq', value: 'staff' },
+    ],
     schedule: { days_of_week: [1, 2, 3, 4, 5], hours: [{ from: '09:00', to: '21:00' }] },
     limits: { total: 1000, per_customer: 2, per_day: 100, per_week: 300, per_month: 900 },
   },
@@ -82,14 +96,7 @@ describe('admin API', () => {
   after(async () => {
     await api.close();
   });
-  const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = ADMIN) =>
-    call(api.url, method, `/admin${path}`, { headers, ...(body === undefined ? {} : { body }) });
-  async function newApp() {
-    const res = await admin('POST', '/applications', { name: 'Shop', timezone: 'Asia/Kolkata', currency: 'INR' });
-    expect(res.status).to.equal(201);
-    return res.body as { id: string; api_key: string; secret: string };
-  }
-  const basic = (app: { api_key: string; secret: string }) => `Basic ${Buffer.from(`${app.api_key}:${app.secret}`).toString('base64')}`;
+  const { admin, basic, client, newApp, must } = adminHelpers(() => api);
 
   it('when no admin token is configured, then /admin answers 404 like an unknown route', async () => {
     const off = await startTestApi({ ADMIN_TOKEN: undefined });
@@ -130,7 +137,7 @@ describe('admin API', () => {
     expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app) })).status).to.equal(200);
     const rotated = await admin('POST', `/applications/${app.id}/rotate-secret`);
     expect(rotated.body.secret).to.not.equal(app.secret);
-    await new Promise((r) => setTimeout(r, 400)); // tests run with CACHE_CHECK_MS=200
+    await settle();
     expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app) })).status).to.equal(401);
     expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic({ ...app, secret: rotated.body.secret }) })).status).to.equal(
       200,
@@ -140,7 +147,7 @@ describe('admin API', () => {
   it('when an application is disabled, then its credentials get 401', async () => {
     const app = await newApp();
     await admin('PATCH', `/applications/${app.id}`, { status: 'disabled' });
-    await new Promise((r) => setTimeout(r, 400));
+    await settle();
     expect((await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app) })).status).to.equal(401);
   });
 
@@ -164,9 +171,12 @@ describe('admin API', () => {
     };
     expect((await admin('POST', `/applications/${app.id}/wallets`, wallet)).status).to.equal(201);
     const dup = await admin('POST', `/applications/${app.id}/wallets`, wallet);
-    expect(dup.status).to.equal(400);
-    expect(dup.body.details).to.include('wallet_id');
-    expect((await admin('GET', `/applications/${app.id}/wallets`)).body.wallets).to.deep.equal([wallet]);
+    expect(dup.status).to.equal(409);
+    expect(dup.body).to.include({ code: 409, message: 'conflict', details: '"wallet_id" already exists in this application' });
+    expect((await admin('GET', `/applications/${app.id}/wallets`)).body).to.deep.equal({
+      wallets: [{ ...wallet, archived_at: null }],
+      next_cursor: null,
+    });
   });
 
   it('when campaigns of every rule kind are created, then each reads back equal and works on validate', async () => {
@@ -277,7 +287,7 @@ describe('admin API', () => {
     expect(res.body.details).to.include('"timezone" must be an IANA timezone').and.include('"currency"');
   });
 
-  it('when a fixed code is already used, then 400 naming code', async () => {
+  it('when a fixed code is already used, then 409 naming code', async () => {
     const app = await newApp();
     const base = {
       name: 'x',
@@ -288,7 +298,8 @@ describe('admin API', () => {
     };
     expect((await admin('POST', `/applications/${app.id}/campaigns`, { ...base, code: 'SAME' })).status).to.equal(201);
     const dup = await admin('POST', `/applications/${app.id}/campaigns`, { ...base, code: 'same' });
-    expect(dup.status).to.equal(400);
+    expect(dup.status).to.equal(409);
+    expect(dup.body).to.include({ message: 'conflict' });
     expect(dup.body.details).to.include('"code" is already used');
   });
 
@@ -310,7 +321,7 @@ describe('admin API', () => {
       codes: ['IMPORT-1', 'IMPORT-2', codes.body.codes[0].code],
     });
     expect(imp.body).to.deep.include({ inserted: 2, taken: [codes.body.codes[0].code], total: 52 });
-    await new Promise((r) => setTimeout(r, 300));
+    await settle();
     const v = await call(api.url, 'POST', '/coupons/validate', {
       auth: basic(app),
       body: { coupon_details: [{ coupon_id: 'bulk', coupon_code: 'import-2' }] },
@@ -353,7 +364,7 @@ describe('admin API', () => {
       valid_from: '2020-01-01T00:00:00Z',
       ...CAMPAIGNS.cashback,
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await settle();
     const order = makeOrder();
     const redeem = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
       auth: basic(app),
@@ -365,5 +376,225 @@ describe('admin API', () => {
     const ledger = await admin('GET', `/applications/${app.id}/customers/c1/wallets/loyalty/ledger`);
     expect(ledger.body.balance).to.equal(50);
     expect(ledger.body.entries[0]).to.include({ type: 'credit', points: 50, before: 0, after: 50, state: 'applied', origin: 'cashback' });
+  });
+  describe('defaults for what the client contract does not need', () => {
+    it('when an application is created with only a name, then its timezone is UTC and it has no currency', async () => {
+      const res = await admin('POST', '/applications', { name: 'Bare' });
+      expect(res.status).to.equal(201);
+      expect(res.body).to.include({ name: 'Bare', timezone: 'UTC', currency: null, status: 'active', archived_at: null });
+      const patched = await admin('PATCH', `/applications/${res.body.id}`, { currency: 'EUR' });
+      expect(patched.body.currency).to.equal('EUR');
+      expect((await admin('PATCH', `/applications/${res.body.id}`, { currency: null })).body.currency).to.equal(null);
+    });
+
+    it('when the old request (name, timezone, currency) is sent, then it still creates the application', async () => {
+      const app = await newApp();
+      expect(app).to.include({ timezone: 'Asia/Kolkata', currency: 'INR' });
+    });
+
+    it("when a wallet is created with an empty body, then its id is generated and the rest defaults to the application's", async () => {
+      const app = await newApp({ name: 'Shop', timezone: 'Europe/Paris', currency: 'EUR' });
+      const a = await admin('POST', `/applications/${app.id}/wallets`, {});
+      const b = await admin('POST', `/applications/${app.id}/wallets`, {});
+      expect(a.status).to.equal(201);
+      expect(a.body.wallet_id).to.match(/^wal_[0-9a-f]{16}$/);
+      expect(b.body.wallet_id)
+        .to.match(/^wal_[0-9a-f]{16}$/)
+        .and.not.equal(a.body.wallet_id);
+      expect(a.body).to.deep.equal({
+        wallet_id: a.body.wallet_id,
+        wallet_name: 'Loyalty points',
+        currency: 'EUR',
+        singular_unit_name: 'point',
+        plural_unit_name: 'points',
+        timezone: 'Europe/Paris',
+        archived_at: null,
+      });
+      await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
+      const credit = await client(app, 'PUT', `/wallets/customer/c1/transactions/${a.body.wallet_id}`, { type: 'credit', points: 5 });
+      expect(credit.status).to.equal(200);
+      expect(credit.body).to.include({ wallet_id: a.body.wallet_id, loyalty_points: 5 });
+    });
+
+    it('when a wallet is created without a currency in an application without one, then 400 naming currency', async () => {
+      const app = await newApp({ name: 'No currency' });
+      const res = await admin('POST', `/applications/${app.id}/wallets`, { wallet_name: 'Stars' });
+      expect(res.status).to.equal(400);
+      expect(res.body.details).to.equal('"currency" is required: the application has no currency to default to');
+      const ok = await admin('POST', `/applications/${app.id}/wallets`, { wallet_name: 'Stars', currency: 'USD' });
+      expect(ok.body).to.include({ wallet_name: 'Stars', currency: 'USD', timezone: 'UTC' });
+    });
+
+    it('when a campaign gives only a name, a code and a discount, then it is fixed, on the selling subtotal, and valid from now', async () => {
+      const app = await newApp();
+      const before = Date.now();
+      const res = await admin('POST', `/applications/${app.id}/campaigns`, {
+        name: 'Now',
+        code: 'NOW10',
+        discount: { kind: 'discount', type: 'percentage', value: 10 },
+      });
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body).to.include({ code_type: 'fixed', discount_calculated_on_property: 'selling_price_subtotal', archived_at: null });
+      const from = Date.parse(res.body.valid_from);
+      expect(from).to.be.within(before - 1000, Date.now());
+      await settle();
+      const v = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_code: 'now10' }], order: makeOrder() });
+      expect(v.body).to.include({ is_applicable: true, coupon_code: 'NOW10' });
+      expect(v.body.coupon_savings.order.total_discount).to.equal(100);
+    });
+
+    it('when a campaign has no code and no code type, then 400 "code" is required', async () => {
+      const app = await newApp();
+      const res = await admin('POST', `/applications/${app.id}/campaigns`, {
+        name: 'x',
+        discount: { kind: 'discount', type: 'flat', value: 1 },
+      });
+      expect(res.status).to.equal(400);
+      expect(res.body.details).to.equal('"code" is required');
+    });
+  });
+
+  describe('metadata keys and selectors', () => {
+    const campaign = (rules: Record<string, unknown>) => ({
+      name: 'meta',
+      code: 'META',
+      discount: { kind: 'discount', type: 'flat', value: 10 },
+      ...rules,
+    });
+    /** A new application and the answer to creating the campaign `rules` in it. */
+    async function create(rules: Record<string, unknown>) {
+      const app = await newApp();
+      return { app, res: await admin('POST', `/applications/${app.id}/campaigns`, campaign(rules)) };
+    }
+
+    it('when a key is declared without a scope, then it reads back as both and is evaluated on the order and on items', async () => {
+      const { app, res: created } = await create({
+        metadata_keys: [{ key: 'tier', type: 'string' }],
+        cart_conditions: [{ field: 'metadata.tier', operator: 'eq', value: 'gold' }],
+        product_validations: [{ field: 'metadata.tier', operator: 'neq', value: 'staff' }],
+      });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body.metadata_keys).to.deep.equal([{ key: 'tier', type: 'string', scope: 'both' }]);
+      await settle();
+      const validate = (orderTier: string, itemTier: string) => {
+        const order = makeOrder({ metadata: { tier: orderTier } });
+        order.items[0] = { ...order.items[0]!, metadata: { tier: itemTier } } as (typeof order.items)[number];
+        return client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_code: 'META' }], order });
+      };
+      const ok = await validate('gold', 'vip');
+      expect(ok.body.is_applicable).to.equal(true);
+      expect(ok.body.coupon_savings.order.metadata).to.deep.equal({ tier: 'gold' });
+      expect(ok.body.coupon_savings.order.items[0].metadata).to.deep.equal({ tier: 'vip' });
+      expect((await validate('silver', 'vip')).body).to.include({ is_applicable: false, message: 'tier should be equal to gold' });
+      expect((await validate('gold', 'staff')).body).to.include({
+        is_applicable: false,
+        message: 'tier should not be equal to staff',
+      });
+    });
+
+    it('when a key restricted to the order is used on items, then 400 naming the rule', async () => {
+      const { res } = await create({
+        metadata_keys: [{ key: 'channel', type: 'string', scope: 'order' }],
+        product_validations: [{ field: 'metadata.channel', operator: 'eq', value: 'app' }],
+      });
+      expect(res.status).to.equal(400);
+      expect(res.body.details).to.equal('"product_validations" uses undeclared item metadata key metadata.channel');
+    });
+
+    for (const [label, property, details] of [
+      [
+        'eq with two values',
+        { property: 'sku', operator: 'eq', values: ['A', 'B'] },
+        '"item_selector.properties[0].values" must hold exactly one value for eq and neq',
+      ],
+      [
+        'an unknown operator',
+        { property: 'sku', operator: 'like', values: ['A'] },
+        '"item_selector.properties[0].operator" must be one of [in, nin, eq, neq]',
+      ],
+      [
+        'nin with no value',
+        { property: 'sku', operator: 'nin', values: [] },
+        '"item_selector.properties[0].values" must contain at least 1 items',
+      ],
+    ] as const) {
+      it(`when a selector has ${label}, then 400 naming it`, async () => {
+        const { res } = await create({
+          discount_calculated_on_property: 'selected_items_selling_price_subtotal',
+          item_selector: { match: 'OR', properties: [property] },
+        });
+        expect(res.status).to.equal(400);
+        expect(res.body.details).to.equal(details);
+      });
+    }
+
+    it('when the valid cart excludes "sku not in" a list, then only the listed items carry the discount', async () => {
+      const { app, res } = await create({
+        discount: { kind: 'discount', type: 'percentage', value: 10 },
+        discount_calculated_on_property: 'valid_cart_selling_price_subtotal',
+        excluded_items: { match: 'OR', properties: [{ property: 'sku', operator: 'nin', values: ['SKU2'] }] },
+      });
+      expect(res.status, res.text).to.equal(201);
+      await settle();
+      const v = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_code: 'META' }], order: makeOrder() });
+      expect(v.body.coupon_savings.order.total_discount).to.equal(40);
+      expect(v.body.coupon_savings.order.items.map((i: { discount_value: number }) => i.discount_value)).to.deep.equal([0, 40]);
+    });
+  });
+
+  describe('one id per code', () => {
+    /** A new application with one campaign (`fields` over a flat 5 off). */
+    async function appWithCampaign(fields: Record<string, unknown>) {
+      const app = await newApp();
+      const campaign = await must('POST', `/applications/${app.id}/campaigns`, {
+        discount: { kind: 'discount', type: 'flat', value: 5 },
+        ...fields,
+      });
+      return { app, c: campaign as { id: string } };
+    }
+    it('when a fixed code is listed by the admin, then its id is the coupon_code_id that list and validate show, and validate accepts it', async () => {
+      const { app, c } = await appWithCampaign({ name: 'fixed', code: 'ONEID' });
+      await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
+      const codes = await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`);
+      expect(codes).to.deep.equal({ codes: [{ id: c.id, code: 'ONEID', kind: 'fixed' }], next_cursor: null });
+      await settle();
+      const list = await client(app, 'POST', '/coupons/list/all', { source_id: 'c1' });
+      expect(list.body.map((r: { coupon_code_id: string }) => r.coupon_code_id)).to.deep.equal([c.id]);
+      const v = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_id: c.id, coupon_code: '' }] });
+      expect(v.body).to.include({ coupon_code_id: c.id, coupon_code: 'ONEID', is_applicable: true });
+      const order = makeOrder();
+      const redeem = await client(app, 'POST', '/coupons/apply?type=redeem', {
+        source_id: 'c1',
+        coupon_details: [{ coupon_id: c.id }],
+        order,
+      });
+      expect(redeem.body).to.include({ status: 'completed', couponId: c.id, coupon_code: 'ONEID' });
+    });
+
+    it('when a fixed code was stored under its own id (before this change), then the listing still shows the campaign id', async () => {
+      const { app, c } = await appWithCampaign({ name: 'legacy', code: 'LEGACY' });
+      await api.services.repos.couponCodes.deleteByCampaign(app.id, c.id);
+      await api.services.repos.couponCodes.insertMany(app.id, c.id, 'fixed', ['LEGACY']);
+      const row = await api.services.repos.couponCodes.findByCode(app.id, 'LEGACY');
+      expect(row!.id).to.not.equal(c.id);
+      expect((await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`)).codes).to.deep.equal([
+        { id: c.id, code: 'LEGACY', kind: 'fixed' },
+      ]);
+      await settle();
+      // Storefronts that kept the old id still find the coupon.
+      const v = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_id: row!.id }] });
+      expect(v.body).to.include({ coupon_code_id: c.id, is_applicable: true });
+    });
+
+    it('when a bulk code is listed by the admin, then validate shows the same id and accepts it as coupon_id', async () => {
+      const { app, c } = await appWithCampaign({ name: 'bulk', code_type: 'bulk' });
+      await must('POST', `/applications/${app.id}/campaigns/${c.id}/codes`, { codes: ['BULK-ONE'] });
+      const [code] = (await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`)).codes;
+      await settle();
+      const byCode = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_id: 'bulk', coupon_code: 'bulk-one' }] });
+      expect(byCode.body).to.include({ coupon_code_id: code.id, coupon_code: 'BULK-ONE' });
+      const byId = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_id: code.id }] });
+      expect(byId.body).to.include({ coupon_code_id: code.id, coupon_code: 'BULK-ONE', is_applicable: true });
+    });
   });
 });

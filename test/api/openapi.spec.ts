@@ -468,6 +468,179 @@ const adminCases: Case[] = [
   ],
 ];
 
+const CUSTOMER = `${APP}/customers/{customer}`;
+const WALLET_ADMIN = `${APP}/wallets/{wallet_id}`;
+const CAMPAIGN_ADMIN = `${APP}/campaigns/{campaign}`;
+const NONE = '000000000000000000000000';
+let tags = 0;
+/** A name, id or code no other case uses. */
+const tag = () => `spec-${++tags}`;
+/** Sends an admin request first, failing loudly if it does not succeed; returns the body. */
+const adminPrerequisite = (f: Fixture, method: string, path: string, body?: unknown) => prerequisite(f, method, path, body, ADMIN);
+
+/** Each resource that archives and deletes: its route, a fresh one's path, an unknown one's path. */
+const RESOURCES: { name: string; template: string; fresh: (f: Fixture) => Promise<string>; unknown: (f: Fixture) => string }[] = [
+  {
+    name: 'an application',
+    template: APP,
+    fresh: async (f) => `${APPS}/${(await adminPrerequisite(f, 'POST', APPS, { name: tag() })).id}`,
+    unknown: () => `${APPS}/${NONE}`,
+  },
+  {
+    name: 'a customer',
+    template: CUSTOMER,
+    fresh: async (f) => {
+      const sourceId = tag();
+      await adminPrerequisite(f, 'POST', `${APPS}/${f.appId}/customers`, { customers: [{ source_id: sourceId }] });
+      return `${APPS}/${f.appId}/customers/${sourceId}`;
+    },
+    unknown: (f) => `${APPS}/${f.appId}/customers/ghost`,
+  },
+  {
+    name: 'a wallet',
+    template: WALLET_ADMIN,
+    fresh: async (f) => `${APPS}/${f.appId}/wallets/${(await adminPrerequisite(f, 'POST', `${APPS}/${f.appId}/wallets`, {})).wallet_id}`,
+    unknown: (f) => `${APPS}/${f.appId}/wallets/none`,
+  },
+  {
+    name: 'a campaign',
+    template: CAMPAIGN_ADMIN,
+    fresh: async (f) =>
+      `${APPS}/${f.appId}/campaigns/${(await adminPrerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns`, { ...CAMPAIGN, code: tag() })).id}`,
+    unknown: (f) => `${APPS}/${f.appId}/campaigns/${NONE}`,
+  },
+];
+
+/** Archive, unarchive and delete of each resource: fresh (200) and unknown (404). */
+const lifecycleCases: Case[] = RESOURCES.flatMap(({ name, template, fresh, unknown }): Case[] => [
+  [`admin archives ${name}`, 'POST', `${template}/archive`, 200, async (f) => ({ path: `${await fresh(f)}/archive`, auth: ADMIN })],
+  [
+    `admin unarchives ${name}`,
+    'POST',
+    `${template}/unarchive`,
+    200,
+    async (f) => {
+      const path = await fresh(f);
+      await adminPrerequisite(f, 'POST', `${path}/archive`);
+      return { path: `${path}/unarchive`, auth: ADMIN };
+    },
+  ],
+  [`admin deletes ${name} without history`, 'DELETE', template, 200, async (f) => ({ path: await fresh(f), auth: ADMIN })],
+  [
+    `admin archives ${name} that does not exist`,
+    'POST',
+    `${template}/archive`,
+    404,
+    (f) => ({ path: `${unknown(f)}/archive`, auth: ADMIN }),
+  ],
+  [
+    `admin unarchives ${name} that does not exist`,
+    'POST',
+    `${template}/unarchive`,
+    404,
+    (f) => ({ path: `${unknown(f)}/unarchive`, auth: ADMIN }),
+  ],
+  [`admin deletes ${name} that does not exist`, 'DELETE', template, 404, (f) => ({ path: unknown(f), auth: ADMIN })],
+]);
+
+/** A cashback campaign crediting a fresh wallet; returns both. */
+async function cashbackSetup(f: Fixture) {
+  const walletId = (await adminPrerequisite(f, 'POST', `${APPS}/${f.appId}/wallets`, {})).wallet_id as string;
+  const cashback = { kind: 'cashback', type: 'flat', value: 1, wallet_id: walletId };
+  const campaign = await adminPrerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns`, { ...CAMPAIGN, code: tag(), discount: cashback });
+  return { walletId, campaignId: campaign.id as string };
+}
+
+/** An admin request to `${APPS}/<fixture app><suffix>`, with `body` when given. */
+const adminAt =
+  (suffix: string, body?: unknown) =>
+  (f: Fixture): Request => ({ path: `${APPS}/${f.appId}${suffix}`, auth: ADMIN, ...(body === undefined ? {} : { body }) });
+/** `adminAt(suffix)` once the customer `sourceId` has a wallet transaction (history). */
+const afterCredit =
+  (sourceId: string, suffix: string) =>
+  async (f: Fixture): Promise<Request> => {
+    await prerequisite(f, 'PUT', `/wallets/customer/${sourceId}/transactions/loyalty`, { type: 'credit', points: 1 });
+    return adminAt(suffix)(f);
+  };
+
+/** What the admin API refuses (409 and 400) around archive and delete, defaults and paging. */
+const refusalCases: Case[] = [
+  ['admin creates an application with only a name', 'POST', APPS, 201, () => ({ auth: ADMIN, body: { name: 'Named only' } })],
+  ['admin lists applications with a bad cursor', 'GET', APPS, 400, () => ({ path: `${APPS}?cursor=nope`, auth: ADMIN })],
+  ['admin deletes an application that has customers', 'DELETE', APP, 409, adminAt('')],
+  ['admin lists customers with a bad limit', 'GET', `${APP}/customers`, 400, adminAt('/customers?limit=0')],
+  ['admin deletes a customer with history', 'DELETE', CUSTOMER, 409, afterCredit('c3', '/customers/c3')],
+  [
+    'admin reads a ledger with a bad cursor',
+    'GET',
+    `${CUSTOMER}/wallets/{wallet_id}/ledger`,
+    400,
+    adminAt('/customers/c1/wallets/loyalty/ledger?cursor=x'),
+  ],
+  ['admin creates a wallet with defaults', 'POST', `${APP}/wallets`, 201, adminAt('/wallets', {})],
+  ['admin creates a wallet whose id is taken', 'POST', `${APP}/wallets`, 409, adminAt('/wallets', { wallet_id: 'loyalty' })],
+  ['admin lists wallets with an unknown parameter', 'GET', `${APP}/wallets`, 400, adminAt('/wallets?page=2')],
+  [
+    'admin archives the cashback wallet of a live campaign',
+    'POST',
+    `${WALLET_ADMIN}/archive`,
+    409,
+    async (f) => adminAt(`/wallets/${(await cashbackSetup(f)).walletId}/archive`)(f),
+  ],
+  ['admin deletes a wallet with transactions', 'DELETE', WALLET_ADMIN, 409, afterCredit('c2', '/wallets/loyalty')],
+  ['admin creates a campaign whose code is taken', 'POST', `${APP}/campaigns`, 409, adminAt('/campaigns', { ...CAMPAIGN, code: 'SPEC10' })],
+  ['admin lists archived campaigns too', 'GET', `${APP}/campaigns`, 200, adminAt('/campaigns?include_archived=true&limit=2')],
+  ['admin lists campaigns with a bad flag', 'GET', `${APP}/campaigns`, 400, adminAt('/campaigns?include_archived=1x')],
+  [
+    'admin unarchives a campaign whose cashback wallet is archived',
+    'POST',
+    `${CAMPAIGN_ADMIN}/unarchive`,
+    400,
+    async (f) => {
+      const { walletId, campaignId } = await cashbackSetup(f);
+      await adminPrerequisite(f, 'POST', `${APPS}/${f.appId}/campaigns/${campaignId}/archive`);
+      await adminPrerequisite(f, 'POST', `${APPS}/${f.appId}/wallets/${walletId}/archive`);
+      return adminAt(`/campaigns/${campaignId}/unarchive`)(f);
+    },
+  ],
+  [
+    'admin deletes a redeemed campaign',
+    'DELETE',
+    CAMPAIGN_ADMIN,
+    409,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPLY}?type=redeem`, applyBody('SPEC10'));
+      return adminAt(`/campaigns/${f.campaignId}`)(f);
+    },
+  ],
+  [
+    'admin lists codes with skip and a cursor',
+    'GET',
+    `${CAMPAIGN_ADMIN}/codes`,
+    200,
+    async (f) => {
+      const first = await call(f.api.url, 'GET', `${APPS}/${f.appId}/campaigns/${f.bulkCampaignId}/codes?limit=1`, { auth: ADMIN });
+      expect(first.body.next_cursor).to.be.a('string');
+      return adminAt(`/campaigns/${f.bulkCampaignId}/codes?limit=1&skip=0&cursor=${first.body.next_cursor}`)(f);
+    },
+  ],
+  [
+    'admin lists codes with a bad skip',
+    'GET',
+    `${CAMPAIGN_ADMIN}/codes`,
+    400,
+    (f) => adminAt(`/campaigns/${f.bulkCampaignId}/codes?skip=-1`)(f),
+  ],
+  [
+    'admin lists redemptions of a campaign',
+    'GET',
+    `${APP}/redemptions`,
+    200,
+    (f) => adminAt(`/redemptions?campaign=${f.campaignId}&limit=1`)(f),
+  ],
+  ['admin lists redemptions with a bad cursor', 'GET', `${APP}/redemptions`, 400, adminAt('/redemptions?cursor=x')],
+];
+
 const probeCases: Case[] = [
   ['health', 'GET', '/healthz', 200, () => ({ auth: null })],
   ['readiness', 'GET', '/readyz', 200, () => ({ auth: null })],
@@ -513,7 +686,13 @@ describe('openapi.yaml matches real responses', function () {
     await f.api?.close();
   });
 
-  for (const [label, method, template, status, make] of [...clientCases, ...adminCases, ...probeCases]) {
+  for (const [label, method, template, status, make] of [
+    ...clientCases,
+    ...adminCases,
+    ...lifecycleCases,
+    ...refusalCases,
+    ...probeCases,
+  ]) {
     it(`when ${label}, then ${status} and the body matches the spec`, async () => {
       const r = await make(f);
       const api = r.api ?? f.api;

@@ -20,7 +20,7 @@ describe('demo data, seed and admin command line', function () {
   it('when the demo set is loaded, then it has the app, 5 customers, a wallet and every campaign, and they answer', async () => {
     const demo = await loadDemoData(api.services);
     const appId = String(demo.application.id);
-    expect(await api.services.repos.customers.list(appId, 100, 0)).to.have.length(5);
+    expect(await api.services.repos.customers.page(appId, { limit: 100, includeArchived: false })).to.have.length(5);
     expect(await api.services.repos.wallets.listByApplication(appId)).to.have.length(1);
     const campaigns = await api.services.repos.campaigns.listByApplication(appId);
     expect(campaigns).to.have.length(Object.keys(DEMO_CAMPAIGNS).length + 1);
@@ -56,8 +56,16 @@ describe('demo data, seed and admin command line', function () {
     );
     expect(created).to.include({ name: 'CLI', timezone: 'UTC', currency: 'EUR' });
     expect(created.secret).to.match(/^sk_/);
-    const listed = JSON.parse((await run('node', ['--import', 'tsx', 'scripts/admin.ts', 'list-applications'], { env })).stdout);
-    expect(listed.map((a: { id: string }) => a.id)).to.include(created.id);
+    // Listings print a page and its next_cursor; --cursor reads the next one.
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const args = ['--import', 'tsx', 'scripts/admin.ts', 'list-applications', ...(cursor ? ['--cursor', cursor] : [])];
+      const page = JSON.parse((await run('node', args, { env })).stdout) as { applications: { id: string }[]; next_cursor: string | null };
+      ids.push(...page.applications.map((a) => a.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(ids).to.include(created.id);
     const bad = await run(
       'node',
       ['--import', 'tsx', 'scripts/admin.ts', 'create-application', '--name', 'x', '--timezone', 'Nowhere/Land', '--currency', 'EUR'],

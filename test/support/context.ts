@@ -89,6 +89,21 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
   };
 }
 
+/**
+ * Mocha hooks for a suite: a test API (see {@link startTestApi}) started before its tests and
+ * closed after them. Returns a getter, valid inside the tests.
+ */
+export function useTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { inProcessWorker?: boolean } = {}): () => TestApi {
+  let api: TestApi | undefined;
+  before(async () => {
+    api = await startTestApi(overrides, opts);
+  });
+  after(async () => {
+    await api?.close();
+  });
+  return () => api!;
+}
+
 export interface TestApplication {
   id: string;
   apiKey: string;

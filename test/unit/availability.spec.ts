@@ -11,6 +11,8 @@ describe('availability', () => {
   const rows: [string, Partial<Campaign>, string, string, Availability][] = [
     ['the campaign is active with no end', {}, '2026-03-10T06:00:00Z', 'UTC', 'available'],
     ['the campaign is disabled', { status: 'disabled' }, '2026-03-10T06:00:00Z', 'UTC', 'expired'],
+    ['the campaign is archived (and active)', { archivedAt: at('2026-03-01T00:00:00Z') }, '2026-03-10T06:00:00Z', 'UTC', 'expired'],
+    ['the campaign was unarchived (archivedAt null)', { archivedAt: null }, '2026-03-10T06:00:00Z', 'UTC', 'available'],
     ['now is before validFrom', { validFrom: at('2026-04-01T00:00:00Z') }, '2026-03-10T06:00:00Z', 'UTC', 'not_started'],
     ['now is exactly validFrom (inclusive)', { validFrom: at('2026-03-10T06:00:00Z') }, '2026-03-10T06:00:00Z', 'UTC', 'available'],
     ['now is exactly validUntil (inclusive)', { validUntil: at('2026-03-10T06:00:00Z') }, '2026-03-10T06:00:00Z', 'UTC', 'available'],

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { declaredMetadata, isSafeMetadataKey } from '../../shared/domain/metadata.js';
+import { declaredMetadata, isReadAt, isSafeMetadataKey } from '../../shared/domain/metadata.js';
 import type { MetadataKey } from '../../shared/domain/types.js';
 
 const keys: MetadataKey[] = [
@@ -7,6 +7,7 @@ const keys: MetadataKey[] = [
   { key: 'visits', type: 'number', scope: 'order' },
   { key: 'vip', type: 'boolean', scope: 'order' },
   { key: 'color', type: 'string', scope: 'item' },
+  { key: 'tier', type: 'string', scope: 'both' },
   // Declared by a careless admin: still never copied.
   { key: '__proto__', type: 'string', scope: 'order' },
   { key: '$where', type: 'string', scope: 'order' },
@@ -20,6 +21,8 @@ describe('metadata: declaredMetadata (decision 19)', () => {
     ['a declared key with the wrong type (dropped)', { channel: 42, visits: '3', vip: 'true' }, 'order', {}],
     ['an undeclared key (dropped)', { channel: 'app', coupon_hack: 'x' }, 'order', { channel: 'app' }],
     ['a key declared for the other scope (dropped)', { color: 'red', channel: 'app' }, 'item', { color: 'red' }],
+    ['a key declared for both levels, read on an item', { tier: 'gold', channel: 'app' }, 'item', { tier: 'gold' }],
+    ['a key declared for both levels, read on the order', { tier: 'gold', color: 'red' }, 'order', { tier: 'gold' }],
     [
       '$where and dotted keys, even when declared (dropped)',
       { $where: 'sleep(1)', 'a.b': 'x', channel: 'web' },
@@ -55,6 +58,19 @@ describe('metadata: declaredMetadata (decision 19)', () => {
     const sent = Object.assign(Object.create(null) as object, { channel: 'app' });
     expect(declaredMetadata(sent, keys, 'order')).to.deep.equal({ channel: 'app' });
   });
+});
+
+describe('metadata: isReadAt (where a declared key is read)', () => {
+  const rows: [MetadataKey['scope'], 'order' | 'item', boolean][] = [
+    ['both', 'order', true],
+    ['both', 'item', true],
+    ['order', 'order', true],
+    ['order', 'item', false],
+    ['item', 'item', true],
+    ['item', 'order', false],
+  ];
+  for (const [scope, level, read] of rows)
+    it(`when a key is declared for ${scope} and read on the ${level}, then ${read}`, () => expect(isReadAt(scope, level)).to.equal(read));
 });
 
 describe('metadata: isSafeMetadataKey', () => {

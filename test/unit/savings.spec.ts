@@ -198,6 +198,18 @@ describe('savings: presentSavingsOrder', () => {
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
   });
 
+  it('when a key is declared for both levels, then it is echoed on the order and on each item that sent it', () => {
+    const order = {
+      ...fullOrder,
+      metadata: { tier: 'gold' },
+      items: [{ ...fullOrder.items[0], metadata: { tier: 'silver' } }, fullOrder.items[1]],
+    };
+    const s = present({ metadataKeys: [{ key: 'tier', type: 'string', scope: 'both' }] }, order);
+    expect(s.metadata).to.deep.equal({ tier: 'gold' });
+    expect(s.items[0]!.metadata).to.deep.equal({ tier: 'silver' });
+    expect(s.items[1]!.metadata).to.deep.equal({});
+  });
+
   it('when items carry unknown fields, then they are never echoed', () => {
     const s = present({}, fullOrder);
     expect(Object.keys(s.items[0]!)).to.have.members([

@@ -5,6 +5,14 @@ import { DomainError } from '../../errors.js';
 export const adminInvalid = (details: string) => new DomainError('invalid', 'Invalid payload', details, { code: 400 });
 export const adminNotFound = (what: 'application' | 'campaign' | 'customer' | 'wallet') =>
   new DomainError('not_found', 'resource not found', `${what} not found`, { code: 404 });
+/** What `lookup` found, or the 404 naming `what`. */
+export async function foundOr404<T>(lookup: Promise<T | null>, what: Parameters<typeof adminNotFound>[0]): Promise<T> {
+  const found = await lookup;
+  if (found === null) throw adminNotFound(what);
+  return found;
+}
+/** A duplicate id or code, or a delete or archive that what depends on the resource refuses. */
+export const adminConflict = (details: string) => new DomainError('conflict', 'conflict', details, { code: 409 });
 
 /** Validates with joi; a failure is a 400 whose details name every bad field. */
 export function validateInput<T>(schema: Joi.Schema<T>, input: unknown): T {

@@ -4,29 +4,32 @@ import type { ApplicationRecord } from '../../data/application.repository.js';
 import { generateSecret, hashSecret } from '../../domain/credentials.js';
 import { isValidTimeZone } from '../../domain/periods.js';
 import type { Services } from '../../services.js';
-import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
+import { adminConflict, adminNotFound, validateInput } from './admin-errors.js';
 import { createApplication } from './create-application.usecase.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
-const timezone = Joi.string()
+export const timezoneSchema = Joi.string()
   .max(64)
   .custom((v: string) => {
     if (!isValidTimeZone(v)) throw new Error('unknown');
     return v;
   })
   .messages({ 'any.custom': '{{#label}} must be an IANA timezone' });
-const currency = Joi.string().pattern(/^[A-Z]{3}$/, 'ISO 4217 code');
+export const currencySchema = Joi.string().pattern(/^[A-Z]{3}$/, 'ISO 4217 code');
 
+/** Only `name` is required: the timezone defaults to UTC, the currency to none. */
 export const createApplicationSchema = Joi.object({
   name: Joi.string().min(1).max(200).required(),
-  timezone: timezone.required(),
-  currency: currency.required(),
+  timezone: timezoneSchema.default('UTC'),
+  currency: currencySchema.allow(null).default(null),
 });
 const updateSchema = Joi.object({
   name: Joi.string().min(1).max(200),
-  timezone,
-  currency,
+  timezone: timezoneSchema,
+  currency: currencySchema.allow(null),
   status: Joi.string().valid('active', 'disabled'),
 }).min(1);
 
@@ -39,16 +42,19 @@ export const presentApplication = (a: ApplicationRecord) => ({
   status: a.status,
   api_key: a.apiKey,
   created_at: a.createdAt,
+  archived_at: a.archivedAt,
 });
 
 export async function createApplicationFromAdmin(deps: Deps, input: unknown) {
-  const valid = validateInput(createApplicationSchema, input);
+  const valid = validateInput(createApplicationSchema, input) as { name: string; timezone: string; currency: string | null };
   const { application, apiKey, secret } = await createApplication(deps, valid);
   return { ...presentApplication(application), api_key: apiKey, secret };
 }
 
-export async function listApplications(deps: Deps) {
-  return (await deps.repos.applications.list()).map(presentApplication);
+/** A page of applications in creation order; archived ones only with `include_archived`. */
+export async function listApplications(deps: Deps, query: unknown = {}) {
+  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.applications.page(q));
+  return { applications: page.rows.map(presentApplication), next_cursor: page.next_cursor };
 }
 
 export async function requireApplication(deps: Deps, id: string): Promise<ApplicationRecord> {
@@ -73,4 +79,27 @@ export async function rotateSecret(deps: Deps, id: string) {
   return { id, api_key: app.apiKey, secret };
 }
 
-export { adminInvalid };
+/**
+ * Archives (`archive` true) or unarchives an application, idempotently. Archived, its credentials
+ * are refused within the cache interval and it leaves the default listing; its data and admin
+ * routes stay. Unarchived, its credentials work again (status permitting).
+ */
+export async function setApplicationArchived(deps: ArchiveDeps, id: string, archive: boolean) {
+  const app = await requireApplication(deps, id);
+  const { resource } = await toggleArchived(app, archive, deps.now, (archivedAt) => deps.repos.applications.update(id, { archivedAt }));
+  return presentApplication(resource);
+}
+
+/** Deletes an empty application; one with customers, wallets or campaigns (archived ones included) is refused (409): archive it instead. */
+export async function deleteApplication(deps: Deps, id: string) {
+  await requireApplication(deps, id);
+  for (const [what, repo] of [
+    ['customers', deps.repos.customers],
+    ['wallets', deps.repos.wallets],
+    ['campaigns', deps.repos.campaigns],
+  ] as const) {
+    if (await repo.existsInApplication(id)) throw adminConflict(`application has ${what}: delete them first, or archive the application`);
+  }
+  await deps.repos.applications.delete(id);
+  return { id, deleted: true as const };
+}

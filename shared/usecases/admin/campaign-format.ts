@@ -5,13 +5,16 @@
  */
 import Joi from 'joi';
 import { isMoneyField } from '../../domain/messages.js';
+import { isReadAt } from '../../domain/metadata.js';
 import { zonedLocalToUtc } from '../../domain/periods.js';
 import {
   DISCOUNT_BASES,
   ITEM_CONDITION_FIELDS,
+  METADATA_SCOPES,
   OPERATORS,
   ORDER_CONDITION_FIELDS,
   SELECTED_ITEMS_FIELDS,
+  SELECTOR_OPERATORS,
   SELECTOR_PROPERTIES,
   type Campaign,
   type Condition,
@@ -47,7 +50,18 @@ const selector = Joi.object({
           Joi.string().valid(...SELECTOR_PROPERTIES),
           Joi.string().pattern(/^metadata\.[A-Za-z0-9_]{1,64}$/),
         ).required(),
-        values: Joi.array().items(scalar).min(1).max(10000).required(),
+        operator: Joi.string()
+          .valid(...SELECTOR_OPERATORS)
+          .default('in'),
+        values: Joi.when('operator', {
+          is: Joi.valid('eq', 'neq'),
+          then: Joi.array()
+            .items(scalar)
+            .length(1)
+            .required()
+            .messages({ 'array.length': '{{#label}} must hold exactly one value for eq and neq' }),
+          otherwise: Joi.array().items(scalar).min(1).max(10000).required(),
+        }),
       }),
     )
     .min(1)
@@ -112,21 +126,26 @@ const fields = {
           .pattern(/^[A-Za-z0-9_]{1,64}$/)
           .required(),
         type: Joi.string().valid('string', 'number', 'boolean').required(),
-        scope: Joi.string().valid('order', 'item').required(),
+        scope: Joi.string()
+          .valid(...METADATA_SCOPES)
+          .default('both'),
       }),
     )
     .max(50),
 };
 
-/** Creation: everything but the rules has a default; the discount and its base are required. */
+/**
+ * Creation: a name and a discount; everything else has a default (docs/campaigns.md): a `fixed`
+ * campaign (whose `code` is then required), on the selling subtotal, valid from now, for all
+ * users, without limits or rules.
+ */
 export const createCampaignSchema = Joi.object({
   ...fields,
   name: fields.name.required(),
-  code_type: fields.code_type.required(),
+  code_type: fields.code_type.default('fixed'),
   code: fields.code.when('code_type', { is: 'fixed', then: Joi.required() }),
   discount: fields.discount.required(),
-  discount_calculated_on_property: fields.discount_calculated_on_property.required(),
-  valid_from: fields.valid_from.required(),
+  discount_calculated_on_property: fields.discount_calculated_on_property.default('selling_price_subtotal'),
 });
 /** Update: any subset; the code type and code of a campaign do not change. */
 export const updateCampaignSchema = Joi.object({ ...fields, code_type: Joi.forbidden(), code: Joi.forbidden() }).min(1);
@@ -219,7 +238,8 @@ export function checkCampaignRules(
   if (c.discountCalculatedOn.startsWith('selected_items_') && !c.itemSelector) {
     throw adminInvalid('"item_selector" is required when discount_calculated_on_property is a selected_items_* base');
   }
-  const declared = (scope: 'order' | 'item') => new Set(c.metadataKeys.filter((k) => k.scope === scope).map((k) => `metadata.${k.key}`));
+  const declared = (level: 'order' | 'item') =>
+    new Set(c.metadataKeys.filter((k) => isReadAt(k.scope, level)).map((k) => `metadata.${k.key}`));
   const order = declared('order');
   const item = declared('item');
   for (const cond of c.cartConditions)
@@ -238,6 +258,10 @@ export function checkCampaignRules(
   }
 }
 
+/** A selector as the admin reads it: every property test names its operator (`in` when stored without). */
+const fromSelector = (s: ItemSelector | null) =>
+  s && { match: s.match, properties: s.properties.map((p) => ({ property: p.property, operator: p.operator ?? 'in', values: p.values })) };
+
 /** Domain → admin format (what the admin API returns). */
 export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign {
   return {
@@ -251,6 +275,7 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
     assignment: c.assignment,
     assigned_source_ids: sourceIds,
     status: c.status,
+    archived_at: c.archivedAt ? c.archivedAt.toISOString() : null,
     valid_from: c.validFrom.toISOString(),
     valid_until: c.validUntil ? c.validUntil.toISOString() : null,
     schedule: c.schedule ? { days_of_week: c.schedule.daysOfWeek, hours: c.schedule.hours } : null,
@@ -270,10 +295,10 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
     },
     discount_calculated_on_property: c.discountCalculatedOn,
     cart_conditions: fromConditions(c.cartConditions),
-    item_selector: c.itemSelector,
+    item_selector: fromSelector(c.itemSelector),
     selected_items_validations: fromConditions(c.selectedItemsValidations),
     product_validations: fromConditions(c.productValidations),
-    excluded_items: c.excludedItems,
+    excluded_items: fromSelector(c.excludedItems),
     metadata_keys: c.metadataKeys,
   };
 }

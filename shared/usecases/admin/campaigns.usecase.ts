@@ -5,9 +5,11 @@ import type { CampaignInput } from '../../data/campaign.repository.js';
 import { CAMPAIGN_DEFAULTS } from '../../domain/campaign-defaults.js';
 import type { Campaign } from '../../domain/types.js';
 import type { Services } from '../../services.js';
-import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
+import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { checkCampaignRules, createCampaignSchema, toAdminCampaign, toCampaignInput, updateCampaignSchema } from './campaign-format.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -20,10 +22,16 @@ async function resolveAssigned(deps: Deps, applicationId: string, sourceIds: str
   return sourceIds.map((s) => known.get(s)!);
 }
 
+/** A cashback wallet must exist and not be archived. */
 async function checkWallet(deps: Deps, applicationId: string, c: Pick<Campaign, 'discount'>) {
   const walletId = c.discount.walletId;
   if (walletId && !(await deps.repos.wallets.findByWalletId(applicationId, walletId)))
-    throw adminInvalid('"discount.wallet_id" is not a wallet of this application');
+    throw adminInvalid('"discount.wallet_id" is not a wallet of this application (or it is archived)');
+}
+
+async function requireCampaign(deps: Deps, applicationId: string, campaignId: string): Promise<Campaign> {
+  await requireApplication(deps, applicationId);
+  return foundOr404(deps.repos.campaigns.findById(applicationId, campaignId), 'campaign');
 }
 
 async function present(deps: Deps, applicationId: string, c: Campaign) {
@@ -34,24 +42,22 @@ async function present(deps: Deps, applicationId: string, c: Campaign) {
   );
 }
 
-export async function createCampaign(deps: Deps, applicationId: string, input: unknown) {
+const codeTaken = () => adminConflict('"code" is already used in this application (codes of archived campaigns stay reserved)');
+
+/** Creates a campaign; `valid_from` defaults to now. A fixed code's id is the campaign's id. */
+export async function createCampaign(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, input: unknown) {
   const app = await requireApplication(deps, applicationId);
   const valid = validateInput(createCampaignSchema, input) as Record<string, any>;
   const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);
-  const campaign = { ...CAMPAIGN_DEFAULTS, ...toCampaignInput(valid, app.timezone, assigned) } as CampaignInput;
+  const campaign = { ...CAMPAIGN_DEFAULTS, validFrom: deps.now(), ...toCampaignInput(valid, app.timezone, assigned) } as CampaignInput;
   checkCampaignRules(campaign);
   await checkWallet(deps, applicationId, campaign);
-  if (campaign.codeType === 'fixed' && (await deps.repos.couponCodes.findByCode(applicationId, campaign.code!))) {
-    throw adminInvalid('"code" is already used in this application');
-  }
+  if (campaign.codeType === 'fixed' && (await deps.repos.couponCodes.findByCode(applicationId, campaign.code!))) throw codeTaken();
   const created = await deps.repos.campaigns.create(applicationId, campaign);
-  if (created.codeType === 'fixed') {
-    const { taken } = await deps.repos.couponCodes.insertMany(applicationId, created.id, 'fixed', [created.code!]);
-    if (taken.length) {
-      // Lost a race for the code: take the campaign out of service rather than leave it codeless.
-      await deps.repos.campaigns.update(applicationId, created.id, { status: 'disabled' });
-      throw adminInvalid('"code" is already used in this application');
-    }
+  if (created.codeType === 'fixed' && !(await deps.repos.couponCodes.insertFixed(applicationId, created.id, created.code!))) {
+    // Lost a race for the code: remove the campaign rather than leave it codeless.
+    await deps.repos.campaigns.delete(applicationId, created.id);
+    throw codeTaken();
   }
   await deps.repos.applications.bumpConfigVersion(applicationId);
   return present(deps, applicationId, created);
@@ -59,8 +65,7 @@ export async function createCampaign(deps: Deps, applicationId: string, input: u
 
 export async function updateCampaign(deps: Deps, applicationId: string, campaignId: string, input: unknown) {
   const app = await requireApplication(deps, applicationId);
-  const current = await deps.repos.campaigns.findById(applicationId, campaignId);
-  if (!current) throw adminNotFound('campaign');
+  const current = await requireCampaign(deps, applicationId, campaignId);
   const valid = validateInput(updateCampaignSchema, input) as Record<string, any>;
   const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);
   const change = toCampaignInput(valid, app.timezone, assigned);
@@ -72,17 +77,45 @@ export async function updateCampaign(deps: Deps, applicationId: string, campaign
   return present(deps, applicationId, updated!);
 }
 
-export async function listCampaigns(deps: Deps, applicationId: string) {
+/** A page of campaigns in creation order; archived ones only with `include_archived`. */
+export async function listCampaigns(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const all = await deps.repos.campaigns.listByApplication(applicationId);
-  return { campaigns: await Promise.all(all.map((c) => present(deps, applicationId, c))) };
+  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.campaigns.page(applicationId, q));
+  return { campaigns: await Promise.all(page.rows.map((c) => present(deps, applicationId, c))), next_cursor: page.next_cursor };
 }
 
 export async function getCampaign(deps: Deps, applicationId: string, campaignId: string) {
-  await requireApplication(deps, applicationId);
-  const c = await deps.repos.campaigns.findById(applicationId, campaignId);
-  if (!c) throw adminNotFound('campaign');
-  return present(deps, applicationId, c);
+  return present(deps, applicationId, await requireCampaign(deps, applicationId, campaignId));
+}
+
+/**
+ * Archives (`archive` true) or unarchives a campaign, idempotently. Archived — from the next
+ * cache check — it is not listed, not applicable and not redeemable (`coupon is not available at
+ * this moment or expired`), while its redemptions can still be reverted; its codes stay reserved.
+ * Unarchived, it is as it was (400 when its cashback wallet has been archived meanwhile).
+ */
+export async function setCampaignArchived(deps: ArchiveDeps, applicationId: string, campaignId: string, archive: boolean) {
+  const current = await requireCampaign(deps, applicationId, campaignId);
+  if (!archive && current.archivedAt) await checkWallet(deps, applicationId, current);
+  const { resource, changed } = await toggleArchived(current, archive, deps.now, (archivedAt) =>
+    deps.repos.campaigns.setArchived(applicationId, campaignId, archivedAt),
+  );
+  if (changed) await deps.repos.applications.bumpConfigVersion(applicationId);
+  return present(deps, applicationId, resource);
+}
+
+/**
+ * Deletes a campaign that was never redeemed, with its codes (which become free). One with
+ * redemptions — whatever their state — keeps its history: 409, archive it instead.
+ */
+export async function deleteCampaign(deps: Deps, applicationId: string, campaignId: string) {
+  await requireCampaign(deps, applicationId, campaignId);
+  if ((await deps.repos.redemptions.list(applicationId, { campaignId, limit: 1 })).length > 0)
+    throw adminConflict('campaign has redemptions: archive it instead');
+  await deps.repos.campaigns.delete(applicationId, campaignId);
+  await deps.repos.couponCodes.deleteByCampaign(applicationId, campaignId);
+  await deps.repos.applications.bumpConfigVersion(applicationId);
+  return { id: campaignId, deleted: true as const };
 }
 
 // Bulk codes: no 0/O/1/I/L, so a code read aloud or typed is unambiguous.
@@ -117,9 +150,7 @@ export async function addBulkCodes(
   input: unknown,
   progress?: (done: number, total: number) => void,
 ) {
-  await requireApplication(deps, applicationId);
-  const campaign = await deps.repos.campaigns.findById(applicationId, campaignId);
-  if (!campaign) throw adminNotFound('campaign');
+  const campaign = await requireCampaign(deps, applicationId, campaignId);
   if (campaign.codeType !== 'bulk') throw adminInvalid('"code_type" of this campaign is fixed: bulk codes need a bulk campaign');
   const valid = validateInput(codesSchema, input) as { generate?: { count: number; prefix?: string; length?: number }; codes?: string[] };
   let inserted = 0;
@@ -147,9 +178,16 @@ export async function addBulkCodes(
   return { inserted, taken, total: await deps.repos.couponCodes.countByCampaign(applicationId, campaignId) };
 }
 
-export async function listCodes(deps: Deps, applicationId: string, campaignId: string, page: { limit: number; skip: number }) {
-  await requireApplication(deps, applicationId);
-  if (!(await deps.repos.campaigns.findById(applicationId, campaignId))) throw adminNotFound('campaign');
-  const codes = await deps.repos.couponCodes.listByCampaign(applicationId, campaignId, page.limit, page.skip);
-  return { codes: codes.map((c) => ({ id: c.id, code: c.code, kind: c.kind })) };
+/**
+ * A page of a campaign's codes, by id. The id shown is the one the client routes use: a bulk
+ * code's own id, and for a fixed code its campaign's id (`coupon_code_id` of list and validate;
+ * codes stored before fixed codes shared their campaign's id are shown the same way).
+ */
+export async function listCodes(deps: Deps, applicationId: string, campaignId: string, query: unknown = {}) {
+  await requireCampaign(deps, applicationId, campaignId);
+  const page = await idPage(parsePageQuery(query, ['skip']), (q) => deps.repos.couponCodes.listByCampaign(applicationId, campaignId, q));
+  return {
+    codes: page.rows.map((c) => ({ id: c.kind === 'fixed' ? c.campaignId : c.id, code: c.code, kind: c.kind })),
+    next_cursor: page.next_cursor,
+  };
 }

@@ -2,8 +2,10 @@
 import Joi from 'joi';
 import type { CustomerRecord } from '../../data/customer.repository.js';
 import type { Services } from '../../services.js';
-import { validateInput } from './admin-errors.js';
+import { adminConflict, foundOr404, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -23,8 +25,10 @@ const present = (c: CustomerRecord) => ({
   source_id: c.sourceId,
   ...(c.name ? { name: c.name } : {}),
   ...(c.email ? { email: c.email } : {}),
+  archived_at: c.archivedAt,
 });
 
+/** Creates or updates customers by `source_id`; an archived customer stays archived (unarchive it). */
 export async function upsertCustomers(deps: Deps, applicationId: string, input: unknown) {
   await requireApplication(deps, applicationId);
   const { customers } = validateInput(upsertSchema, input) as { customers: { source_id: string; name?: string; email?: string }[] };
@@ -35,7 +39,48 @@ export async function upsertCustomers(deps: Deps, applicationId: string, input: 
   return { customers: saved.map(present) };
 }
 
-export async function listCustomers(deps: Deps, applicationId: string, page: { limit: number; skip: number }) {
+/** A page of customers in creation order; archived ones only with `include_archived`. */
+export async function listCustomers(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  return { customers: (await deps.repos.customers.list(applicationId, page.limit, page.skip)).map(present) };
+  const page = await idPage(parsePageQuery(query, ['skip', 'include_archived']), (q) => deps.repos.customers.page(applicationId, q));
+  return { customers: page.rows.map(present), next_cursor: page.next_cursor };
+}
+
+/** The customer named by its `source_id` or the service's id, archived or not. */
+export async function requireCustomer(deps: Deps, applicationId: string, customer: string): Promise<CustomerRecord> {
+  await requireApplication(deps, applicationId);
+  return foundOr404(deps.repos.customers.resolve(applicationId, customer, { includeArchived: true }), 'customer');
+}
+
+/**
+ * Archives (`archive` true) or unarchives a customer, idempotently. Archived, the client routes
+ * treat it as unknown — list and validate answer `invalid source_id`, apply (redeem and revert)
+ * `Invalid source_id`, the wallet routes 404 — and it leaves the default listing; its history
+ * stays and its `source_id` stays taken.
+ */
+export async function setCustomerArchived(deps: ArchiveDeps, applicationId: string, customer: string, archive: boolean) {
+  const found = await requireCustomer(deps, applicationId, customer);
+  const { resource } = await toggleArchived(found, archive, deps.now, (archivedAt) =>
+    deps.repos.customers.setArchived(applicationId, found.id, archivedAt),
+  );
+  return present(resource);
+}
+
+/**
+ * Deletes a customer without history: no redemption, no wallet entry, assigned to no campaign.
+ * Otherwise 409 (archive it instead, or take it out of the campaigns' `assigned_source_ids`).
+ */
+export async function deleteCustomer(deps: Deps, applicationId: string, customer: string) {
+  const found = await requireCustomer(deps, applicationId, customer);
+  if ((await deps.repos.redemptions.list(applicationId, { customerId: found.id, limit: 1 })).length > 0)
+    throw adminConflict('customer has redemptions: archive it instead');
+  if (await deps.repos.walletTransactions.hasEntries(applicationId, { customerId: found.id }))
+    throw adminConflict('customer has wallet transactions: archive it instead');
+  const assigned = await deps.repos.campaigns.findAssignedTo(applicationId, found.id);
+  if (assigned.length > 0)
+    throw adminConflict(
+      `customer is assigned to campaign ${assigned[0]!.id}: remove it from assigned_source_ids first, or archive the customer`,
+    );
+  await deps.repos.customers.delete(applicationId, found.id);
+  return { id: found.id, deleted: true as const };
 }

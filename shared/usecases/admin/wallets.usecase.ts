@@ -1,72 +1,120 @@
 /** Admin use cases on wallets and their ledgers. */
+import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import { isDuplicateKeyError } from '../../data/db.js';
+import type { WalletRecord } from '../../data/wallet.repository.js';
 import { fromHundredths } from '../../domain/points.js';
-import { isValidTimeZone } from '../../domain/periods.js';
 import type { Services } from '../../services.js';
 import { presentWallet } from '../wallet-operation.usecase.js';
-import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
-import { requireApplication } from './applications.usecase.js';
+import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
+import { currencySchema, requireApplication, timezoneSchema } from './applications.usecase.js';
+import { requireCustomer } from './customers.usecase.js';
+import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { idPage, pageOf, parsePageQuery, timeCursor } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
+/** Everything has a default but the currency of an application that has none (docs/admin-api.md). */
 const createSchema = Joi.object({
-  wallet_id: Joi.string()
-    .pattern(/^[A-Za-z0-9_-]{1,64}$/)
-    .required(),
-  wallet_name: Joi.string().min(1).max(200).required(),
-  currency: Joi.string()
-    .pattern(/^[A-Z]{3}$/, 'ISO 4217 code')
-    .required(),
-  singular_unit_name: Joi.string().min(1).max(50).required(),
-  plural_unit_name: Joi.string().min(1).max(50).required(),
-  timezone: Joi.string()
-    .custom((v: string) => {
-      if (!isValidTimeZone(v)) throw new Error('unknown');
-      return v;
-    })
-    .messages({ 'any.custom': '{{#label}} must be an IANA timezone' })
-    .required(),
+  wallet_id: Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/),
+  wallet_name: Joi.string().min(1).max(200).default('Loyalty points'),
+  currency: currencySchema,
+  singular_unit_name: Joi.string().min(1).max(50).default('point'),
+  plural_unit_name: Joi.string().min(1).max(50).default('points'),
+  timezone: timezoneSchema,
 });
 
-const present = presentWallet;
+/** The admin's wallet: the contract's Wallet fields (without a balance) and when it was archived. */
+const present = (w: WalletRecord) => ({ ...presentWallet(w), archived_at: w.archivedAt });
 
+/** `wal_` and 16 random hex digits: never colliding in practice, and valid in a URL path as it is. */
+const generateWalletId = () => `wal_${randomBytes(8).toString('hex')}`;
+
+/**
+ * Creates a custom wallet. `wallet_id` is generated when absent; the timezone defaults to the
+ * application's, the currency to the application's (400 when it has none). An id already used
+ * in the application — archived wallets' included — is 409.
+ */
 export async function createWallet(deps: Deps, applicationId: string, input: unknown) {
-  await requireApplication(deps, applicationId);
-  const v = validateInput(createSchema, input) as Record<string, string>;
+  const app = await requireApplication(deps, applicationId);
+  const v = validateInput(createSchema, input) as Record<string, string | undefined>;
+  const currency = v.currency ?? app.currency;
+  if (!currency) throw adminInvalid('"currency" is required: the application has no currency to default to');
   try {
     const w = await deps.repos.wallets.create(applicationId, {
-      walletId: v.wallet_id!,
+      walletId: v.wallet_id ?? generateWalletId(),
       name: v.wallet_name!,
-      currency: v.currency!,
+      currency,
       singularUnitName: v.singular_unit_name!,
       pluralUnitName: v.plural_unit_name!,
-      timezone: v.timezone!,
+      timezone: v.timezone ?? app.timezone,
     });
     return present(w);
   } catch (err) {
-    if (isDuplicateKeyError(err)) throw adminInvalid('"wallet_id" already exists in this application');
+    if (isDuplicateKeyError(err)) throw adminConflict('"wallet_id" already exists in this application');
     throw err;
   }
 }
 
-export async function listWallets(deps: Deps, applicationId: string) {
+/** A page of wallets in creation order; archived ones only with `include_archived`. */
+export async function listWallets(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  return { wallets: (await deps.repos.wallets.listByApplication(applicationId)).map(present) };
+  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.wallets.page(applicationId, q));
+  return { wallets: page.rows.map(present), next_cursor: page.next_cursor };
 }
 
-/** A customer's balance and ledger in one wallet (points in units, oldest first). */
-export async function readLedger(deps: Deps, applicationId: string, customerIdOrSource: string, walletId: string) {
+async function requireWallet(deps: Deps, applicationId: string, walletId: string): Promise<WalletRecord> {
   await requireApplication(deps, applicationId);
-  const customer = await deps.repos.customers.resolve(applicationId, customerIdOrSource);
-  if (!customer) throw adminNotFound('customer');
-  const wallet = await deps.repos.wallets.findByWalletId(applicationId, walletId);
-  if (!wallet) throw adminNotFound('wallet');
-  const entries = await deps.repos.walletTransactions.listForCustomer(applicationId, customer.id, wallet.id);
+  return foundOr404(deps.repos.wallets.findByWalletId(applicationId, walletId, { includeArchived: true }), 'wallet');
+}
+
+/**
+ * Archives (`archive` true) or unarchives a wallet, idempotently. Archived, the wallet read no
+ * longer shows it and updates answer 404 `wallet not found`; balances and ledgers stay, frozen.
+ * Archiving is refused (409) while a campaign that is not archived credits its cashback there.
+ */
+export async function setWalletArchived(deps: ArchiveDeps, applicationId: string, walletId: string, archive: boolean) {
+  const wallet = await requireWallet(deps, applicationId, walletId);
+  if (archive && !wallet.archivedAt) {
+    const live = (await deps.repos.campaigns.findByCashbackWallet(applicationId, walletId)).filter((c) => !c.archivedAt);
+    if (live.length > 0)
+      throw adminConflict(`wallet receives the cashback of campaign ${live[0]!.id}: change or archive that campaign first`);
+  }
+  const { resource } = await toggleArchived(wallet, archive, deps.now, (archivedAt) =>
+    deps.repos.wallets.setArchived(applicationId, wallet.id, archivedAt),
+  );
+  return present(resource);
+}
+
+/** Deletes a wallet without ledger entries that no campaign names; otherwise 409 (archive it). */
+export async function deleteWallet(deps: Deps, applicationId: string, walletId: string) {
+  const wallet = await requireWallet(deps, applicationId, walletId);
+  if (await deps.repos.walletTransactions.hasEntries(applicationId, { walletDbId: wallet.id }))
+    throw adminConflict('wallet has transactions: archive it instead');
+  const named = await deps.repos.campaigns.findByCashbackWallet(applicationId, walletId);
+  if (named.length > 0)
+    throw adminConflict(`wallet is the cashback wallet of campaign ${named[0]!.id}: change that campaign first, or archive the wallet`);
+  await deps.repos.wallets.delete(applicationId, wallet.id);
+  return { wallet_id: walletId, deleted: true as const };
+}
+
+/**
+ * A customer's balance and a page of its ledger in one wallet (points in units, oldest first).
+ * Archived customers and wallets are readable here.
+ */
+export async function readLedger(deps: Deps, applicationId: string, customerIdOrSource: string, walletId: string, query: unknown = {}) {
+  const q = parsePageQuery(query);
+  const customer = await requireCustomer(deps, applicationId, customerIdOrSource);
+  const wallet = await requireWallet(deps, applicationId, walletId);
+  const rows = await deps.repos.walletTransactions.listForCustomer(applicationId, customer.id, wallet.id, {
+    limit: q.limit + 1,
+    ...(q.cursor !== undefined ? { after: timeCursor.decode(q.cursor) } : {}),
+  });
+  const page = pageOf(rows, q.limit, (e) => timeCursor.encode(e.createdAt, e.id));
   const balance = await deps.repos.walletBalances.getOrCreate(applicationId, customer.id, wallet.id);
   return {
     balance: fromHundredths(balance.points),
-    entries: entries.map((e) => ({
+    entries: page.rows.map((e) => ({
       txn_id: e.txnId,
       type: e.type,
       points: fromHundredths(e.points),
@@ -77,5 +125,6 @@ export async function readLedger(deps: Deps, applicationId: string, customerIdOr
       origin: e.origin,
       created_at: e.createdAt,
     })),
+    next_cursor: page.next_cursor,
   };
 }
