@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import { bootstrap } from '../shared/bootstrap.js';
 import { JobGateway } from '../shared/queue/gateway.js';
+import { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import { buildApp } from './app.js';
 
 async function main() {
@@ -14,7 +15,9 @@ async function main() {
   // Queue listeners first: the API must not accept a redeem it cannot hear the end of.
   const jobs = new JobGateway(config);
   await jobs.start();
-  const app = buildApp({ services, logger, jobs });
+  const webhooks = new WebhookQueue(config);
+  await webhooks.waitUntilReady();
+  const app = buildApp({ services, logger, jobs, webhooks });
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port }, 'api listening');
     process.send?.('ready');
@@ -27,6 +30,7 @@ async function main() {
     logger.info({ signal }, 'draining');
     server.close(async () => {
       await jobs.close();
+      await webhooks.close();
       await db.close();
       logger.info('stopped');
       process.exit(0);

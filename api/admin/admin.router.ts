@@ -6,6 +6,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { DomainError } from '../../shared/errors.js';
+import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { Services } from '../../shared/services.js';
 import {
   createApplicationFromAdmin,
@@ -24,6 +25,8 @@ import {
 import { listCustomers, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, listWallets, readLedger } from '../../shared/usecases/admin/wallets.usecase.js';
+import { listDeliveries, listEvents, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
+import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -55,7 +58,14 @@ const page = (q: Record<string, unknown>) => ({
   skip: Math.max(Number(q.skip) || 0, 0),
 });
 
-export function adminRouter(services: Services): Router {
+/** The string query parameters among `names`, plus the paged `limit`. */
+const filters = (q: Record<string, unknown>, names: string[]) => ({
+  ...Object.fromEntries(names.filter((n) => typeof q[n] === 'string').map((n) => [n, q[n]])),
+  limit: page(q).limit,
+});
+
+/** @param webhooks - the webhook queue (redelivery); without it redelivery answers 503. */
+export function adminRouter(services: Services, webhooks?: WebhookQueue): Router {
   const r = Router();
   r.use(adminAuth(services.config.adminToken));
   const p = (req: { params: Record<string, string | string[]> }, name: string) => String(req.params[name]);
@@ -109,6 +119,33 @@ export function adminRouter(services: Services): Router {
           limit: page(req.query).limit,
         }),
       ),
+  );
+
+  r.post(
+    '/applications/:app/webhooks',
+    async (req, res) => void res.status(201).json(await createWebhook(services, p(req, 'app'), req.body)),
+  );
+  r.get('/applications/:app/webhooks', async (req, res) => void res.json(await listWebhooks(services, p(req, 'app'))));
+  r.patch(
+    '/applications/:app/webhooks/:webhook',
+    async (req, res) => void res.json(await updateWebhook(services, p(req, 'app'), p(req, 'webhook'), req.body)),
+  );
+  r.post(
+    '/applications/:app/webhooks/:webhook/rotate-secret',
+    async (req, res) => void res.json(await rotateWebhookSecret(services, p(req, 'app'), p(req, 'webhook'), req.body)),
+  );
+  r.get(
+    '/applications/:app/webhooks/:webhook/deliveries',
+    async (req, res) =>
+      void res.json(await listDeliveries(services, p(req, 'app'), p(req, 'webhook'), filters(req.query, ['status', 'event']))),
+  );
+  r.post('/applications/:app/webhooks/:webhook/redeliver', async (req, res) => {
+    if (!webhooks) throw new DomainError('unavailable', 'Service Unavailable', 'the webhook queue is not connected', { code: 503 });
+    res.status(202).json(await redeliver({ ...services, webhooks }, p(req, 'app'), p(req, 'webhook'), req.body));
+  });
+  r.get(
+    '/applications/:app/events',
+    async (req, res) => void res.json(await listEvents(services, p(req, 'app'), filters(req.query, ['type', 'customer']))),
   );
   return r;
 }

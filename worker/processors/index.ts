@@ -1,24 +1,50 @@
 /**
  * Job name → use case. Processors are thin: they call the same use cases the API validated
- * for, turn domain refusals into outcomes, and retry transient errors in place.
+ * for, turn domain refusals into outcomes, and retry transient errors in place. After a redeem,
+ * revert or wallet operation they record its events in the same job (docs/events.md): a job is
+ * only finished once its events are in the outbox, and a re-run records nothing twice.
  */
 import type { Job } from 'bullmq';
 import { JOB, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon, revertCoupon } from '../../shared/usecases/apply-coupon.usecase.js';
+import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { retryTransient } from './retry-transient.js';
 
-export function createProcessor(services: Services) {
+/** @param events - records the events of each operation; without it (benchmark baselines) none are. */
+export function createProcessor(services: Services, events?: Pick<EventRecorder, 'record'>) {
+  const recorded = async (op: FinishedOperation): Promise<Outcome<unknown>> => {
+    if (events) await retryTransient(() => events.record(op));
+    return op.outcome;
+  };
   return async (job: Job): Promise<Outcome<unknown>> => {
+    const jobId = job.id!;
     switch (job.name) {
-      case JOB.redeem:
-        return retryTransient(() => toOutcome(() => redeemCoupon(services, { ...(job.data as JobPayloads['redeem']), jobId: job.id! })));
-      case JOB.revert:
-        return retryTransient(() => toOutcome(() => revertCoupon(services, { ...(job.data as JobPayloads['revert']), jobId: job.id! })));
-      case JOB.walletTransaction:
-        return retryTransient(() => toOutcome(() => applyWalletOperation(services, job.data as JobPayloads['wallet-transaction'])));
+      case JOB.redeem: {
+        const input = { ...(job.data as JobPayloads['redeem']), jobId };
+        return recorded({
+          name: JOB.redeem,
+          input,
+          jobId,
+          outcome: await retryTransient(() => toOutcome(() => redeemCoupon(services, input))),
+        });
+      }
+      case JOB.revert: {
+        const input = { ...(job.data as JobPayloads['revert']), jobId };
+        return recorded({
+          name: JOB.revert,
+          input,
+          jobId,
+          outcome: await retryTransient(() => toOutcome(() => revertCoupon(services, input))),
+        });
+      }
+      case JOB.walletTransaction: {
+        const input = job.data as JobPayloads['wallet-transaction'];
+        const outcome = await retryTransient(() => toOutcome(() => applyWalletOperation(services, input)));
+        return recorded({ name: JOB.walletTransaction, input, jobId, outcome });
+      }
       case JOB.noop:
         return { ok: true, value: null };
       default:
