@@ -18,13 +18,18 @@ export interface Received {
 
 export class WebhookReceiver {
   readonly received: Received[] = [];
+  /** Requests read so far, answered or not. */
+  arrivals = 0;
   /** The status to answer (may wait first). Default 200. */
   respond: (r: Omit<Received, 'status'>) => number | Promise<number> = () => 200;
   private server: Server | undefined;
   private port = 0;
 
+  /** @param host - the loopback address to listen on (127.0.0.2 is loopback too, another CIDR). */
+  constructor(private readonly host = '127.0.0.1') {}
+
   get url(): string {
-    return `http://127.0.0.1:${this.port}/hooks`;
+    return `http://${this.host}:${this.port}/hooks`;
   }
 
   async up(): Promise<this> {
@@ -40,6 +45,7 @@ export class WebhookReceiver {
           json = undefined;
         }
         const r = { body, json, headers: req.headers, at: Date.now() };
+        this.arrivals++;
         const status = await this.respond(r);
         this.received.push({ ...r, status });
         if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
@@ -47,7 +53,7 @@ export class WebhookReceiver {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
+      server.listen(this.port, this.host, () => resolve());
     });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;

@@ -26,7 +26,9 @@ export function createWebhookProcessor(deps: WebhookProcessorDeps, onStep?: (ste
           // The blocker may have finished — and failed to wake this job, still running — between
           // the check and the move: look once more now that the job can be woken.
           const d = await deps.repos.webhookDeliveries.get(ticket.deliveryId);
-          if (d && d.generation === ticket.generation && !(await orderingWait(deps, d, deps.now()))) await job.promote();
+          if (d && d.generation === ticket.generation && !(await orderingWait(deps, d, deps.now())))
+            // Rejects when the blocker's wake promoted it first: either way it runs again now.
+            await job.promote().catch(() => undefined);
         }
         throw new DelayedError();
       }

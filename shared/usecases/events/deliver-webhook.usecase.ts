@@ -76,7 +76,11 @@ export async function deliverWebhook(deps: DeliverDeps, t: DeliveryTicket): Prom
   const { repos, config } = deps;
   const d = await repos.webhookDeliveries.get(t.deliveryId);
   if (!d || d.generation !== t.generation) return { next: 'done', status: 'stale' };
-  if (d.status !== 'pending') return { next: 'done', status: d.status };
+  if (d.status !== 'pending') {
+    // A re-run of a job whose worker died after finishing the delivery but before waking the next.
+    await wakeNext(deps, d.endpointId, d.customerId, d.sequence);
+    return { next: 'done', status: d.status };
+  }
   const now = deps.now();
 
   const endpoint = await repos.webhookEndpoints.findById(d.applicationId, d.endpointId);

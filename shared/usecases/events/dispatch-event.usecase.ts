@@ -13,8 +13,15 @@ export type DispatchDeps = Pick<Services, 'repos' | 'now'> & { webhooks: Pick<We
 
 export async function dispatchEvent(deps: DispatchDeps, eventId: string): Promise<{ deliveries: number }> {
   const event = await deps.repos.events.get(eventId);
-  if (!event || event.dispatched) return { deliveries: 0 };
+  if (!event) return { deliveries: 0 };
   const endpoints = (await deps.repos.webhookEndpoints.listByApplication(event.applicationId)).filter((e) => e.status === 'active');
+  // Later deliveries of this customer may be waiting for this event to be dispatched (and a
+  // re-run after a crash between marking and waking must still wake them).
+  const wakeWaiting = () => Promise.all(endpoints.map((e) => wakeNext(deps, e.id, event.customerId, event.sequence)));
+  if (event.dispatched) {
+    await wakeWaiting();
+    return { deliveries: 0 };
+  }
   const tickets = await deps.repos.webhookDeliveries.createMissing(
     endpoints
       .filter((e) => subscribes(e.eventTypes, event.type))
@@ -30,7 +37,6 @@ export async function dispatchEvent(deps: DispatchDeps, eventId: string): Promis
   );
   await deps.webhooks.deliver(tickets);
   await deps.repos.events.markDispatched(event.id);
-  // Later deliveries of this customer may be waiting for this event to be dispatched.
-  await Promise.all(endpoints.map((e) => wakeNext(deps, e.id, event.customerId, event.sequence)));
+  await wakeWaiting();
   return { deliveries: tickets.length };
 }
