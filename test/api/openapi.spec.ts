@@ -15,6 +15,7 @@ import { routeTemplateOf } from '../../api/ops/route-template.js';
 import { createLogger } from '../../shared/logger.js';
 import { createBulkCodes, createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, TEST_QUEUE_PREFIX, type TestApi } from '../support/context.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 // ---- the validator -----------------------------------------------------------------------------
 
@@ -64,6 +65,9 @@ interface Fixture {
   bareAuth: string;
   campaignId: string;
   bulkCampaignId: string;
+  /** A receiver on 127.0.0.1 (loopback is allowed in this API) and the fixture application's endpoint for it. */
+  receiver: WebhookReceiver;
+  webhookId: string;
   /** An API whose jobs are never consumed (answers 503 after its short wait). */
   stalled: TestApi;
 }
@@ -466,6 +470,94 @@ const adminCases: Case[] = [
       return { path: `${APPS}/${f.appId}/redemptions?customer=c1`, auth: ADMIN };
     },
   ],
+  [
+    'admin registers a webhook endpoint',
+    'POST',
+    `${APP}/webhooks`,
+    201,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks`, auth: ADMIN, body: { url: f.receiver.url, description: 'spec' } }),
+  ],
+  [
+    'admin registers a webhook to a private address',
+    'POST',
+    `${APP}/webhooks`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks`, auth: ADMIN, body: { url: 'http://10.0.0.1/hooks' } }),
+  ],
+  ['admin lists webhook endpoints', 'GET', `${APP}/webhooks`, 200, (f) => ({ path: `${APPS}/${f.appId}/webhooks`, auth: ADMIN })],
+  [
+    'admin disables a webhook endpoint',
+    'PATCH',
+    `${APP}/webhooks/{webhook}`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}`, auth: ADMIN, body: { status: 'disabled', description: 'paused' } }),
+  ],
+  [
+    'admin updates an unknown webhook endpoint',
+    'PATCH',
+    `${APP}/webhooks/{webhook}`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/000000000000000000000000`, auth: ADMIN, body: { status: 'active' } }),
+  ],
+  [
+    'admin rotates a webhook secret',
+    'POST',
+    `${APP}/webhooks/{webhook}/rotate-secret`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/rotate-secret`, auth: ADMIN, body: { previous_secret_expires_in: 60 } }),
+  ],
+  [
+    'admin lists deliveries',
+    'GET',
+    `${APP}/webhooks/{webhook}/deliveries`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/deliveries?status=pending&limit=5`, auth: ADMIN }),
+  ],
+  [
+    'admin lists deliveries with an unknown status',
+    'GET',
+    `${APP}/webhooks/{webhook}/deliveries`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/deliveries?status=lost`, auth: ADMIN }),
+  ],
+  [
+    'admin redelivers a time range',
+    'POST',
+    `${APP}/webhooks/{webhook}/redeliver`,
+    202,
+    async (f) => {
+      await prerequisite(f, 'PATCH', `${APPS}/${f.appId}/webhooks/${f.webhookId}`, { status: 'active' }, ADMIN);
+      return {
+        path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/redeliver`,
+        auth: ADMIN,
+        body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
+      };
+    },
+  ],
+  [
+    'admin redelivers an unknown event',
+    'POST',
+    `${APP}/webhooks/{webhook}/redeliver`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/redeliver`, auth: ADMIN, body: { event_id: 'evt_nope' } }),
+  ],
+  [
+    'admin lists events',
+    'GET',
+    `${APP}/events`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'PUT', '/wallets/customer/c3/transactions/loyalty', { type: 'credit', points: 3 });
+      return { path: `${APPS}/${f.appId}/events?customer=c3&type=wallet.transaction.completed`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin lists events of an unknown type',
+    'GET',
+    `${APP}/events`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/events?type=x`, auth: ADMIN }),
+  ],
 ];
 
 const probeCases: Case[] = [
@@ -479,7 +571,7 @@ describe('openapi.yaml matches real responses', function () {
   this.timeout(60_000);
   const f = {} as Fixture;
   before(async () => {
-    f.api = await startTestApi();
+    f.api = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
     const app = await createTestApplication(f.api.services);
     f.auth = app.auth;
     f.appId = app.id;
@@ -499,6 +591,8 @@ describe('openapi.yaml matches real responses', function () {
     const bulk = await createCampaign(f.api.services, app.id, { codeType: 'bulk', code: undefined });
     f.bulkCampaignId = bulk.id;
     await createBulkCodes(f.api.services, app.id, bulk.id, ['SPEC-BULK']);
+    f.receiver = await new WebhookReceiver().up();
+    f.webhookId = (await prerequisite(f, 'POST', `${APPS}/${app.id}/webhooks`, { url: f.receiver.url }, ADMIN)).id;
     // Its own queue prefix and no worker: its jobs wait forever, so the API answers 503 after 100 ms.
     f.stalled = await startTestApi(
       { QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-stalled`, JOB_WAIT_TIMEOUT_MS: '100' },
@@ -511,6 +605,7 @@ describe('openapi.yaml matches real responses', function () {
       await f.stalled.close();
     }
     await f.api?.close();
+    await f.receiver?.down();
   });
 
   for (const [label, method, template, status, make] of [...clientCases, ...adminCases, ...probeCases]) {

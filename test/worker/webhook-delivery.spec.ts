@@ -9,6 +9,7 @@ import {
   type TestApi,
   type TestApplication,
 } from '../support/context.js';
+import { assertMatchesSchema } from '../support/openapi.js';
 import { WebhookReceiver, waitFor, type Received } from '../support/webhook-receiver.js';
 
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
@@ -123,6 +124,7 @@ describe('webhook delivery', function () {
     const events = firstArrivals(receiver.received).map((r) => r.json);
     expect(events).to.have.length(expected);
     expect(receiver.allSigned(endpoint.secret), 'every signature verifies').to.equal(true);
+    for (const e of events) assertMatchesSchema('WebhookEvent', e);
     // Every copy of an event carries the id and the bytes of the first.
     for (const r of receiver.received) expect(r.body).to.equal(receiver.received.find((x) => x.json.id === r.json.id)!.body);
     const byType = (t: string) => events.filter((e) => e.type === t);
