@@ -170,6 +170,7 @@ describe('webhook domain', () => {
     it('when WEBHOOK_ALLOWED_CIDRS lists CIDRs, then they are parsed; when one is malformed, then start-up fails naming it', () => {
       expect(parseConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128' }).webhookAllowedCidrs).to.deep.equal(['127.0.0.0/8', '::1/128']);
       expect(parseConfig({}).webhookAllowedCidrs).to.deep.equal([]);
+      expect(parseConfig({ WEBHOOK_ALLOWED_CIDRS: '' }).webhookAllowedCidrs).to.deep.equal([]);
       for (const bad of ['127.0.0.1', '10.0.0.0/33', 'localhost/8'])
         expect(() => parseConfig({ WEBHOOK_ALLOWED_CIDRS: bad }), bad).to.throw(/^Invalid configuration: WEBHOOK_ALLOWED_CIDRS:/);
     });
