@@ -3,29 +3,18 @@
  * single-document update guarded by the delivery's `generation` (and, to start an attempt, its
  * attempt count), so a stale or duplicated job changes nothing.
  */
-import { Types } from 'mongoose';
+import { Types, type UpdateQuery } from 'mongoose';
 import type { Models } from './db.js';
 import type { DeliveryStatus, WebhookDeliveryDoc } from './webhook-delivery.schema.js';
 
-export interface DeliveryRecord {
+/** A delivery as the use cases see it: the document with string ids. */
+export type DeliveryRecord = Omit<WebhookDeliveryDoc, '_id' | 'application' | 'endpoint' | 'customer' | 'event'> & {
   id: string;
   applicationId: string;
   endpointId: string;
   customerId: string;
   eventId: string;
-  eventType: string;
-  sequence: number;
-  status: DeliveryStatus;
-  generation: number;
-  attempts: number;
-  nextAttemptAt: Date | null;
-  lastAttemptAt: Date | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+};
 
 /** What identifies one queued job of a delivery. */
 export interface DeliveryTicket {
@@ -91,6 +80,16 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
     >();
     return ds.map((d) => ({ deliveryId: d._id, generation: d.generation }));
   };
+  /** Upserts one document per delivery (one round trip), then returns the tickets of those pending. */
+  const upsertEach = async (deliveries: NewDelivery[], updateOf: (d: NewDelivery) => UpdateQuery<WebhookDeliveryDoc>) => {
+    if (deliveries.length === 0) return [];
+    const ids = deliveries.map((d) => deliveryIdOf(d.eventId, d.endpointId));
+    await WebhookDelivery.bulkWrite(
+      deliveries.map((d, i) => ({ updateOne: { filter: { _id: ids[i] }, update: updateOf(d), upsert: true } })),
+      { ordered: false },
+    );
+    return ticketsOf(ids);
+  };
   /** A guarded change of a pending delivery owned by `generation`; true when it applied. */
   const changePending = async (t: DeliveryTicket, set: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
     const res = await WebhookDelivery.updateOne(
@@ -107,42 +106,20 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
      * could not (queueing is deduplicated by ticket).
      */
     async createMissing(deliveries: NewDelivery[], now: Date): Promise<DeliveryTicket[]> {
-      if (deliveries.length === 0) return [];
-      const ids = deliveries.map((d) => deliveryIdOf(d.eventId, d.endpointId));
-      await WebhookDelivery.bulkWrite(
-        deliveries.map((d, i) => ({
-          updateOne: {
-            filter: { _id: ids[i] },
-            update: { $setOnInsert: { ...staticFields(d), status: 'pending', generation: 0, attempts: 0, nextAttemptAt: now } },
-            upsert: true,
-          },
-        })),
-        { ordered: false },
-      );
-      return ticketsOf(ids);
+      return upsertEach(deliveries, (d) => ({
+        $setOnInsert: { ...staticFields(d), status: 'pending', generation: 0, attempts: 0, nextAttemptAt: now },
+      }));
     },
     /**
      * Redelivery: each delivery (created if missing) becomes `pending` again with a fresh attempt
      * count and a new generation. Returns the tickets of the jobs to queue.
      */
     async reopen(deliveries: NewDelivery[], now: Date): Promise<DeliveryTicket[]> {
-      if (deliveries.length === 0) return [];
-      const ids = deliveries.map((d) => deliveryIdOf(d.eventId, d.endpointId));
-      await WebhookDelivery.bulkWrite(
-        deliveries.map((d, i) => ({
-          updateOne: {
-            filter: { _id: ids[i] },
-            update: {
-              $setOnInsert: staticFields(d),
-              $set: { status: 'pending', attempts: 0, nextAttemptAt: now, lastError: null, lastStatusCode: null, deliveredAt: null },
-              $inc: { generation: 1 },
-            },
-            upsert: true,
-          },
-        })),
-        { ordered: false },
-      );
-      return ticketsOf(ids);
+      return upsertEach(deliveries, (d) => ({
+        $setOnInsert: staticFields(d),
+        $set: { status: 'pending', attempts: 0, nextAttemptAt: now, lastError: null, lastStatusCode: null, deliveredAt: null },
+        $inc: { generation: 1 },
+      }));
     },
     async get(id: string): Promise<DeliveryRecord | null> {
       const d = await WebhookDelivery.findById(id).lean<WebhookDeliveryDoc>();

@@ -2,21 +2,8 @@ import { Types } from 'mongoose';
 import type { Models } from './db.js';
 import type { WebhookEndpointDoc } from './webhook-endpoint.schema.js';
 
-export interface WebhookEndpointRecord {
-  id: string;
-  applicationId: string;
-  url: string;
-  eventTypes: string[];
-  description: string;
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-  status: 'active' | 'disabled';
-  disabledReason: 'admin' | 'gone' | null;
-  disabledAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** An endpoint as the use cases see it: the document with string ids. */
+export type WebhookEndpointRecord = Omit<WebhookEndpointDoc, '_id' | 'application'> & { id: string; applicationId: string };
 
 const toRecord = (d: WebhookEndpointDoc): WebhookEndpointRecord => ({
   id: String(d._id),

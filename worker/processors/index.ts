@@ -19,31 +19,22 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
     if (events) await retryTransient(() => events.record(op));
     return op.outcome;
   };
+  /** A use case's outcome, retrying transient errors in place. */
+  const run = <T>(useCase: () => Promise<T>) => retryTransient(() => toOutcome(useCase));
   return async (job: Job): Promise<Outcome<unknown>> => {
     const jobId = job.id!;
     switch (job.name) {
       case JOB.redeem: {
         const input = { ...(job.data as JobPayloads['redeem']), jobId };
-        return recorded({
-          name: JOB.redeem,
-          input,
-          jobId,
-          outcome: await retryTransient(() => toOutcome(() => redeemCoupon(services, input))),
-        });
+        return recorded({ name: JOB.redeem, input, jobId, outcome: await run(() => redeemCoupon(services, input)) });
       }
       case JOB.revert: {
         const input = { ...(job.data as JobPayloads['revert']), jobId };
-        return recorded({
-          name: JOB.revert,
-          input,
-          jobId,
-          outcome: await retryTransient(() => toOutcome(() => revertCoupon(services, input))),
-        });
+        return recorded({ name: JOB.revert, input, jobId, outcome: await run(() => revertCoupon(services, input)) });
       }
       case JOB.walletTransaction: {
         const input = job.data as JobPayloads['wallet-transaction'];
-        const outcome = await retryTransient(() => toOutcome(() => applyWalletOperation(services, input)));
-        return recorded({ name: JOB.walletTransaction, input, jobId, outcome });
+        return recorded({ name: JOB.walletTransaction, input, jobId, outcome: await run(() => applyWalletOperation(services, input)) });
       }
       case JOB.noop:
         return { ok: true, value: null };
