@@ -75,7 +75,6 @@ export function createWebhookSender(opts: { policy: DestinationPolicy; timeoutMs
       const settle = (r: SendResult) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
         resolve(r);
       };
       const client = url.protocol === 'https:' ? https : http;
@@ -103,10 +102,12 @@ export function createWebhookSender(opts: { policy: DestinationPolicy; timeoutMs
           });
         },
       );
+      // Also ends an answer whose body never finishes, so it cannot hold a connection forever.
       const timer = setTimeout(() => {
         settle({ status: null, error: `no answer within ${opts.timeoutMs} ms` });
         req.destroy();
       }, opts.timeoutMs);
+      req.on('close', () => clearTimeout(timer));
       req.on('error', (err: NodeJS.ErrnoException) =>
         settle({ status: null, error: err instanceof DestinationRefused ? err.message : `network error: ${err.code ?? err.message}` }),
       );
