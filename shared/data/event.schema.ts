@@ -35,8 +35,9 @@ export const eventSchema = new Schema<EventDoc>(
   },
   { collection: 'events', timestamps: true, versionKey: false, minimize: false },
 );
-// Serves the ordering check of a delivery: a customer's earlier events not yet dispatched.
-eventSchema.index({ application: 1, customer: 1, sequence: 1 });
+// Serves the ordering check of a delivery: a customer's earlier events not yet dispatched (equality
+// on `dispatched`, so the check reads only undispatched events, not the customer's history).
+eventSchema.index({ application: 1, customer: 1, dispatched: 1, sequence: 1 });
 // Serves the sweep (events never dispatched, oldest first) and the retention cleanup.
 eventSchema.index({ dispatched: 1, createdAt: 1 });
 // Serves the admin event listing and the redelivery of a time range (an application's events by time).

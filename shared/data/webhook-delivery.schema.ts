@@ -54,9 +54,9 @@ export const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
   },
   { collection: 'webhook_deliveries', timestamps: true, versionKey: false },
 );
-// Serves the ordering of a stream: its earliest unfinished delivery before a sequence number,
-// and the next one after it (to wake it when one finishes).
-webhookDeliverySchema.index({ endpoint: 1, customer: 1, sequence: 1 });
+// Serves the ordering of a stream: its earliest pending delivery before a sequence number, and the
+// next one after it (to wake it when one finishes). Equality on `status` keeps finished history out.
+webhookDeliverySchema.index({ endpoint: 1, customer: 1, status: 1, sequence: 1 });
 // Serves the sweep: pending deliveries whose job should have run long ago.
 webhookDeliverySchema.index({ status: 1, nextAttemptAt: 1 });
 // Serves the admin listing of an endpoint's deliveries, newest first.
