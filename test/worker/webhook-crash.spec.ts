@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, type TestApi, type TestApplication } from '../support/context.js';
+import { assertMatchesSchema } from '../support/openapi.js';
 import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 
@@ -84,6 +85,7 @@ async function expectAllDelivered(receiver: WebhookReceiver, burst: Burst, timeo
     else first.set(r.json.id, r);
   }
   const events = [...first.values()].map((r) => r.json);
+  for (const e of events) assertMatchesSchema('WebhookEvent', e);
   // One event per change: per ledger entry, per redemption cycle.
   const keys = events.map((e) => `${e.type}|${e.data.txn_id ?? e.data.redemption_id ?? e.id}`);
   expect(new Set(keys).size).to.equal(keys.length);
