@@ -34,8 +34,13 @@ export type DeliveryStep =
 
 /** Time past an attempt's budget before it counts as lost (for the ordering and the sweep). */
 const IN_FLIGHT_MARGIN_MS = 60_000;
-/** How long past its blocker's expected next attempt a waiting delivery re-checks, if not woken first. */
+/**
+ * A waiting delivery is woken when its blocker finishes; these only bound the wait if a wake is
+ * lost: it re-checks this long after the blocker's scheduled run, or — when the blocker is already
+ * due (queued behind others) — after {@link DUE_RECHECK_MS}.
+ */
 const RECHECK_AFTER_MS = 1000;
+const DUE_RECHECK_MS = 30_000;
 
 /** When a waiting delivery should look again, or null when it may be attempted now. */
 export async function orderingWait(deps: Pick<Services, 'repos' | 'config'>, d: DeliveryRecord, now: Date): Promise<Date | null> {
@@ -45,8 +50,11 @@ export async function orderingWait(deps: Pick<Services, 'repos' | 'config'>, d: 
   if (await deps.repos.events.hasUndispatchedBefore(d.applicationId, d.customerId, d.sequence)) return new Date(latest);
   const blocker = await deps.repos.webhookDeliveries.firstPendingBefore(d.endpointId, d.customerId, d.sequence);
   if (!blocker) return null;
-  const expected = blocker.nextAttemptAt && blocker.nextAttemptAt > now ? blocker.nextAttemptAt.getTime() : now.getTime();
-  return new Date(Math.min(expected + RECHECK_AFTER_MS, latest));
+  const recheck =
+    blocker.nextAttemptAt && blocker.nextAttemptAt > now
+      ? blocker.nextAttemptAt.getTime() + RECHECK_AFTER_MS
+      : now.getTime() + DUE_RECHECK_MS;
+  return new Date(Math.min(recheck, latest));
 }
 
 /** Wakes the next unfinished delivery of a stream (it may be waiting for `after`). */
