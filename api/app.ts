@@ -7,6 +7,7 @@ import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../shared/logger.js';
 import type { JobGateway } from '../shared/queue/gateway.js';
+import type { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import type { Services } from '../shared/services.js';
 import { adminRouter } from './admin/admin.router.js';
 import { BULL_BOARD_PATH, bullBoard } from './ops/bull-board.js';
@@ -25,18 +26,24 @@ export interface AppOptions {
   logger: Logger;
   /** Queues of redeem, revert and wallet operations (started, ready). */
   jobs: JobGateway;
+  /** The webhook queue: shown in Bull Board and metrics, used by admin redelivery. */
+  webhooks?: WebhookQueue;
   /** Prometheus metrics of this process (a fresh registry when omitted). */
   metrics?: Metrics;
   /** Extra routes mounted before the client routes (the benchmark's baseline endpoints). */
   extraRoutes?: (app: Express) => void;
 }
 
+/** Every queue this API watches: the partitions, then the webhook queue. */
+const queuesOf = (jobs: JobGateway, webhooks: WebhookQueue | undefined) => [...jobs.partitionQueues, ...(webhooks ? [webhooks.queue] : [])];
+
 export function buildApp({
   services,
   logger,
   jobs,
+  webhooks,
   extraRoutes,
-  metrics = createMetrics('api', () => jobs.partitionQueues),
+  metrics = createMetrics('api', () => queuesOf(jobs, webhooks)),
 }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -64,8 +71,8 @@ export function buildApp({
 
   extraRoutes?.(app);
   // Before the /admin router, which would otherwise answer /admin/queues itself.
-  app.use(BULL_BOARD_PATH, bullBoard(jobs, services.config.adminToken));
-  app.use('/admin', adminRouter(services));
+  app.use(BULL_BOARD_PATH, bullBoard(queuesOf(jobs, webhooks), services.config.adminToken));
+  app.use('/admin', adminRouter(services, webhooks));
   // Queued operations answer by the job wait; anything else hanging is cut a little later.
   app.use(answerWithin(services.config.jobWaitTimeoutMs + 5000), clientRouter(services, jobs));
 

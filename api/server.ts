@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import { bootstrap } from '../shared/bootstrap.js';
 import { JobGateway } from '../shared/queue/gateway.js';
+import { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import { buildApp } from './app.js';
 import { createHttpServer, listen } from './http-server.js';
 import { keepRunningOnStrayErrors } from '../shared/process.js';
@@ -17,7 +18,9 @@ async function main() {
   // Queue listeners first: the API must not accept a redeem it cannot hear the end of.
   const jobs = new JobGateway(config, logger);
   await jobs.start();
-  const app = buildApp({ services, logger, jobs });
+  const webhooks = new WebhookQueue(config);
+  await webhooks.waitUntilReady();
+  const app = buildApp({ services, logger, jobs, webhooks });
   const server: Server = await listen(createHttpServer(app, config), config.port);
   logger.info({ port: config.port }, 'api listening');
   process.send?.('ready');
@@ -29,6 +32,7 @@ async function main() {
     logger.info({ signal }, 'draining');
     server.close(async () => {
       await jobs.close();
+      await webhooks.close();
       await db.close();
       logger.info('stopped');
       process.exit(0);

@@ -25,6 +25,9 @@ import { deleteCustomer, setCustomerArchived, upsertCustomers } from '../shared/
 import { listRedemptions } from '../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, deleteWallet, readLedger, setWalletArchived } from '../shared/usecases/admin/wallets.usecase.js';
 import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js';
+import { listDeliveries, listEvents, redeliver } from '../shared/usecases/admin/webhook-deliveries.usecase.js';
+import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../shared/usecases/admin/webhooks.usecase.js';
+import { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import { progress, withServices } from './cli-context.js';
 
 const USAGE = `usage: npm run admin -- <command> [flags]
@@ -44,12 +47,24 @@ const USAGE = `usage: npm run admin -- <command> [flags]
   archive | unarchive | delete --app ID [--campaign ID | --customer SOURCE_ID | --wallet WALLET_ID]
                                                  (the application itself when none is named)
   migrate-counters                               (legacy usage counters → limit counters; idempotent)
+  create-webhook --app ID --url URL [--events T1,T2 (default *)] [--description D]   (docs/events.md)
+  list-webhooks --app ID
+  update-webhook --app ID --webhook ID --json FILE ({"url"?, "event_types"?, "description"?, "status"?})
+  disable-webhook --app ID --webhook ID
+  enable-webhook --app ID --webhook ID
+  rotate-webhook-secret --app ID --webhook ID [--overlap SECONDS (default 86400)]
+  list-deliveries --app ID --webhook ID [--status pending|succeeded|dead|cancelled] [--event EVENT_ID]
+  list-events --app ID [--type TYPE] [--customer SOURCE_ID]
+  redeliver --app ID --webhook ID (--event EVENT_ID | --from ISO --to ISO)   (also needs REDIS_URL)
 Listings print one page of up to 1000 and its next_cursor.`;
 
 const { positionals, values: f } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ['name', 'timezone', 'currency', 'app', 'json', 'campaign', 'count', 'prefix', 'length', 'file', 'customer', 'wallet', 'cursor']
+    [
+      ...['name', 'timezone', 'currency', 'app', 'json', 'campaign', 'count', 'prefix', 'length', 'file', 'customer', 'wallet', 'cursor'],
+      ...['url', 'events', 'description', 'webhook', 'overlap', 'status', 'event', 'type', 'from', 'to'],
+    ]
       .map((k) => [k, { type: 'string' as const }] as [string, { type: 'string' | 'boolean' }])
       .concat([['include-archived', { type: 'boolean' }]]),
   ),
@@ -147,6 +162,39 @@ const commands: Record<string, (s: Services) => Promise<unknown>> = {
   archive: (s) => target().setArchived(s, true),
   unarchive: (s) => target().setArchived(s, false),
   delete: (s) => target().remove(s),
+  'create-webhook': (s) =>
+    createWebhook(s, need('app'), {
+      url: need('url'),
+      ...(f.events ? { event_types: String(f.events).split(',') } : {}),
+      ...(f.description ? { description: f.description } : {}),
+    }),
+  'list-webhooks': (s) => listWebhooks(s, need('app')),
+  'update-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), json()),
+  'disable-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), { status: 'disabled' }),
+  'enable-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), { status: 'active' }),
+  'rotate-webhook-secret': (s) =>
+    rotateWebhookSecret(s, need('app'), need('webhook'), f.overlap ? { previous_secret_expires_in: Number(f.overlap) } : {}),
+  'list-deliveries': (s) =>
+    listDeliveries(s, need('app'), need('webhook'), {
+      ...(f.status ? { status: f.status } : {}),
+      ...(f.event ? { event: f.event } : {}),
+      limit: 1000,
+    }),
+  'list-events': (s) =>
+    listEvents(s, need('app'), { ...(f.type ? { type: f.type } : {}), ...(f.customer ? { customer: f.customer } : {}), limit: 1000 }),
+  redeliver: async (s) => {
+    if (!s.config.redisUrl) {
+      process.stderr.write('REDIS_URL is required to queue deliveries\n');
+      process.exit(1);
+    }
+    const webhooks = new WebhookQueue(s.config);
+    try {
+      const range = f.event ? { event_id: f.event } : { from: need('from'), to: need('to') };
+      return await redeliver({ ...s, webhooks }, need('app'), need('webhook'), range);
+    } finally {
+      await webhooks.close();
+    }
+  },
 };
 
 const command = commands[positionals[0] ?? ''];

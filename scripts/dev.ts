@@ -11,6 +11,7 @@ import { createLogger } from '../shared/logger.js';
 import { JobGateway } from '../shared/queue/gateway.js';
 import { createServices } from '../shared/services.js';
 import { createProcessor } from '../worker/processors/index.js';
+import { startWorkerWebhooks } from '../worker/webhook-worker.js';
 import { WorkerPool } from '../worker/worker-pool.js';
 import { loadDemoData } from './demo-data.js';
 import { startEmbeddedServers, withDbName } from './embedded-servers.js';
@@ -20,6 +21,8 @@ async function main() {
   const config = parseConfig({
     NODE_ENV: 'development',
     ADMIN_TOKEN: 'dev-admin-token-change-me',
+    // A receiver on this machine is the usual first webhook in development.
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128',
     ...process.env,
     MONGODB_URI: process.env.MONGODB_URI ? servers.mongodbUri : withDbName(servers.mongodbUri, `coupons_dev_${Date.now()}`),
     REDIS_URL: servers.redisUrl,
@@ -29,10 +32,11 @@ async function main() {
   const services = createServices(config, db);
   const jobs = new JobGateway(config, logger);
   await jobs.start();
-  const pool = new WorkerPool(config, logger, createProcessor(services));
+  const webhooks = await startWorkerWebhooks(config, logger, services);
+  const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder));
   await pool.start();
   const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
-  const app = buildApp({ services, logger, jobs });
+  const app = buildApp({ services, logger, jobs, webhooks: webhooks.queue });
   const server = createHttpServer(app, config).listen(config.port, () => {
     const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
     process.stdout.write(
@@ -50,7 +54,9 @@ async function main() {
   });
   const stop = () => {
     server.close(async () => {
+      await webhooks.stopDelivering();
       await pool.close();
+      await webhooks.close();
       await jobs.close();
       await db.close();
       await servers.stop();

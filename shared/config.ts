@@ -3,6 +3,7 @@
  * stops the process with a message naming the variable. Every key, with its default, is listed
  * in README.md ("Configuration").
  */
+import { BlockList } from 'node:net';
 import Joi from 'joi';
 
 export interface Config {
@@ -52,7 +53,49 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   /** How long in-process caches (credentials, campaigns) trust themselves before re-checking. Default 1000 ms. */
   readonly cacheCheckMs: number;
+  /**
+   * Webhook deliveries in flight per worker process. 0: this process delivers nothing (run
+   * dedicated delivery replicas) — it still records events. Default 10.
+   */
+  readonly webhookConcurrency: number;
+  /** Budget of one webhook POST (connect, send, answer). Default 10000 ms. */
+  readonly webhookTimeoutMs: number;
+  /** Attempts of one delivery before it is dead-lettered. Default 14 (see docs/events.md). */
+  readonly webhookMaxAttempts: number;
+  /** First retry delay; doubled per failed attempt, ±10 % jitter. Default 60000 ms. */
+  readonly webhookRetryBaseMs: number;
+  /** Longest retry delay. Default 21600000 ms (6 h). */
+  readonly webhookRetryMaxMs: number;
+  /**
+   * CIDRs a webhook may reach although they are private, loopback, link-local or otherwise
+   * reserved (SSRF guard). Default none.
+   */
+  readonly webhookAllowedCidrs: readonly string[];
+  /** How often workers look for events never dispatched and deliveries whose job was lost. Default 60000 ms. */
+  readonly webhookSweepMs: number;
+  /** How late an undispatched event or a pending delivery must be before the sweep re-queues it. Default 300000 ms. */
+  readonly webhookOverdueMs: number;
+  /** Days events and finished deliveries are kept. Default 30. */
+  readonly webhookRetentionDays: number;
 }
+
+/** A comma-separated list of CIDRs (`10.0.0.0/8,::1/128`), each checked by node:net. */
+const cidrList = Joi.string()
+  .allow('')
+  .custom((v: string) => {
+    const list = v
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
+    for (const cidr of list) {
+      const [address = '', prefix = ''] = cidr.split('/');
+      if (!/^\d{1,3}$/.test(prefix)) throw new Error('bad prefix');
+      // Throws on a malformed address or an out-of-range prefix.
+      new BlockList().addSubnet(address, Number(prefix), address.includes(':') ? 'ipv6' : 'ipv4');
+    }
+    return list;
+  })
+  .messages({ 'any.custom': '{{#label}} must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)' });
 
 const schema = Joi.object({
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('production'),
@@ -81,6 +124,15 @@ const schema = Joi.object({
   REQUEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(10_000),
   IDEMPOTENCY_TTL_SECONDS: Joi.number().integer().min(86400).default(86400),
   CACHE_CHECK_MS: Joi.number().integer().min(50).max(60000).default(1000),
+  WEBHOOK_CONCURRENCY: Joi.number().integer().min(0).max(500).default(10),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
+  WEBHOOK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(100).default(14),
+  WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).default(60000),
+  WEBHOOK_RETRY_MAX_MS: Joi.number().integer().min(10).default(21600000),
+  WEBHOOK_ALLOWED_CIDRS: cidrList.default([]),
+  WEBHOOK_SWEEP_MS: Joi.number().integer().min(100).default(60000),
+  WEBHOOK_OVERDUE_MS: Joi.number().integer().min(100).default(300000),
+  WEBHOOK_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
 }).unknown(true);
 
 /** The placeholder of .env.example and anything like it: never a production admin token. */
@@ -125,6 +177,15 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     idempotencyTtlSeconds: value.IDEMPOTENCY_TTL_SECONDS,
     cacheCheckMs: value.CACHE_CHECK_MS,
+    webhookConcurrency: value.WEBHOOK_CONCURRENCY,
+    webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
+    webhookMaxAttempts: value.WEBHOOK_MAX_ATTEMPTS,
+    webhookRetryBaseMs: value.WEBHOOK_RETRY_BASE_MS,
+    webhookRetryMaxMs: value.WEBHOOK_RETRY_MAX_MS,
+    webhookAllowedCidrs: Object.freeze([...value.WEBHOOK_ALLOWED_CIDRS]),
+    webhookSweepMs: value.WEBHOOK_SWEEP_MS,
+    webhookOverdueMs: value.WEBHOOK_OVERDUE_MS,
+    webhookRetentionDays: value.WEBHOOK_RETENTION_DAYS,
   });
 }
 

@@ -8,12 +8,16 @@ import { campaignRepository } from './data/campaign.repository.js';
 import { couponCodeRepository } from './data/coupon-code.repository.js';
 import { customerRepository } from './data/customer.repository.js';
 import type { Database } from './data/db.js';
+import { eventSequenceRepository } from './data/event-sequence.repository.js';
+import { eventRepository } from './data/event.repository.js';
 import { idempotencyRecordRepository } from './data/idempotency-record.repository.js';
 import { redemptionJournalRepository } from './data/redemption-journal.repository.js';
 import { limitCounterRepository } from './data/limit-counter.repository.js';
 import { walletBalanceRepository } from './data/wallet-balance.repository.js';
 import { walletTransactionRepository } from './data/wallet-transaction.repository.js';
 import { walletRepository } from './data/wallet.repository.js';
+import { webhookDeliveryRepository } from './data/webhook-delivery.repository.js';
+import { webhookEndpointRepository } from './data/webhook-endpoint.repository.js';
 import { CampaignCache } from './usecases/campaign-cache.js';
 import { CredentialCache } from './usecases/credential-cache.js';
 import { RecheckCache } from './usecases/recheck-cache.js';
@@ -32,6 +36,10 @@ export function createRepositories(db: Database) {
     wallets: walletRepository(db.models),
     walletBalances: walletBalanceRepository(db.models),
     walletTransactions: walletTransactionRepository(db.models),
+    events: eventRepository(db.models),
+    eventSequences: eventSequenceRepository(db.models),
+    webhookEndpoints: webhookEndpointRepository(db.models),
+    webhookDeliveries: webhookDeliveryRepository(db.models),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -1,12 +1,14 @@
 /**
  * Worker process: connects, converts counters of an earlier release, consumes every partition
- * queue, and drains on SIGTERM (finishes the current jobs, exits 0).
+ * queue and the webhook queue, runs the webhook sweep, and drains on SIGTERM (finishes the
+ * current jobs and deliveries, exits 0).
  */
 import { bootstrap } from '../shared/bootstrap.js';
 import { keepRunningOnStrayErrors } from '../shared/process.js';
 import { createProcessor } from './processors/index.js';
 import { startOpsServer } from './ops-server.js';
 import { WorkerPool } from './worker-pool.js';
+import { startWorkerWebhooks } from './webhook-worker.js';
 import { createMetrics } from '../api/ops/metrics.js';
 import { partitionQueues } from '../shared/queue/names.js';
 import { redisConnection } from '../shared/queue/redis.js';
@@ -20,8 +22,13 @@ async function main() {
   const migrated = await migrateCounters(services);
   if (migrated.legacyDocuments) logger.info(migrated, 'legacy usage counters converted to limit counters');
   const queues = partitionQueues(config);
-  const metrics = createMetrics('worker', () => queues);
-  const pool = new WorkerPool(config, logger, createProcessor(services), ({ job, outcome, durationMs }) =>
+  const observed = [...queues];
+  const metrics = createMetrics('worker', () => observed);
+  const webhooks = await startWorkerWebhooks(config, logger, services, (step) =>
+    metrics.webhookDeliveries.inc({ outcome: step.next === 'done' ? step.status : step.next }),
+  );
+  observed.push(webhooks.queue.queue);
+  const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder), ({ job, outcome, durationMs }) =>
     metrics.jobDuration.observe({ name: job.name, outcome }, durationMs / 1000),
   );
   await pool.start();
@@ -36,7 +43,9 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'draining');
     await ops.close();
+    await webhooks.stopDelivering();
     await pool.close();
+    await webhooks.close();
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit();
     await db.close();

@@ -5,6 +5,7 @@
  */
 import { Router, type Request, type RequestHandler } from 'express';
 import { DomainError } from '../../shared/errors.js';
+import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { Services } from '../../shared/services.js';
 import {
   createApplicationFromAdmin,
@@ -27,6 +28,8 @@ import {
 import { deleteCustomer, listCustomers, setCustomerArchived, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
+import { listDeliveries, listEvents, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
+import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../ops/token.js';
 
@@ -51,7 +54,8 @@ type Run = (req: Request) => Promise<unknown>;
 type SetArchived = (services: Services, app: string, id: string, archive: boolean) => Promise<unknown>;
 type Remove = (services: Services, app: string, id: string) => Promise<unknown>;
 
-export function adminRouter(services: Services): Router {
+/** @param webhooks - the webhook queue (redelivery); without it redelivery answers 503. */
+export function adminRouter(services: Services, webhooks?: WebhookQueue): Router {
   const r = Router();
   r.use(adminAuth(services.config.adminToken));
   const p = (req: Request, name: string) => String(req.params[name]);
@@ -99,5 +103,22 @@ export function adminRouter(services: Services): Router {
   on('get', `${CAMPAIGN}/codes`, (req) => listCodes(services, p(req, 'app'), p(req, 'campaign'), req.query));
 
   on('get', `${APP}/redemptions`, (req) => listRedemptions(services, p(req, 'app'), req.query));
+
+  const WEBHOOK = `${APP}/webhooks/:webhook`;
+  on('post', `${APP}/webhooks`, (req) => createWebhook(services, p(req, 'app'), req.body), 201);
+  on('get', `${APP}/webhooks`, (req) => listWebhooks(services, p(req, 'app')));
+  on('patch', WEBHOOK, (req) => updateWebhook(services, p(req, 'app'), p(req, 'webhook'), req.body));
+  on('post', `${WEBHOOK}/rotate-secret`, (req) => rotateWebhookSecret(services, p(req, 'app'), p(req, 'webhook'), req.body));
+  on('get', `${WEBHOOK}/deliveries`, (req) => listDeliveries(services, p(req, 'app'), p(req, 'webhook'), req.query));
+  on(
+    'post',
+    `${WEBHOOK}/redeliver`,
+    async (req) => {
+      if (!webhooks) throw new DomainError('unavailable', 'Service Unavailable', 'the webhook queue is not connected', { code: 503 });
+      return redeliver({ ...services, webhooks }, p(req, 'app'), p(req, 'webhook'), req.body);
+    },
+    202,
+  );
+  on('get', `${APP}/events`, (req) => listEvents(services, p(req, 'app'), req.query));
   return r;
 }

@@ -1,22 +1,23 @@
 /**
- * Bull Board at `/admin/queues`: every partition queue, READ-ONLY — these queues move money and
- * points, and a retry or promote from the UI must never re-run a debit. Admin token required
+ * Bull Board at `/admin/queues`: every partition queue and the webhook queue, READ-ONLY — these
+ * queues move money and points, and a retry or promote from the UI must never re-run a debit (nor
+ * bypass a delivery's schedule: redeliver through the admin API). Admin token required
  * (Bearer, or Basic with the token as password so a browser can log in through its prompt); off,
  * a plain 404 like any unknown route, when no admin token is configured.
  */
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
+import type { Queue } from 'bullmq';
 import { Router, type Express } from 'express';
-import type { JobGateway } from '../../shared/queue/gateway.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from './token.js';
 
 /** Where app.ts mounts the board (before the `/admin` router, which would answer 401/404 first). */
 export const BULL_BOARD_PATH = '/admin/queues';
 
-/** The board's router, to mount at {@link BULL_BOARD_PATH}. */
-export function bullBoard(jobs: Pick<JobGateway, 'partitionQueues'>, adminToken: string | undefined): Router {
+/** The board's router over `queues`, to mount at {@link BULL_BOARD_PATH}. */
+export function bullBoard(queues: readonly Queue[], adminToken: string | undefined): Router {
   const r = Router();
   if (!adminToken) {
     r.use(notFoundRoute);
@@ -25,7 +26,7 @@ export function bullBoard(jobs: Pick<JobGateway, 'partitionQueues'>, adminToken:
   const adapter = new ExpressAdapter();
   adapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: jobs.partitionQueues.map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'Coupon queues' } },
   });

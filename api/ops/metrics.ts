@@ -17,6 +17,8 @@ export interface Metrics {
   redemptions: Counter<'type' | 'outcome' | 'reason'>;
   /** `coupons_wallet_transactions_total{type, outcome}` (API, as job outcomes come back). */
   walletTransactions: Counter<'type' | 'outcome'>;
+  /** `coupons_webhook_deliveries_total{outcome}` (worker, per delivery job run; docs/events.md). */
+  webhookDeliveries: Counter<'outcome'>;
 }
 
 /** States reported by `coupons_queue_jobs`. */
@@ -35,7 +37,7 @@ function timeout(ms: number): Promise<never> {
 /**
  * Creates the registry of one process.
  * @param component - label value on every series.
- * @param queues - the partition queues whose depth is read on each scrape (none by default).
+ * @param queues - the queues (partitions, webhooks) whose depth is read on each scrape (none by default).
  */
 export function createMetrics(component: 'api' | 'worker', queues: () => readonly Queue[] = () => []): Metrics {
   const registry = new Registry();
@@ -43,7 +45,7 @@ export function createMetrics(component: 'api' | 'worker', queues: () => readonl
   collectDefaultMetrics({ register: registry });
   new Gauge({
     name: 'coupons_queue_jobs',
-    help: 'Jobs per partition queue and state (waiting, active, delayed, failed), read on scrape',
+    help: 'Jobs per queue (partitions, webhooks) and state (waiting, active, delayed, failed), read on scrape',
     labelNames: ['queue', 'state'],
     registers: [registry],
     async collect() {
@@ -85,6 +87,12 @@ export function createMetrics(component: 'api' | 'worker', queues: () => readonl
       name: 'coupons_wallet_transactions_total',
       help: 'Wallet credit and debit outcomes',
       labelNames: ['type', 'outcome'],
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: 'coupons_webhook_deliveries_total',
+      help: 'Webhook delivery job runs by outcome: succeeded, retry, wait, dead, cancelled, stale',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };

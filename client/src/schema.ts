@@ -157,7 +157,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics of this process
-         * @description Bearer METRICS_TOKEN when one is configured; otherwise open (bind or firewall the port).
+         * @description Bearer METRICS_TOKEN. On the API it exists only when METRICS_TOKEN is configured (404 otherwise: business counters are never open on the public port); the worker's operations port serves it openly when no token is configured (an internal port).
          */
         get: operations["metrics"];
         put?: never;
@@ -570,8 +570,356 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/applications/{app}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An application's webhook endpoints (never their secrets) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (docs/events.md)
+         * @description The URL must be http or https, carry no credentials nor fragment, and — unless the operator
+         *     opened its range with `WEBHOOK_ALLOWED_CIDRS` — neither be nor resolve to a private, loopback,
+         *     link-local or otherwise reserved address. The signing secret is in this answer only.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/applications/{app}/webhooks/{webhook}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint's URL, event types or description, disable or re-enable it
+         * @description Disabling cancels its pending deliveries; re-enabling does not resend them (redeliver a time range for that).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/admin/applications/{app}/webhooks/{webhook}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new signing secret; the previous one keeps signing for an overlap
+         * @description During the overlap every delivery carries two `v1` signatures (new and previous secret), so
+         *     receivers can switch secrets without rejecting anything.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/applications/{app}/webhooks/{webhook}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries with status, attempts and last error, newest first */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/applications/{app}/webhooks/{webhook}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one event, or every subscribed event of a time range, to an endpoint again
+         * @description Each delivery restarts with a full retry schedule, in the stream's order; receivers
+         *     deduplicate by event id. The endpoint must be active. A range holds at most 10,000 events.
+         *     Events exist only while the application had at least one endpoint, and for
+         *     `WEBHOOK_RETENTION_DAYS`.
+         */
+        post: operations["redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/applications/{app}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An application's recorded events, newest first (the bodies receivers get) */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "redemption.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A coupon was redeemed for an order
+         * @description docs/events.md describes delivery, signing, retries and ordering; the same headers come with every event type.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret (docs/events.md) */
+                    "Coupons-Signature": components["parameters"]["SignatureHeader"];
+                    /** @description the event id (also `id` in the body) — the idempotency handle; a retry repeats it */
+                    "Coupons-Event-Id": components["parameters"]["EventIdHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_7c20c257fc81631aa89f4e9264406e14",
+                     *       "object": "event",
+                     *       "type": "redemption.completed",
+                     *       "created": "2026-11-23T10:15:00.000Z",
+                     *       "application_id": "6b03e8cebf2cbb4ef5f12d1d",
+                     *       "request_id": "7732d3b5-ac8e-4934-9ef3-c96b8ef2109d",
+                     *       "sequence": 12,
+                     *       "data": {
+                     *         "source_id": "cust_1",
+                     *         "customer_id": "6b03e8ce5d139f86338e6e92",
+                     *         "order_id": "order-1001",
+                     *         "campaign_id": "6b03e8cebf2cbb4ef5f12d1f",
+                     *         "coupon_id": "6b03e8cebf2cbb4ef5f12d20",
+                     *         "coupon_code": "WELCOME10",
+                     *         "redemption_id": "6b03e8cebf2cbb4ef5f12d1f:order-1001:1",
+                     *         "cycle": 1,
+                     *         "status": "completed",
+                     *         "discount": 100,
+                     *         "cashback": 0,
+                     *         "currency": "INR"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            responses: {
+                200: components["responses"]["WebhookAccepted"];
+                410: components["responses"]["WebhookGone"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.reverted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A redeemed coupon was reverted (same redemption_id as its completion) */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret (docs/events.md) */
+                    "Coupons-Signature": components["parameters"]["SignatureHeader"];
+                    /** @description the event id (also `id` in the body) — the idempotency handle; a retry repeats it */
+                    "Coupons-Event-Id": components["parameters"]["EventIdHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            responses: {
+                200: components["responses"]["WebhookAccepted"];
+                410: components["responses"]["WebhookGone"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "redemption.refused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A redeem was refused by a limit or a rule when it was applied */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret (docs/events.md) */
+                    "Coupons-Signature": components["parameters"]["SignatureHeader"];
+                    /** @description the event id (also `id` in the body) — the idempotency handle; a retry repeats it */
+                    "Coupons-Event-Id": components["parameters"]["EventIdHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_a2000e11b9ffccf96d43e4b10e1f774b",
+                     *       "object": "event",
+                     *       "type": "redemption.refused",
+                     *       "created": "2026-11-23T10:16:00.000Z",
+                     *       "application_id": "6b03e8cebf2cbb4ef5f12d1d",
+                     *       "request_id": "ab96128c-1ad2-4070-a52c-ab6d6300e15a",
+                     *       "sequence": 13,
+                     *       "data": {
+                     *         "source_id": "cust_1",
+                     *         "customer_id": "6b03e8ce5d139f86338e6e92",
+                     *         "order_id": "order-1002",
+                     *         "campaign_id": "6b03e8cebf2cbb4ef5f12d1f",
+                     *         "coupon_id": "WELCOME10",
+                     *         "coupon_code": "WELCOME10",
+                     *         "reason": "total_limit",
+                     *         "message": "coupon validation failed",
+                     *         "details": "coupon code redemption total_limit exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            responses: {
+                200: components["responses"]["WebhookAccepted"];
+                410: components["responses"]["WebhookGone"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.transaction.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Points moved in a wallet (a wallet update, a cashback credit or its revert) */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret (docs/events.md) */
+                    "Coupons-Signature": components["parameters"]["SignatureHeader"];
+                    /** @description the event id (also `id` in the body) — the idempotency handle; a retry repeats it */
+                    "Coupons-Event-Id": components["parameters"]["EventIdHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_6217ec6909ce66d9d47520f004f8d073",
+                     *       "object": "event",
+                     *       "type": "wallet.transaction.completed",
+                     *       "created": "2026-11-23T10:15:00.000Z",
+                     *       "application_id": "6b03e8cebf2cbb4ef5f12d1d",
+                     *       "request_id": "7732d3b5-ac8e-4934-9ef3-c96b8ef2109d",
+                     *       "sequence": 14,
+                     *       "data": {
+                     *         "source_id": "cust_1",
+                     *         "customer_id": "6b03e8ce5d139f86338e6e92",
+                     *         "wallet_id": "loyalty",
+                     *         "txn_id": "cashback:6b03e8cebf2cbb4ef5f12d1f:order-1003:1",
+                     *         "type": "credit",
+                     *         "origin": "cashback",
+                     *         "points": 25,
+                     *         "previous_loyalty_points": 170,
+                     *         "loyalty_points": 195,
+                     *         "description": "cashback: order order-1003",
+                     *         "order_id": "order-1003"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            responses: {
+                200: components["responses"]["WebhookAccepted"];
+                410: components["responses"]["WebhookGone"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The contract's Error object. `code` repeats the HTTP status, except the documented quirks (401 in the body of a 400 when a wallet update lacks `type`). */
@@ -581,6 +929,13 @@ export interface components {
             details: string;
             /** @description the offending field, on some wallet-update errors */
             key?: string;
+            /** @description on a 503 of a redeem, revert or wallet update, the operation's key — retry with the header `Idempotency-Key` set to it */
+            idempotency_key?: string;
+            /**
+             * @description on a 503, present when the operation certainly was not applied
+             * @constant
+             */
+            applied?: false;
             request_id: string;
         };
         Item: {
@@ -843,6 +1198,166 @@ export interface components {
                 reason?: string;
                 message?: string;
             } | null;
+        };
+        AdminWebhookInput: {
+            url: string;
+            /**
+             * @default [
+             *       "*"
+             *     ]
+             */
+            event_types?: ("*" | "redemption.completed" | "redemption.reverted" | "redemption.refused" | "wallet.transaction.completed")[];
+            description?: string;
+        };
+        AdminWebhookUpdate: {
+            url?: string;
+            event_types?: ("*" | "redemption.completed" | "redemption.reverted" | "redemption.refused" | "wallet.transaction.completed")[];
+            description?: string;
+            /** @enum {unknown} */
+            status?: "active" | "disabled";
+        };
+        AdminWebhookFields: {
+            id: string;
+            url: string;
+            event_types: string[];
+            description: string;
+            /** @enum {unknown} */
+            status: "active" | "disabled";
+            /**
+             * @description `admin` (PATCH), `gone` (the receiver answered 410), null while active
+             * @enum {unknown}
+             */
+            disabled_reason: "admin" | "gone" | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description until when the secret replaced by the last rotation still signs
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AdminWebhook: components["schemas"]["AdminWebhookFields"];
+        AdminWebhookWithSecret: {
+            secret: string;
+        } & components["schemas"]["AdminWebhookFields"];
+        AdminDelivery: {
+            id: string;
+            event_id: string;
+            event_type: string;
+            customer_id: string;
+            /** @description the event's number in its customer's stream; deliveries of a stream go in this order */
+            sequence: number;
+            /**
+             * @description `pending` (queued, waiting its turn, in flight or between retries), then `succeeded`, `dead` (last attempt failed, or 410) or `cancelled` (endpoint disabled or unsubscribed)
+             * @enum {unknown}
+             */
+            status: "pending" | "succeeded" | "dead" | "cancelled";
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The body POSTed to webhook endpoints (docs/events.md) */
+        WebhookEventFields: {
+            /** @description stable per change (a retry or a re-run repeats it): deduplicate by it */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @enum {unknown} */
+            type: "redemption.completed" | "redemption.reverted" | "redemption.refused" | "wallet.transaction.completed";
+            /**
+             * Format: date-time
+             * @description when the change was recorded
+             */
+            created: string;
+            application_id: string;
+            /** @description the X-Request-Id of the request that made the change */
+            request_id: string;
+            /** @description increasing per customer in the order the changes were applied (gaps possible) */
+            sequence: number;
+            data: Record<string, never>;
+        } & ({
+            /** @enum {unknown} */
+            type?: "redemption.completed" | "redemption.reverted";
+            data?: components["schemas"]["RedemptionEventData"];
+        } | {
+            /** @constant */
+            type?: "redemption.refused";
+            data?: components["schemas"]["RefusalEventData"];
+        } | {
+            /** @constant */
+            type?: "wallet.transaction.completed";
+            data?: components["schemas"]["WalletEventData"];
+        });
+        WebhookEvent: components["schemas"]["WebhookEventFields"];
+        AdminEvent: {
+            /** @description false until its deliveries were created and queued */
+            dispatched: boolean;
+        } & components["schemas"]["WebhookEventFields"];
+        RedemptionEventData: {
+            /** @description the client's customer id */
+            source_id: string;
+            /** @description the service's customer id */
+            customer_id: string;
+            order_id: string;
+            campaign_id: string;
+            /** @description `coupon_id` as sent with the redeem */
+            coupon_id: string;
+            coupon_code: string;
+            /** @description `<campaign>:<order>:<cycle>`: the same in the completion and in the revert of one redemption */
+            redemption_id: string;
+            cycle: number;
+            /** @enum {unknown} */
+            status: "completed" | "reverted";
+            /** @description the discount given, in the application's currency */
+            discount: number;
+            /** @description the cashback promised (credited as points when the campaign names a wallet) */
+            cashback: number;
+            currency: string;
+        };
+        RefusalEventData: {
+            source_id: string;
+            customer_id: string;
+            order_id: string;
+            campaign_id: string;
+            coupon_id: string;
+            coupon_code: string;
+            /** @description a fixed category (`total_limit`, `customer_limit`, `day_limit`, `per_user_limit`, `cart_rule`, `selection`, `not_available`, …, or `invalid`) */
+            reason: string;
+            /** @description the `message` the client was answered */
+            message: string;
+            /** @description the `details` the client was answered */
+            details: string;
+        };
+        WalletEventData: {
+            source_id: string;
+            customer_id: string;
+            wallet_id: string;
+            txn_id: string;
+            /** @enum {unknown} */
+            type: "credit" | "debit";
+            /**
+             * @description `api` (a wallet update), `cashback` (credited by a redeem), `cashback_revert` (taken back by its revert)
+             * @enum {unknown}
+             */
+            origin: "api" | "cashback" | "cashback_revert";
+            points: number;
+            previous_loyalty_points: number;
+            loyalty_points: number;
+            description: string;
+            /** @description the order of a cashback entry; null for a wallet update */
+            order_id: string | null;
         };
         Condition: {
             /** @description a field the rule kind allows, or `metadata.<declared key>` */
@@ -1114,20 +1629,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The queued operation did not finish within the wait; it will be applied once — retry the same request */
+        /** @description The operation's outcome could not be had in time (docs/reliability.md). `idempotency_key` names the operation: retrying with the header `Idempotency-Key` set to it is always safe — it returns the operation's result, or applies it if it never was. `applied: false` means the operation was certainly not applied (it was never queued, or it was withdrawn before it started). Without `applied`, it is queued or running and will be applied at most once. A 503 from a dependency outage on list, validate or wallet read carries an error id instead. */
         Unavailable: {
             headers: {
+                /** @description seconds to wait before retrying */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "code": 503,
-                 *       "message": "Service Unavailable",
-                 *       "details": "the operation is queued and will be applied once; retry the same request to get its result",
-                 *       "request_id": "4d5e6f70-8192-4a3b-8c4d-5e6f70819203"
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1372,6 +1881,20 @@ export interface components {
                 };
             };
         };
+        /** @description Any 2xx accepts the event; anything else, a network error or no answer within `WEBHOOK_TIMEOUT_MS` is retried */
+        WebhookAccepted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description 410 Gone disables the endpoint (its pending deliveries are cancelled) */
+        WebhookGone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /** @description the client's customer id, or the service's customer id */
@@ -1394,6 +1917,12 @@ export interface components {
         Skip: number;
         /** @description also list archived resources */
         IncludeArchived: boolean;
+        /** @description webhook endpoint id */
+        Webhook: string;
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret (docs/events.md) */
+        SignatureHeader: string;
+        /** @description the event id (also `id` in the body) — the idempotency handle; a retry repeats it */
+        EventIdHeader: string;
     };
     requestBodies: never;
     headers: never;
@@ -1825,7 +2354,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description METRICS_TOKEN configured and not presented */
+            /** @description METRICS_TOKEN not presented */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2732,6 +3261,375 @@ export interface operations {
                     "application/json": {
                         redemptions: components["schemas"]["AdminRedemption"][];
                         next_cursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["AdminInvalid"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description application id */
+                app: components["parameters"]["App"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoints, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "6b0443a23d1333215a298e9e",
+                     *           "url": "https://crm.example.com/hooks/coupons",
+                     *           "event_types": [
+                     *             "*"
+                     *           ],
+                     *           "description": "",
+                     *           "status": "disabled",
+                     *           "disabled_reason": "gone",
+                     *           "disabled_at": "2026-11-24T08:00:00.000Z",
+                     *           "previous_secret_expires_at": null,
+                     *           "created_at": "2026-11-23T10:15:00.000Z",
+                     *           "updated_at": "2026-11-24T08:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        webhooks: components["schemas"]["AdminWebhook"][];
+                    };
+                };
+            };
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description application id */
+                app: components["parameters"]["App"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://crm.example.com/hooks/coupons",
+                 *       "event_types": [
+                 *         "redemption.completed",
+                 *         "wallet.transaction.completed"
+                 *       ],
+                 *       "description": "CRM"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its signing secret, shown only here */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6b0443a23d1333215a298e9e",
+                     *       "url": "https://crm.example.com/hooks/coupons",
+                     *       "event_types": [
+                     *         "redemption.completed",
+                     *         "wallet.transaction.completed"
+                     *       ],
+                     *       "description": "CRM",
+                     *       "status": "active",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-23T10:15:00.000Z",
+                     *       "updated_at": "2026-11-23T10:15:00.000Z",
+                     *       "secret": "whsec_q3Vh2m8Kx0d4b8oYzq1W1rVq3b0ZgqfQ9oV5J7l0p2M"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminWebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["AdminInvalid"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description application id */
+                app: components["parameters"]["App"];
+                /** @description webhook endpoint id */
+                webhook: components["parameters"]["Webhook"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminWebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWebhook"];
+                };
+            };
+            400: components["responses"]["AdminInvalid"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description application id */
+                app: components["parameters"]["App"];
+                /** @description webhook endpoint id */
+                webhook: components["parameters"]["Webhook"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "previous_secret_expires_in": 3600
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description seconds the previous secret keeps signing (0 stops it now)
+                     * @default 86400
+                     */
+                    previous_secret_expires_in?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new secret, shown only here */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6b0443a23d1333215a298e9e",
+                     *       "secret": "whsec_7pQ0r1u0a9lC2nKxGm2W8tZ3yB4vE6hJ1sD5fA0kL9o",
+                     *       "previous_secret_expires_at": "2026-11-24T10:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        secret: string;
+                        /** Format: date-time */
+                        previous_secret_expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["AdminInvalid"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "succeeded" | "dead" | "cancelled";
+                /** @description only the delivery of this event id */
+                event?: string;
+                /** @description page size; values above 1000 read as 1000 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description application id */
+                app: components["parameters"]["App"];
+                /** @description webhook endpoint id */
+                webhook: components["parameters"]["Webhook"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "evt_7c20c257fc81631aa89f4e9264406e14-6b0443a23d1333215a298e9e",
+                     *           "event_id": "evt_7c20c257fc81631aa89f4e9264406e14",
+                     *           "event_type": "redemption.completed",
+                     *           "customer_id": "6b03e8ce5d139f86338e6e92",
+                     *           "sequence": 12,
+                     *           "status": "pending",
+                     *           "attempts": 3,
+                     *           "last_status_code": 500,
+                     *           "last_error": "receiver answered 500",
+                     *           "last_attempt_at": "2026-11-23T10:22:00.000Z",
+                     *           "next_attempt_at": "2026-11-23T10:30:00.000Z",
+                     *           "delivered_at": null,
+                     *           "created_at": "2026-11-23T10:15:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        deliveries: components["schemas"]["AdminDelivery"][];
+                    };
+                };
+            };
+            400: components["responses"]["AdminInvalid"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+        };
+    };
+    redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description application id */
+                app: components["parameters"]["App"];
+                /** @description webhook endpoint id */
+                webhook: components["parameters"]["Webhook"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    event_id: string;
+                } | {
+                    /**
+                     * Format: date-time
+                     * @description inclusive
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description exclusive
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The deliveries queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": 42
+                     *     }
+                     */
+                    "application/json": {
+                        queued: number;
+                    };
+                };
+            };
+            400: components["responses"]["AdminInvalid"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                type?: "redemption.completed" | "redemption.reverted" | "redemption.refused" | "wallet.transaction.completed";
+                /** @description only this customer (source_id or the service's id) */
+                customer?: string;
+                /** @description page size; values above 1000 read as 1000 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description application id */
+                app: components["parameters"]["App"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "evt_30011e156e4fb4bc94749d335909a280",
+                     *           "object": "event",
+                     *           "type": "wallet.transaction.completed",
+                     *           "created": "2026-11-23T10:15:00.000Z",
+                     *           "application_id": "6b03e8cebf2cbb4ef5f12d1d",
+                     *           "request_id": "179449fe-b496-4eb2-9225-6e3a4e09098c",
+                     *           "sequence": 7,
+                     *           "data": {
+                     *             "source_id": "cust_1",
+                     *             "customer_id": "6b03e8ce5d139f86338e6e92",
+                     *             "wallet_id": "loyalty",
+                     *             "txn_id": "0b8e4b0e-8c7e-4c38-9d0a-3c3f4f7d0a11",
+                     *             "type": "credit",
+                     *             "origin": "api",
+                     *             "points": 50,
+                     *             "previous_loyalty_points": 120,
+                     *             "loyalty_points": 170,
+                     *             "description": "welcome bonus",
+                     *             "order_id": null
+                     *           },
+                     *           "dispatched": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        events: components["schemas"]["AdminEvent"][];
                     };
                 };
             };

@@ -9,11 +9,15 @@ import { campaignSchema, type CampaignDoc } from './campaign.schema.js';
 import { couponCodeSchema, type CouponCodeDoc } from './coupon-code.schema.js';
 import { customerSchema, type CustomerDoc } from './customer.schema.js';
 import { limitCounterSchema, type LimitCounterDoc } from './limit-counter.schema.js';
+import { eventSequenceSchema, type EventSequenceDoc } from './event-sequence.schema.js';
+import { eventSchema, type EventDoc } from './event.schema.js';
 import { idempotencyRecordSchema, type IdempotencyRecordDoc } from './idempotency-record.schema.js';
 import { redemptionSchema, type RedemptionDoc } from './redemption.schema.js';
 import { walletBalanceSchema, type WalletBalanceDoc } from './wallet-balance.schema.js';
 import { walletTransactionSchema, type WalletTransactionDoc } from './wallet-transaction.schema.js';
 import { walletSchema, type WalletDoc } from './wallet.schema.js';
+import { webhookDeliverySchema, type WebhookDeliveryDoc } from './webhook-delivery.schema.js';
+import { webhookEndpointSchema, type WebhookEndpointDoc } from './webhook-endpoint.schema.js';
 
 function bindModels(connection: Connection) {
   return {
@@ -27,6 +31,10 @@ function bindModels(connection: Connection) {
     LimitCounter: connection.model<LimitCounterDoc>('LimitCounter', limitCounterSchema),
     Redemption: connection.model<RedemptionDoc>('Redemption', redemptionSchema),
     IdempotencyRecord: connection.model<IdempotencyRecordDoc>('IdempotencyRecord', idempotencyRecordSchema),
+    Event: connection.model<EventDoc>('Event', eventSchema),
+    EventSequence: connection.model<EventSequenceDoc>('EventSequence', eventSequenceSchema),
+    WebhookEndpoint: connection.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema),
+    WebhookDelivery: connection.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

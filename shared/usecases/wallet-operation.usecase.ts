@@ -39,7 +39,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 
 /** Validates a wallet update in the documented order; resolves customer and wallet. */
 export async function prepareWalletOperation(
-  deps: Pick<Services, 'repos' | 'wallets'>,
+  deps: Pick<Services, 'repos'>,
   req: { applicationId: string; sourceId: string; walletId: string; body: unknown; txnId: string; requestId: string },
 ): Promise<WalletOperationInput> {
   const body = isPlainObject(req.body) ? req.body : {};
@@ -59,7 +59,8 @@ export async function prepareWalletOperation(
   }
   const [customer, wallet] = await Promise.all([
     deps.repos.customers.resolve(req.applicationId, req.sourceId),
-    deps.wallets.get(`${req.applicationId}:${req.walletId}`),
+    // Not from the cache: an archived wallet must be refused at once (the two reads run together).
+    deps.repos.wallets.findByWalletId(req.applicationId, req.walletId),
   ]);
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();

@@ -4,54 +4,17 @@
  * the spec gives for (method, route template, status), with ajv's 2020-12 dialect. The spec's own
  * examples must satisfy its schemas, and the spec and the Express routes must name the same routes.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
-import { parse } from 'yaml';
 import { buildApp } from '../../api/app.js';
-import { openapiPath } from '../../api/ops/docs.router.js';
 import { routeTemplateOf } from '../../api/ops/route-template.js';
 import { createLogger } from '../../shared/logger.js';
 import { createBulkCodes, createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, TEST_QUEUE_PREFIX, type TestApi } from '../support/context.js';
+import { parse } from 'yaml';
+import { ajv, assertMatchesSpec, errorsText, escapePointer, spec, SPEC_ID } from '../support/openapi.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
-// ---- the validator -----------------------------------------------------------------------------
-
-const SPEC_ID = 'https://coupons.local/openapi.json';
-const spec = parse(readFileSync(openapiPath(), 'utf8'));
-// strict off: the document carries OpenAPI keywords (paths, example, …) that are not JSON Schema.
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-// ajv-formats is CommonJS: under NodeNext its plugin is the default export's `default`.
-addFormatsModule.default(ajv);
-ajv.addSchema({ ...spec, $id: SPEC_ID });
-
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
-
-/** The spec's JSON pointer to the JSON schema of a response, following a `$ref` response. */
-function responseSchemaPointer(method: string, template: string, status: number): string {
-  const m = method.toLowerCase();
-  const response = spec.paths[template]?.[m]?.responses?.[String(status)];
-  if (!response) throw new Error(`openapi.yaml documents no ${status} for ${method} ${template}`);
-  const base = response.$ref ?? `#/paths/${escapePointer(template)}/${m}/responses/${status}`;
-  const target = response.$ref ? spec.components.responses[response.$ref.split('/').pop()] : response;
-  if (!target?.content?.['application/json']) throw new Error(`${method} ${template} ${status} documents no JSON body`);
-  return `${base}/content/application~1json/schema`;
-}
-
-const errorsText = (errors: ErrorObject[] | null | undefined) => ajv.errorsText(errors, { separator: '\n  ' });
-
-/** Throws, naming every mismatch, unless `body` is what the spec documents for this response. */
-function assertMatchesSpec(method: string, template: string, status: number, body: unknown, contentType?: string | null): void {
-  const pointer = responseSchemaPointer(method, template, status);
-  if (contentType !== undefined) expect(contentType ?? '', `${method} ${template} content type`).to.match(/^application\/json\b/);
-  const validate = ajv.getSchema(`${SPEC_ID}${pointer}`)!;
-  if (!validate(body))
-    throw new Error(
-      `${method} ${template} ${status} does not match openapi.yaml:\n  ${errorsText(validate.errors)}\n${JSON.stringify(body)}`,
-    );
-}
 
 // ---- the cases ---------------------------------------------------------------------------------
 
@@ -64,6 +27,9 @@ interface Fixture {
   bareAuth: string;
   campaignId: string;
   bulkCampaignId: string;
+  /** A receiver on 127.0.0.1 (loopback is allowed in this API) and the fixture application's endpoint for it. */
+  receiver: WebhookReceiver;
+  webhookId: string;
   /** An API whose jobs are never consumed (answers 503 after its short wait). */
   stalled: TestApi;
 }
@@ -466,6 +432,94 @@ const adminCases: Case[] = [
       return { path: `${APPS}/${f.appId}/redemptions?customer=c1`, auth: ADMIN };
     },
   ],
+  [
+    'admin registers a webhook endpoint',
+    'POST',
+    `${APP}/webhooks`,
+    201,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks`, auth: ADMIN, body: { url: f.receiver.url, description: 'spec' } }),
+  ],
+  [
+    'admin registers a webhook to a private address',
+    'POST',
+    `${APP}/webhooks`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks`, auth: ADMIN, body: { url: 'http://10.0.0.1/hooks' } }),
+  ],
+  ['admin lists webhook endpoints', 'GET', `${APP}/webhooks`, 200, (f) => ({ path: `${APPS}/${f.appId}/webhooks`, auth: ADMIN })],
+  [
+    'admin disables a webhook endpoint',
+    'PATCH',
+    `${APP}/webhooks/{webhook}`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}`, auth: ADMIN, body: { status: 'disabled', description: 'paused' } }),
+  ],
+  [
+    'admin updates an unknown webhook endpoint',
+    'PATCH',
+    `${APP}/webhooks/{webhook}`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/000000000000000000000000`, auth: ADMIN, body: { status: 'active' } }),
+  ],
+  [
+    'admin rotates a webhook secret',
+    'POST',
+    `${APP}/webhooks/{webhook}/rotate-secret`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/rotate-secret`, auth: ADMIN, body: { previous_secret_expires_in: 60 } }),
+  ],
+  [
+    'admin lists deliveries',
+    'GET',
+    `${APP}/webhooks/{webhook}/deliveries`,
+    200,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/deliveries?status=pending&limit=5`, auth: ADMIN }),
+  ],
+  [
+    'admin lists deliveries with an unknown status',
+    'GET',
+    `${APP}/webhooks/{webhook}/deliveries`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/deliveries?status=lost`, auth: ADMIN }),
+  ],
+  [
+    'admin redelivers a time range',
+    'POST',
+    `${APP}/webhooks/{webhook}/redeliver`,
+    202,
+    async (f) => {
+      await prerequisite(f, 'PATCH', `${APPS}/${f.appId}/webhooks/${f.webhookId}`, { status: 'active' }, ADMIN);
+      return {
+        path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/redeliver`,
+        auth: ADMIN,
+        body: { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' },
+      };
+    },
+  ],
+  [
+    'admin redelivers an unknown event',
+    'POST',
+    `${APP}/webhooks/{webhook}/redeliver`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/redeliver`, auth: ADMIN, body: { event_id: 'evt_nope' } }),
+  ],
+  [
+    'admin lists events',
+    'GET',
+    `${APP}/events`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'PUT', '/wallets/customer/c3/transactions/loyalty', { type: 'credit', points: 3 });
+      return { path: `${APPS}/${f.appId}/events?customer=c3&type=wallet.transaction.completed`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin lists events of an unknown type',
+    'GET',
+    `${APP}/events`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/events?type=x`, auth: ADMIN }),
+  ],
 ];
 
 const CUSTOMER = `${APP}/customers/{customer}`;
@@ -652,7 +706,7 @@ describe('openapi.yaml matches real responses', function () {
   this.timeout(60_000);
   const f = {} as Fixture;
   before(async () => {
-    f.api = await startTestApi({ METRICS_TOKEN: 'metrics-token-0123456789' });
+    f.api = await startTestApi({ METRICS_TOKEN: 'metrics-token-0123456789', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
     const app = await createTestApplication(f.api.services);
     f.auth = app.auth;
     f.appId = app.id;
@@ -672,6 +726,8 @@ describe('openapi.yaml matches real responses', function () {
     const bulk = await createCampaign(f.api.services, app.id, { codeType: 'bulk', code: undefined });
     f.bulkCampaignId = bulk.id;
     await createBulkCodes(f.api.services, app.id, bulk.id, ['SPEC-BULK']);
+    f.receiver = await new WebhookReceiver().up();
+    f.webhookId = (await prerequisite(f, 'POST', `${APPS}/${app.id}/webhooks`, { url: f.receiver.url }, ADMIN)).id;
     // Its own queue prefix and no worker: its jobs wait forever, so the API answers 503 after 100 ms.
     f.stalled = await startTestApi(
       { QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-stalled`, JOB_WAIT_TIMEOUT_MS: '100' },
@@ -684,6 +740,7 @@ describe('openapi.yaml matches real responses', function () {
       await f.stalled.close();
     }
     await f.api?.close();
+    await f.receiver?.down();
   });
 
   for (const [label, method, template, status, make] of [

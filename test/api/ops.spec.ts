@@ -124,6 +124,7 @@ describe('operations: health, metrics, Bull Board', function () {
       expect(text).not.to.include('/wallets/customer/c1');
       expect(count('coupons_queue_jobs', { queue: 'ops-{00}', state: 'waiting' })).to.be.a('number');
       expect(count('coupons_queue_jobs', { queue: 'ops-{03}', state: 'failed' })).to.be.a('number');
+      expect(count('coupons_queue_jobs', { queue: 'webhooks-{wh}', state: 'delayed' })).to.be.a('number');
       expect(text).to.include('process_cpu_user_seconds_total');
 
       const w = `http://127.0.0.1:${port}`;
@@ -163,7 +164,7 @@ describe('operations: health, metrics, Bull Board', function () {
     expect(routeTemplateOf({}, 'GET', '/admin')).to.equal(undefined);
   });
 
-  it('when Bull Board is opened without the admin token, then 401 with a Basic challenge; with it, it lists every partition queue read-only', async () => {
+  it('when Bull Board is opened without the admin token, then 401 with a Basic challenge; with it, it lists every partition queue and the webhook queue read-only', async () => {
     const anon = await call(api.url, 'GET', '/admin/queues');
     expect(anon.status).to.equal(401);
     expect(anon.headers.get('www-authenticate')).to.equal('Basic realm="coupons-admin"');
@@ -178,7 +179,7 @@ describe('operations: health, metrics, Bull Board', function () {
     });
     expect(queues.status).to.equal(200);
     const names = queues.body.queues.map((q: { name: string }) => q.name).sort();
-    expect(names).to.deep.equal(['ops-{00}', 'ops-{01}', 'ops-{02}', 'ops-{03}']);
+    expect(names).to.deep.equal(['ops-{00}', 'ops-{01}', 'ops-{02}', 'ops-{03}', 'webhooks-{wh}']);
     expect(queues.body.queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).to.equal(true);
     // Read-only on the server too, not only in the UI: a retry through the board's API is refused.
     const retry = await call(api.url, 'PUT', '/admin/queues/api/queues/ops-%7B00%7D/retry/failed', { headers: { authorization: basic } });

@@ -13,7 +13,9 @@ import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
 import { JobGateway } from '../../shared/queue/gateway.js';
+import { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { createProcessor } from '../../worker/processors/index.js';
+import { startWorkerWebhooks } from '../../worker/webhook-worker.js';
 import { WorkerPool } from '../../worker/worker-pool.js';
 import { createServices, type Services } from '../../shared/services.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
@@ -59,32 +61,41 @@ export interface TestApi {
   url: string;
   services: Services;
   jobs: JobGateway;
+  webhooks: WebhookQueue;
   close(): Promise<void>;
 }
 
 /**
- * A real API on a free port with its queue gateway; by default also an in-process worker pool
- * (real BullMQ workers on the same Redis). Tests of crashes and replicas spawn worker processes
- * instead (test/support/worker-process.ts) and pass `{ inProcessWorker: false }`.
+ * A real API on a free port with its queue gateway and webhook queue; by default also an
+ * in-process worker pool and delivery pool (real BullMQ workers on the same Redis). Tests of
+ * crashes and replicas spawn worker processes instead (test/support/worker-process.ts) and pass
+ * `{ inProcessWorker: false }`.
  */
 export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { inProcessWorker?: boolean } = {}): Promise<TestApi> {
   const services = await testServices(overrides);
   const logger = createLogger(services.config, 'api-test');
   const jobs = new JobGateway(services.config, logger);
   await jobs.start();
-  const pool = opts.inProcessWorker === false ? null : new WorkerPool(services.config, logger, createProcessor(services));
+  const webhooks = new WebhookQueue(services.config);
+  await webhooks.waitUntilReady();
+  const worker = opts.inProcessWorker === false ? null : await startWorkerWebhooks(services.config, logger, services);
+  const pool = worker ? new WorkerPool(services.config, logger, createProcessor(services, worker.recorder)) : null;
   await pool?.start();
-  const app = buildApp({ services, logger, jobs });
+  const app = buildApp({ services, logger, jobs, webhooks });
   const server: Server = await listen(createHttpServer(app, services.config), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     services,
     jobs,
+    webhooks,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker?.stopDelivering();
       await pool?.close();
+      await worker?.close();
       await jobs.close();
+      await webhooks.close();
     },
   };
 }

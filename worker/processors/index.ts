@@ -1,28 +1,45 @@
 /**
  * Job name → use case. Processors are thin: they call the same use cases the API validated
- * for, turn domain refusals into outcomes, and retry transient errors in place.
+ * for, turn domain refusals into outcomes, and retry transient errors in place. After a redeem,
+ * revert or wallet operation they record its events in the same job (docs/events.md): a job is
+ * only finished once its events are in the outbox, and a re-run records nothing twice.
  */
 import type { Job } from 'bullmq';
 import { JOB, laneOf, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon, revertCoupon, type JobRun } from '../../shared/usecases/apply-coupon.usecase.js';
+import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
 
 /** The job's id and its lane in the limit counters: its partition (at most one live job each). */
 const runOf = (job: Job): JobRun => ({ jobId: job.id!, lane: laneOf(job.queueName) });
 
-export function createProcessor(services: Services) {
+/** @param events - records the events of each operation; without it (benchmark baselines) none are. */
+export function createProcessor(services: Services, events?: Pick<EventRecorder, 'record'>) {
   const budget = services.config.jobRetryBudgetMs;
+  const recorded = async (op: FinishedOperation): Promise<Outcome<unknown>> => {
+    if (events) await retryTransient(() => events.record(op), budget);
+    return op.outcome;
+  };
+  /** A use case's outcome, retrying transient errors in place. */
+  const run = <T>(useCase: () => Promise<T>) => retryTransient(() => toOutcome(useCase), budget);
   return async (job: Job): Promise<Outcome<unknown>> => {
+    const jobId = job.id!;
     switch (job.name) {
-      case JOB.redeem:
-        return retryTransient(() => toOutcome(() => redeemCoupon(services, job.data as JobPayloads['redeem'], runOf(job))), budget);
-      case JOB.revert:
-        return retryTransient(() => toOutcome(() => revertCoupon(services, job.data as JobPayloads['revert'], runOf(job))), budget);
-      case JOB.walletTransaction:
-        return retryTransient(() => toOutcome(() => applyWalletOperation(services, job.data as JobPayloads['wallet-transaction'])), budget);
+      case JOB.redeem: {
+        const input = job.data as JobPayloads['redeem'];
+        return recorded({ name: JOB.redeem, input, jobId, outcome: await run(() => redeemCoupon(services, input, runOf(job))) });
+      }
+      case JOB.revert: {
+        const input = job.data as JobPayloads['revert'];
+        return recorded({ name: JOB.revert, input, jobId, outcome: await run(() => revertCoupon(services, input, runOf(job))) });
+      }
+      case JOB.walletTransaction: {
+        const input = job.data as JobPayloads['wallet-transaction'];
+        return recorded({ name: JOB.walletTransaction, input, jobId, outcome: await run(() => applyWalletOperation(services, input)) });
+      }
       case JOB.noop:
         return { ok: true, value: null };
       default:

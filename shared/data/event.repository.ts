@@ -1,0 +1,111 @@
+/**
+ * The event outbox (event.schema.ts). Writes are keyed by the event's derived `_id`, so
+ * recording the same change twice leaves one document with its first sequence number.
+ */
+import { Types } from 'mongoose';
+import type { EventRecord, EventType } from '../domain/events.js';
+import type { Models } from './db.js';
+import type { EventDoc } from './event.schema.js';
+
+export type StoredEvent = EventRecord & { dispatched: boolean };
+
+const toRecord = (d: EventDoc): StoredEvent => ({
+  id: d._id,
+  applicationId: String(d.application),
+  customerId: String(d.customer),
+  type: d.type,
+  sequence: d.sequence,
+  requestId: d.requestId ?? '',
+  createdAt: d.createdAt,
+  data: d.data,
+  dispatched: d.dispatched,
+});
+
+export function eventRepository({ Event }: Models) {
+  return {
+    /** Writes the events that are not there yet (one round trip); existing ones are left as they are. */
+    async record(events: EventRecord[]): Promise<void> {
+      if (events.length === 0) return;
+      await Event.bulkWrite(
+        events.map((e) => ({
+          updateOne: {
+            filter: { _id: e.id },
+            update: {
+              $setOnInsert: {
+                application: new Types.ObjectId(e.applicationId),
+                customer: new Types.ObjectId(e.customerId),
+                type: e.type,
+                sequence: e.sequence,
+                requestId: e.requestId,
+                data: e.data,
+                dispatched: false,
+                createdAt: e.createdAt,
+                updatedAt: e.createdAt,
+              },
+            },
+            upsert: true,
+            // `createdAt` is the event's `created`, set above: the same instant in the body and here.
+            timestamps: false,
+          },
+        })),
+        // Each is independent: a duplicate key (a concurrent re-run) must not stop the others.
+        { ordered: false },
+      ).catch((err: { code?: number; writeErrors?: { code?: number }[] }) => {
+        const errors = err.writeErrors ?? [err];
+        if (!errors.every((e) => e.code === 11000)) throw err;
+      });
+    },
+    async get(id: string): Promise<StoredEvent | null> {
+      const d = await Event.findById(id).lean<EventDoc>();
+      return d ? toRecord(d) : null;
+    },
+    /** An application's event by id (admin). */
+    async find(applicationId: string, id: string): Promise<StoredEvent | null> {
+      const d = await Event.findOne({ _id: id, application: applicationId }).lean<EventDoc>();
+      return d ? toRecord(d) : null;
+    },
+    async markDispatched(id: string): Promise<void> {
+      await Event.updateOne({ _id: id }, { $set: { dispatched: true } });
+    },
+    /** True while one of the customer's events numbered below `sequence` is not dispatched yet. */
+    async hasUndispatchedBefore(applicationId: string, customerId: string, sequence: number): Promise<boolean> {
+      const d = await Event.findOne(
+        { application: applicationId, customer: customerId, sequence: { $lt: sequence }, dispatched: false },
+        { _id: 1 },
+      ).lean();
+      return d !== null;
+    },
+    /** Events written before `before` and still not dispatched (the sweep). */
+    async listUndispatched(before: Date, limit: number): Promise<string[]> {
+      const ds = await Event.find({ dispatched: false, createdAt: { $lt: before } }, { _id: 1 })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .lean<Pick<EventDoc, '_id'>[]>();
+      return ds.map((d) => d._id);
+    },
+    /** Admin listing, newest first, optionally of one type and one customer. */
+    async list(applicationId: string, q: { type?: EventType; customerId?: string; limit: number }): Promise<StoredEvent[]> {
+      const filter = {
+        application: applicationId,
+        ...(q.type ? { type: q.type } : {}),
+        ...(q.customerId ? { customer: q.customerId } : {}),
+      };
+      const ds = await Event.find(filter).sort({ createdAt: -1 }).limit(q.limit).lean<EventDoc[]>();
+      return ds.map(toRecord);
+    },
+    /** An application's events in [from, to), oldest first, at most `limit` (redelivery of a range). */
+    async inRange(applicationId: string, from: Date, to: Date, limit: number): Promise<StoredEvent[]> {
+      const ds = await Event.find({ application: applicationId, createdAt: { $gte: from, $lt: to } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .lean<EventDoc[]>();
+      return ds.map(toRecord);
+    },
+    /** Retention: dispatched events written before `before`. */
+    async deleteDispatchedBefore(before: Date): Promise<number> {
+      const res = await Event.deleteMany({ dispatched: true, createdAt: { $lt: before } });
+      return res.deletedCount ?? 0;
+    },
+  };
+}
+export type EventRepository = ReturnType<typeof eventRepository>;

@@ -1,0 +1,44 @@
+import { Schema, type Types } from 'mongoose';
+import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js';
+
+/**
+ * The outbox: one document per event (docs/events.md). Written by the job that applied the change
+ * (its `_id` derives from the change, so a re-run writes nothing new), then dispatched — fanned
+ * out to the application's endpoints as `webhook_deliveries` — by the delivery workers.
+ */
+export interface EventDoc {
+  /** `evt_…`, derived from application, type and change (shared/domain/events.ts). */
+  _id: string;
+  application: Types.ObjectId;
+  customer: Types.ObjectId;
+  type: EventType;
+  /** Per application and customer, increasing in change order (`event_sequences`). */
+  sequence: number;
+  requestId: string;
+  data: EventData;
+  /** False until its deliveries exist and are queued; the sweep re-dispatches what stays false. */
+  dispatched: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const eventSchema = new Schema<EventDoc>(
+  {
+    _id: { type: String, required: true },
+    application: { type: Schema.Types.ObjectId, required: true },
+    customer: { type: Schema.Types.ObjectId, required: true },
+    type: { type: String, enum: EVENT_TYPES, required: true },
+    sequence: { type: Number, required: true },
+    requestId: { type: String, default: '' },
+    data: { type: Schema.Types.Mixed, required: true },
+    dispatched: { type: Boolean, default: false },
+  },
+  { collection: 'events', timestamps: true, versionKey: false, minimize: false },
+);
+// Serves the ordering check of a delivery: a customer's earlier events not yet dispatched (equality
+// on `dispatched`, so the check reads only undispatched events, not the customer's history).
+eventSchema.index({ application: 1, customer: 1, dispatched: 1, sequence: 1 });
+// Serves the sweep (events never dispatched, oldest first) and the retention cleanup.
+eventSchema.index({ dispatched: 1, createdAt: 1 });
+// Serves the admin event listing and the redelivery of a time range (an application's events by time).
+eventSchema.index({ application: 1, createdAt: 1 });

@@ -1,0 +1,65 @@
+import { Schema, type Types } from 'mongoose';
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One event for one endpoint (docs/events.md). `pending` while it is queued, waiting for an
+ * earlier delivery of its stream, in flight or between retries; then `succeeded`, `dead` (gave
+ * up after the last attempt, or the receiver answered 410) or `cancelled` (its endpoint was
+ * disabled or stopped subscribing before it was sent). A stream is (endpoint, customer): its
+ * deliveries are sent in `sequence` order, each once the earlier ones are finished.
+ */
+export interface WebhookDeliveryDoc {
+  /** `<event id>-<endpoint id>`: one delivery per event and endpoint. */
+  _id: string;
+  application: Types.ObjectId;
+  endpoint: Types.ObjectId;
+  customer: Types.ObjectId;
+  event: string;
+  eventType: string;
+  /** The event's per-customer sequence number. */
+  sequence: number;
+  status: DeliveryStatus;
+  /** Which queued job owns it: a redelivery or a re-queue by the sweep bumps it, and older jobs stop. */
+  generation: number;
+  attempts: number;
+  /** When its job next runs (retry, ordering wait, or in-flight deadline); null once finished. */
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
+  {
+    _id: { type: String, required: true },
+    application: { type: Schema.Types.ObjectId, required: true },
+    endpoint: { type: Schema.Types.ObjectId, required: true },
+    customer: { type: Schema.Types.ObjectId, required: true },
+    event: { type: String, required: true },
+    eventType: { type: String, required: true },
+    sequence: { type: Number, required: true },
+    status: { type: String, enum: DELIVERY_STATUSES, default: 'pending' },
+    generation: { type: Number, default: 0 },
+    attempts: { type: Number, default: 0 },
+    nextAttemptAt: { type: Date, default: null },
+    lastAttemptAt: { type: Date, default: null },
+    lastStatusCode: { type: Number, default: null },
+    lastError: { type: String, default: null },
+    deliveredAt: { type: Date, default: null },
+  },
+  { collection: 'webhook_deliveries', timestamps: true, versionKey: false },
+);
+// Serves the ordering of a stream: its earliest pending delivery before a sequence number, and the
+// next one after it (to wake it when one finishes). Equality on `status` keeps finished history out.
+webhookDeliverySchema.index({ endpoint: 1, customer: 1, status: 1, sequence: 1 });
+// Serves the sweep: pending deliveries whose job should have run long ago.
+webhookDeliverySchema.index({ status: 1, nextAttemptAt: 1 });
+// Serves the admin listing of an endpoint's deliveries, newest first.
+webhookDeliverySchema.index({ application: 1, endpoint: 1, createdAt: -1 });
+// Serves the retention cleanup (finished deliveries older than the retention).
+webhookDeliverySchema.index({ createdAt: 1 });

@@ -1,0 +1,110 @@
+/**
+ * Events sent to webhook endpoints (docs/events.md): their types, their ids and their bodies.
+ * Pure: an event's id is derived from the change that caused it, so recording the same change
+ * twice (a re-run of its job) yields the same id and the outbox keeps one copy.
+ */
+import { createHash } from 'node:crypto';
+
+export const EVENT_TYPES = ['redemption.completed', 'redemption.reverted', 'redemption.refused', 'wallet.transaction.completed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What an endpoint subscribes to: event types, or `*` for every type. */
+export const ALL_EVENTS = '*';
+
+export const isEventType = (v: unknown): v is EventType => typeof v === 'string' && (EVENT_TYPES as readonly string[]).includes(v);
+
+export const subscribes = (eventTypes: readonly string[], type: string): boolean =>
+  eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
+
+/**
+ * The stable id of the event a change causes: `evt_` and 32 hex digits of
+ * SHA-256(application, type, change key). Change keys (one change, one key):
+ * - a redemption cycle: `redemption:<campaign>:<order>:<cycle>` (completed, then reverted);
+ * - a refused redeem: `refusal:<job id>` (each refused request is its own change);
+ * - a ledger entry: `txn:<txn id>` (unique per application).
+ */
+export function eventIdOf(applicationId: string, type: EventType, changeKey: string): string {
+  return `evt_${createHash('sha256').update(`${applicationId}\n${type}\n${changeKey}`).digest('hex').slice(0, 32)}`;
+}
+
+/** The customer every event is about: the client's `source_id` and the service's id. */
+interface CustomerRef {
+  source_id: string;
+  customer_id: string;
+}
+
+/** `redemption.completed` and `redemption.reverted`. Amounts in the application's currency. */
+export interface RedemptionEventData extends CustomerRef {
+  order_id: string;
+  campaign_id: string;
+  coupon_id: string;
+  coupon_code: string;
+  /** `<campaign>:<order>:<cycle>`: the same for the completion and the revert of one cycle. */
+  redemption_id: string;
+  /** 1 for an order's first redemption with this campaign, +1 after each revert. */
+  cycle: number;
+  status: 'completed' | 'reverted';
+  discount: number;
+  cashback: number;
+  currency: string;
+}
+
+/** `redemption.refused`: a redeem the worker refused (a limit, a rule, another customer's order). */
+export interface RefusalEventData extends CustomerRef {
+  order_id: string;
+  campaign_id: string;
+  coupon_id: string;
+  coupon_code: string;
+  /** A fixed category (`total_limit`, `cart_rule`, `selection`, `invalid`, …). */
+  reason: string;
+  /** The `message` and `details` the client was answered. */
+  message: string;
+  details: string;
+}
+
+/** `wallet.transaction.completed`: a ledger entry applied to a balance. Points in units. */
+export interface WalletEventData extends CustomerRef {
+  wallet_id: string;
+  txn_id: string;
+  type: 'credit' | 'debit';
+  /** `api` (a wallet update), `cashback` (a redeem's credit), `cashback_revert` (its revert's debit). */
+  origin: 'api' | 'cashback' | 'cashback_revert';
+  points: number;
+  previous_loyalty_points: number;
+  loyalty_points: number;
+  description: string;
+  /** The order of a cashback entry; null for a wallet update. */
+  order_id: string | null;
+}
+
+export type EventData = RedemptionEventData | RefusalEventData | WalletEventData;
+
+/** One recorded event, as stored in the outbox and sent. */
+export interface EventRecord {
+  id: string;
+  applicationId: string;
+  customerId: string;
+  type: EventType;
+  /** Per application and customer, increasing in the order the changes were applied (gaps possible). */
+  sequence: number;
+  requestId: string;
+  createdAt: Date;
+  data: EventData;
+}
+
+/** The event as receivers get it (and the admin API shows it): docs/events.md, openapi.yaml `WebhookEvent`. */
+export function eventEnvelope(e: EventRecord) {
+  return {
+    id: e.id,
+    object: 'event' as const,
+    type: e.type,
+    created: e.createdAt.toISOString(),
+    application_id: e.applicationId,
+    request_id: e.requestId,
+    sequence: e.sequence,
+    data: e.data,
+  };
+}
+
+/** The body POSTed to endpoints. The same bytes on every attempt and every endpoint. */
+export const renderEvent = (e: EventRecord): string => JSON.stringify(eventEnvelope(e));

@@ -1,0 +1,283 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { verifySignature } from '../../shared/domain/webhook-signature.js';
+import { createCustomers, createWallet } from '../fixtures/records.js';
+import {
+  call,
+  createTestApplication,
+  startTestApi,
+  TEST_ADMIN_TOKEN,
+  TEST_QUEUE_PREFIX,
+  testMongoUri,
+  type TestApi,
+  type TestApplication,
+} from '../support/context.js';
+import { assertMatchesSchema, spec } from '../support/openapi.js';
+import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
+
+const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
+const run = promisify(execFile);
+
+const hooks = (app: TestApplication) => `/admin/applications/${app.id}/webhooks`;
+
+describe('admin API: webhook endpoints, events and deliveries', function () {
+  this.timeout(60_000);
+
+  describe('with the default destination policy (no reserved range allowed)', () => {
+    let api: TestApi;
+    let app: TestApplication;
+    before(async () => {
+      api = await startTestApi();
+      app = await createTestApplication(api.services);
+    });
+    after(async () => {
+      await api.close();
+    });
+
+    const refused: [string, unknown, RegExp][] = [
+      ['a non-HTTP scheme', { url: 'ftp://hooks.example.com/x' }, /url must use http or https/],
+      ['a file URL', { url: 'file:///etc/passwd' }, /url must use http or https/],
+      ['credentials in the URL', { url: 'https://user:pw@93.184.216.34/x' }, /must not contain credentials/],
+      ['a loopback address', { url: 'http://127.0.0.1:8080/x' }, /127\.0\.0\.1 is a loopback address/],
+      ['a loopback address spelt as a number', { url: 'http://2130706433/x' }, /127\.0\.0\.1 is a loopback address/],
+      ['the IPv6 loopback', { url: 'http://[::1]/x' }, /::1 is a loopback address/],
+      ['a name that resolves to loopback', { url: 'http://localhost:9/x' }, /localhost resolves to .* loopback address/],
+      ['a private address', { url: 'http://10.0.0.5/x' }, /private address/],
+      ['an IPv4-mapped private address', { url: 'http://[::ffff:192.168.0.1]/x' }, /private address/],
+      ['the link-local metadata address', { url: 'http://169.254.169.254/latest/meta-data' }, /link-local address/],
+      ['an unknown event type', { url: 'https://93.184.216.34/x', event_types: ['coupon.eaten'] }, /"event_types\[0\]" must be one of/],
+      ['no url', { event_types: ['*'] }, /"url" is required/],
+    ];
+    for (const [label, body, details] of refused) {
+      it(`when an endpoint with ${label} is registered, then 400 names why`, async () => {
+        const res = await call(api.url, 'POST', hooks(app), { auth: ADMIN, body });
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body).to.include({ code: 400, message: 'Invalid payload' });
+        expect(res.body.details).to.match(details);
+      });
+    }
+
+    it('when an endpoint is registered, then its secret is shown once and never listed', async () => {
+      const created = await call(api.url, 'POST', hooks(app), {
+        auth: ADMIN,
+        body: { url: 'https://93.184.216.34/hooks', event_types: ['redemption.completed'], description: 'CRM' },
+      });
+      expect(created.status).to.equal(201);
+      expect(created.body).to.include({ url: 'https://93.184.216.34/hooks', status: 'active', description: 'CRM', disabled_reason: null });
+      expect(created.body.event_types).to.deep.equal(['redemption.completed']);
+      expect(created.body.secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+      const listed = await call(api.url, 'GET', hooks(app), { auth: ADMIN });
+      expect(listed.body.webhooks.map((w: { id: string }) => w.id)).to.include(created.body.id);
+      expect(listed.text).to.not.include(created.body.secret);
+      expect(listed.body.webhooks[0]).to.not.have.property('secret');
+    });
+
+    it("when another application's endpoint or an unknown one is named, then 404", async () => {
+      const other = await createTestApplication(api.services);
+      const theirs = await call(api.url, 'POST', hooks(other), { auth: ADMIN, body: { url: 'https://93.184.216.34/theirs' } });
+      for (const path of [
+        `${hooks(app)}/${theirs.body.id}`,
+        `${hooks(app)}/000000000000000000000000`,
+        `${hooks(app)}/not-an-id`,
+        `/admin/applications/000000000000000000000000/webhooks/${theirs.body.id}`,
+      ]) {
+        const res = await call(api.url, 'PATCH', path, { auth: ADMIN, body: { status: 'disabled' } });
+        expect(res.status, path).to.equal(404);
+      }
+      const deliveries = await call(api.url, 'GET', `${hooks(app)}/${theirs.body.id}/deliveries`, { auth: ADMIN });
+      expect(deliveries.body).to.include({ message: 'resource not found', details: 'webhook not found' });
+    });
+
+    it('when the admin token is missing, then every webhook route answers 401', async () => {
+      for (const [method, path] of [
+        ['GET', hooks(app)],
+        ['POST', hooks(app)],
+        ['GET', `/admin/applications/${app.id}/events`],
+      ] as const) {
+        expect((await call(api.url, method, path, method === 'POST' ? { body: {} } : {})).status, `${method} ${path}`).to.equal(401);
+      }
+    });
+
+    it('when openapi.yaml is read, then every webhook example is a valid event', () => {
+      const examples = Object.values(spec.webhooks as Record<string, any>)
+        .map((w) => w.post.requestBody.content['application/json'].example)
+        .filter(Boolean);
+      expect(examples.length).to.be.at.least(3);
+      for (const e of examples) assertMatchesSchema('WebhookEvent', e);
+    });
+  });
+
+  describe('with a receiver on loopback (allowed for this API)', () => {
+    let api: TestApi;
+    let receiver: WebhookReceiver;
+    before(async () => {
+      api = await startTestApi({
+        QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-admin-hooks`,
+        WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+        WEBHOOK_RETRY_BASE_MS: '100',
+        WEBHOOK_RETRY_MAX_MS: '500',
+      });
+    });
+    beforeEach(async () => {
+      receiver = await new WebhookReceiver().up();
+    });
+    afterEach(async () => {
+      await receiver.down();
+    });
+    after(async () => {
+      await api.webhooks.queue.obliterate({ force: true });
+      await api.close();
+    });
+
+    async function setUp(body: Record<string, unknown> = {}) {
+      const app = await createTestApplication(api.services);
+      await createCustomers(api.services, app.id, ['c1', 'c2']);
+      await createWallet(api.services, app.id);
+      const created = await call(api.url, 'POST', hooks(app), { auth: ADMIN, body: { url: receiver.url, ...body } });
+      expect(created.status, created.text).to.equal(201);
+      return { app, endpoint: created.body as { id: string; secret: string } };
+    }
+    const credit = (app: TestApplication, sourceId: string, points: number) =>
+      call(api.url, 'PUT', `/wallets/customer/${sourceId}/transactions/loyalty`, { auth: app.auth, body: { type: 'credit', points } });
+
+    it('when a secret is rotated, then deliveries are signed with the new and the previous secret until the overlap ends', async () => {
+      const { app, endpoint } = await setUp();
+      const rotated = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/rotate-secret`, {
+        auth: ADMIN,
+        body: { previous_secret_expires_in: 3600 },
+      });
+      expect(rotated.status, rotated.text).to.equal(200);
+      expect(rotated.body.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(endpoint.secret);
+      expect((await credit(app, 'c1', 1)).status).to.equal(200);
+      await waitFor('first event', () => receiver.accepted.length === 1);
+      const [first] = receiver.accepted;
+      const now = Math.floor(Date.now() / 1000);
+      const header = first!.headers['coupons-signature'] as string;
+      expect(header.match(/v1=/g)).to.have.length(2);
+      expect(verifySignature(header, first!.body, rotated.body.secret, now)).to.equal(true);
+      expect(verifySignature(header, first!.body, endpoint.secret, now)).to.equal(true);
+
+      const again = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/rotate-secret`, {
+        auth: ADMIN,
+        body: { previous_secret_expires_in: 0 },
+      });
+      expect((await credit(app, 'c1', 1)).status).to.equal(200);
+      await waitFor('second event', () => receiver.accepted.length === 2);
+      const second = receiver.accepted[1]!;
+      const h2 = second.headers['coupons-signature'] as string;
+      expect(h2.match(/v1=/g)).to.have.length(1);
+      expect(verifySignature(h2, second.body, again.body.secret, now)).to.equal(true);
+      expect(verifySignature(h2, second.body, rotated.body.secret, now)).to.equal(false);
+    });
+
+    it('when an endpoint is disabled, events are still recorded; after re-enabling, a time range is redelivered in order', async () => {
+      const { app, endpoint } = await setUp();
+      const disabled = await call(api.url, 'PATCH', `${hooks(app)}/${endpoint.id}`, { auth: ADMIN, body: { status: 'disabled' } });
+      expect(disabled.body).to.include({ status: 'disabled', disabled_reason: 'admin' });
+      const from = new Date(Date.now() - 1000).toISOString();
+      for (let i = 1; i <= 3; i++) expect((await credit(app, 'c1', i)).status).to.equal(200);
+      const events = await call(api.url, 'GET', `/admin/applications/${app.id}/events?customer=c1`, { auth: ADMIN });
+      expect(events.status).to.equal(200);
+      expect(events.body.events.map((e: any) => e.data.points)).to.deep.equal([3, 2, 1]);
+      for (const e of events.body.events) assertMatchesSchema('AdminEvent', e);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.arrivals).to.equal(0);
+
+      const refusedWhileDisabled = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/redeliver`, {
+        auth: ADMIN,
+        body: { from, to: new Date(Date.now() + 1000).toISOString() },
+      });
+      expect(refusedWhileDisabled.status).to.equal(400);
+      expect(refusedWhileDisabled.body.details).to.equal('the webhook is disabled: enable it first');
+
+      const enabled = await call(api.url, 'PATCH', `${hooks(app)}/${endpoint.id}`, { auth: ADMIN, body: { status: 'active' } });
+      expect(enabled.body).to.include({ status: 'active', disabled_reason: null, disabled_at: null });
+      const queued = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/redeliver`, {
+        auth: ADMIN,
+        body: { from, to: new Date(Date.now() + 1000).toISOString() },
+      });
+      expect(queued.status, queued.text).to.equal(202);
+      expect(queued.body).to.deep.equal({ queued: 3 });
+      await waitFor('three events', () => receiver.accepted.length === 3);
+      expect(receiver.accepted.map((r) => r.json.data.points)).to.deep.equal([1, 2, 3]);
+      expect(receiver.allSigned(endpoint.secret)).to.equal(true);
+    });
+
+    it('when one event is redelivered, then it arrives again under the same id and its delivery restarts', async () => {
+      const { app, endpoint } = await setUp();
+      expect((await credit(app, 'c2', 5)).status).to.equal(200);
+      await waitFor('delivery', () => receiver.accepted.length === 1);
+      const eventId = receiver.accepted[0]!.json.id;
+      const path = `${hooks(app)}/${endpoint.id}/deliveries?event=${eventId}`;
+      await waitFor(
+        'succeeded',
+        async () => (await call(api.url, 'GET', path, { auth: ADMIN })).body.deliveries[0]?.status === 'succeeded',
+      );
+      const res = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/redeliver`, { auth: ADMIN, body: { event_id: eventId } });
+      expect(res.status, res.text).to.equal(202);
+      expect(res.body).to.deep.equal({ queued: 1 });
+      await waitFor('redelivery', () => receiver.accepted.length === 2);
+      expect(receiver.accepted[1]!.json.id).to.equal(eventId);
+      expect(receiver.accepted[1]!.body).to.equal(receiver.accepted[0]!.body);
+      const listed = await call(api.url, 'GET', path, { auth: ADMIN });
+      expect(listed.body.deliveries).to.have.length(1);
+      await waitFor(
+        'succeeded again',
+        async () => (await call(api.url, 'GET', path, { auth: ADMIN })).body.deliveries[0]?.status === 'succeeded',
+      );
+      expect((await call(api.url, 'GET', path, { auth: ADMIN })).body.deliveries[0]).to.include({ attempts: 1, last_error: null });
+    });
+
+    it('when an endpoint subscribes to some types only, then it receives only those, and redelivering another type is refused', async () => {
+      const { app, endpoint } = await setUp({ event_types: ['redemption.completed'] });
+      expect((await credit(app, 'c1', 1)).status).to.equal(200);
+      const events = await call(api.url, 'GET', `/admin/applications/${app.id}/events?type=wallet.transaction.completed`, { auth: ADMIN });
+      expect(events.body.events).to.have.length(1);
+      const res = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/redeliver`, {
+        auth: ADMIN,
+        body: { event_id: events.body.events[0].id },
+      });
+      expect(res.status).to.equal(400);
+      expect(res.body.details).to.equal('the webhook does not subscribe to wallet.transaction.completed');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.arrivals).to.equal(0);
+    });
+
+    it('when the command line manages an endpoint, then it registers, lists, disables and redelivers like the API', async () => {
+      const app = await createTestApplication(api.services);
+      await createCustomers(api.services, app.id, ['c1']);
+      await createWallet(api.services, app.id);
+      const env = {
+        ...process.env,
+        MONGODB_URI: testMongoUri(),
+        QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-admin-hooks`,
+        WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+        LOG_LEVEL: 'silent',
+      };
+      const cli = async (...args: string[]) =>
+        JSON.parse((await run('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env })).stdout);
+      const created = await cli('create-webhook', '--app', app.id, '--url', receiver.url, '--events', 'wallet.transaction.completed');
+      expect(created.secret).to.match(/^whsec_/);
+      expect((await cli('list-webhooks', '--app', app.id)).webhooks.map((w: { id: string }) => w.id)).to.deep.equal([created.id]);
+      expect((await cli('disable-webhook', '--app', app.id, '--webhook', created.id)).status).to.equal('disabled');
+      expect((await credit(app, 'c1', 2)).status).to.equal(200);
+      expect((await cli('enable-webhook', '--app', app.id, '--webhook', created.id)).status).to.equal('active');
+      const [event] = (await cli('list-events', '--app', app.id)).events;
+      expect(await cli('redeliver', '--app', app.id, '--webhook', created.id, '--event', event.id)).to.deep.equal({ queued: 1 });
+      await waitFor('delivery', () => receiver.accepted.length === 1);
+      expect(
+        verifySignature(
+          receiver.accepted[0]!.headers['coupons-signature'] as string,
+          receiver.accepted[0]!.body,
+          created.secret,
+          Math.floor(Date.now() / 1000),
+        ),
+      ).to.equal(true);
+      const deliveries = await cli('list-deliveries', '--app', app.id, '--webhook', created.id);
+      expect(deliveries.deliveries.map((d: { event_id: string }) => d.event_id)).to.deep.equal([event.id]);
+    });
+  });
+});

@@ -1,0 +1,178 @@
+import { expect } from 'chai';
+import { parseConfig } from '../../shared/config.js';
+import { eventIdOf, renderEvent, subscribes } from '../../shared/domain/events.js';
+import { DestinationPolicy, literalAddressOf, parseWebhookUrl } from '../../shared/domain/webhook-destination.js';
+import { retryDelayMs, retrySchedule, shortestRetryWindowMs } from '../../shared/domain/webhook-retry.js';
+import { signatureHeader, verifySignature } from '../../shared/domain/webhook-signature.js';
+
+const HOUR = 3_600_000;
+
+describe('webhook domain', () => {
+  describe('event ids', () => {
+    it('when the same change is recorded twice, then it gets the same id; another change, type or application gets another', () => {
+      const id = eventIdOf('app1', 'redemption.completed', 'redemption:c:o:1');
+      expect(id).to.match(/^evt_[0-9a-f]{32}$/);
+      expect(eventIdOf('app1', 'redemption.completed', 'redemption:c:o:1')).to.equal(id);
+      expect(eventIdOf('app1', 'redemption.reverted', 'redemption:c:o:1')).to.not.equal(id);
+      expect(eventIdOf('app1', 'redemption.completed', 'redemption:c:o:2')).to.not.equal(id);
+      expect(eventIdOf('app2', 'redemption.completed', 'redemption:c:o:1')).to.not.equal(id);
+    });
+
+    it('when an endpoint subscribes to `*` or to the type, then it receives it; otherwise not', () => {
+      expect(subscribes(['*'], 'redemption.refused')).to.equal(true);
+      expect(subscribes(['redemption.refused'], 'redemption.refused')).to.equal(true);
+      expect(subscribes(['redemption.completed'], 'redemption.refused')).to.equal(false);
+    });
+
+    it('when an event is rendered, then the body has the documented envelope, the same bytes every time', () => {
+      const e = {
+        id: 'evt_1',
+        applicationId: 'a',
+        customerId: 'c',
+        type: 'wallet.transaction.completed' as const,
+        sequence: 3,
+        requestId: 'r',
+        createdAt: new Date('2026-01-02T03:04:05.678Z'),
+        data: { source_id: 's', customer_id: 'c' } as never,
+      };
+      expect(JSON.parse(renderEvent(e))).to.deep.equal({
+        id: 'evt_1',
+        object: 'event',
+        type: 'wallet.transaction.completed',
+        created: '2026-01-02T03:04:05.678Z',
+        application_id: 'a',
+        request_id: 'r',
+        sequence: 3,
+        data: { source_id: 's', customer_id: 'c' },
+      });
+      expect(renderEvent(e)).to.equal(renderEvent({ ...e }));
+    });
+  });
+
+  describe('signatures', () => {
+    const body = '{"id":"evt_1"}';
+    const now = 1_800_000_000;
+
+    it('when a body is signed, then the receiver verifies it with the secret and the header has the documented shape', () => {
+      const header = signatureHeader(body, ['whsec_a'], now);
+      expect(header).to.match(/^t=1800000000,v1=[0-9a-f]{64}$/);
+      expect(verifySignature(header, body, 'whsec_a', now)).to.equal(true);
+    });
+
+    const header = signatureHeader(body, ['whsec_a'], now);
+    const refusals: [string, Parameters<typeof verifySignature>][] = [
+      ['the body was changed', [header, '{"id":"evt_2"}', 'whsec_a', now]],
+      ['the secret is another', [header, body, 'whsec_b', now]],
+      ['the timestamp is older than the 300 s window', [header, body, 'whsec_a', now + 301]],
+      ['the timestamp is in the future beyond the window', [header, body, 'whsec_a', now - 301]],
+      ['the timestamp was changed', [header.replace('t=1800000000', 't=1800000001'), body, 'whsec_a', now]],
+      ['there is no header', [undefined, body, 'whsec_a', now]],
+      ['the signature is not hex', ['t=1800000000,v1=zz', body, 'whsec_a', now]],
+    ];
+    for (const [label, args] of refusals) {
+      it(`when ${label}, then verification fails`, () => {
+        expect(verifySignature(...args)).to.equal(false);
+      });
+    }
+
+    it('when a secret is being rotated, then the body carries one signature per secret and either verifies', () => {
+      const h = signatureHeader(body, ['whsec_new', 'whsec_old'], now);
+      expect(h.split(',').filter((p) => p.startsWith('v1='))).to.have.length(2);
+      expect(verifySignature(h, body, 'whsec_new', now)).to.equal(true);
+      expect(verifySignature(h, body, 'whsec_old', now)).to.equal(true);
+      expect(verifySignature(h, body, 'whsec_other', now)).to.equal(false);
+    });
+  });
+
+  describe('retry schedule', () => {
+    const c = parseConfig({});
+    const defaults = { baseMs: c.webhookRetryBaseMs, maxMs: c.webhookRetryMaxMs, maxAttempts: c.webhookMaxAttempts };
+
+    it('when the defaults apply, then delays double from 1 min to a 6 h cap and the shortest window covers more than 24 h', () => {
+      const minutes = retrySchedule(defaults).map((ms) => ms / 60_000);
+      expect(minutes).to.deep.equal([1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360, 360, 360]);
+      expect(shortestRetryWindowMs(defaults)).to.be.above(24 * HOUR);
+    });
+
+    it('when jitter is drawn, then each delay stays within ±10 % of its nominal value', () => {
+      expect(retryDelayMs(3, defaults, () => 0)).to.equal(216_000);
+      expect(retryDelayMs(3, defaults, () => 0.5)).to.equal(240_000);
+      expect(retryDelayMs(3, defaults, () => 0.999_999)).to.be.at.most(264_000);
+      expect(retryDelayMs(40, defaults, () => 0.5)).to.equal(6 * HOUR);
+    });
+  });
+
+  describe('destinations', () => {
+    const strict = new DestinationPolicy([]);
+    const table: [string, RegExp | null][] = [
+      ['93.184.216.34', null],
+      ['2606:4700::1111', null],
+      ['172.32.0.1', null],
+      ['127.0.0.1', /loopback/],
+      ['127.255.0.9', /loopback/],
+      ['::1', /loopback/],
+      ['::ffff:127.0.0.1', /loopback/],
+      ['10.1.2.3', /private/],
+      ['172.16.0.1', /private/],
+      ['192.168.1.1', /private/],
+      ['fd12:3456::1', /private/],
+      ['169.254.169.254', /link-local/],
+      ['fe80::1', /link-local/],
+      ['100.64.0.1', /shared/],
+      ['0.0.0.0', /this network/],
+      ['::', /unspecified/],
+      ['224.0.0.1', /multicast/],
+    ];
+    for (const [address, refused] of table) {
+      it(`when a delivery would connect to ${address}, then it is ${refused ? 'refused' : 'allowed'}`, () => {
+        const refusal = strict.refusal(address);
+        if (refused) expect(refusal).to.match(refused);
+        else expect(refusal).to.equal(null);
+      });
+    }
+
+    it('when the operator allows a CIDR, then only that range opens', () => {
+      const loopback = new DestinationPolicy(['127.0.0.0/8']);
+      expect(loopback.refusal('127.0.0.1')).to.equal(null);
+      expect(loopback.refusal('::ffff:127.0.0.1')).to.equal(null);
+      expect(loopback.refusal('::1')).to.match(/loopback/);
+      expect(loopback.refusal('10.0.0.1')).to.match(/private/);
+    });
+
+    const urls: [string, string | null][] = [
+      ['https://hooks.example.com/coupons?x=1', null],
+      ['http://hooks.example.com:8080/', null],
+      ['ftp://hooks.example.com/', 'url must use http or https'],
+      ['file:///etc/passwd', 'url must use http or https'],
+      ['javascript:alert(1)', 'url must use http or https'],
+      ['hooks.example.com/path', 'url must be an absolute URL'],
+      ['https://user:pass@hooks.example.com/', 'url must not contain credentials'],
+      ['https://hooks.example.com/#frag', 'url must not contain a fragment'],
+    ];
+    for (const [url, reason] of urls) {
+      it(`when ${url} is registered, then it is ${reason ? `refused: ${reason}` : 'accepted'}`, () => {
+        const parsed = parseWebhookUrl(url);
+        if (reason) expect(parsed).to.deep.equal({ ok: false, reason });
+        else expect(parsed.ok).to.equal(true);
+      });
+    }
+
+    it('when a URL names its host as an IP in any spelling, then the literal address is what gets checked', () => {
+      const literal = (u: string) => literalAddressOf((parseWebhookUrl(u) as { url: URL }).url);
+      expect(literal('http://[::1]:8080/')).to.equal('::1');
+      expect(literal('http://2130706433/')).to.equal('127.0.0.1');
+      expect(literal('http://0x7f.1/')).to.equal('127.0.0.1');
+      expect(literal('http://hooks.example.com/')).to.equal(null);
+    });
+  });
+
+  describe('configuration', () => {
+    it('when WEBHOOK_ALLOWED_CIDRS lists CIDRs, then they are parsed; when one is malformed, then start-up fails naming it', () => {
+      expect(parseConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128' }).webhookAllowedCidrs).to.deep.equal(['127.0.0.0/8', '::1/128']);
+      expect(parseConfig({}).webhookAllowedCidrs).to.deep.equal([]);
+      expect(parseConfig({ WEBHOOK_ALLOWED_CIDRS: '' }).webhookAllowedCidrs).to.deep.equal([]);
+      for (const bad of ['127.0.0.1', '10.0.0.0/33', 'localhost/8'])
+        expect(() => parseConfig({ WEBHOOK_ALLOWED_CIDRS: bad }), bad).to.throw(/^Invalid configuration: WEBHOOK_ALLOWED_CIDRS:/);
+    });
+  });
+});
