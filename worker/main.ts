@@ -21,8 +21,8 @@ async function main() {
   // Counters of an earlier release are converted before any job runs (idempotent, cheap when done).
   const migrated = await migrateCounters(services);
   if (migrated.legacyDocuments) logger.info(migrated, 'legacy usage counters converted to limit counters');
-  const queues = partitionQueues(config);
-  const observed = [...queues];
+  const partitions = partitionQueues(config);
+  const observed = [...partitions.queues];
   const metrics = createMetrics('worker', () => observed);
   const webhooks = await startWorkerWebhooks(config, logger, services, (step) =>
     metrics.webhookDeliveries.inc({ outcome: step.next === 'done' ? step.status : step.next }),
@@ -46,7 +46,7 @@ async function main() {
     await webhooks.stopDelivering();
     await pool.close();
     await webhooks.close();
-    await Promise.all(queues.map((q) => q.close()));
+    await partitions.close();
     await redis.quit();
     await db.close();
     logger.info('stopped');

@@ -79,14 +79,33 @@ export function presentSavingsOrder(input: PresentSavingsInput): SavingsOrder {
       : {}),
     coupon_details: {},
     metadata: order ? declaredMetadata(order.metadata, campaign.metadataKeys, 'order') : {},
-    items: (order?.items ?? []).map((item, i) => presentItem(item, campaign, result.itemDiscountCents[i] ?? null)),
+    items: !order
+      ? []
+      : result.itemDiscountCents.length === 0 && !readsItemMetadata(campaign)
+        ? plainItems(order)
+        : order.items.map((item, i) => presentItem(item, campaign, result.itemDiscountCents[i] ?? null)),
   };
 }
 
+const readsItemMetadata = (campaign: Campaign) => campaign.metadataKeys.some((k) => isReadAt(k.scope, 'item'));
+
+/**
+ * Whole-cart coupons with no item metadata echo an order's items identically: one frozen array
+ * per order, shared by every such coupon of a list response (and serialized once, see
+ * api/json-body.ts) instead of thousands of rebuilt objects.
+ */
+const plainItemLists = new WeakMap<ParsedOrder, readonly SavingsItem[]>();
+function plainItems(order: ParsedOrder): SavingsItem[] {
+  let items = plainItemLists.get(order);
+  if (!items) {
+    items = Object.freeze(order.items.map(plainEcho));
+    plainItemLists.set(order, items);
+  }
+  return items as SavingsItem[];
+}
+
 function presentItem(item: ParsedItem, campaign: Campaign, discountCents: number | null): SavingsItem {
-  // Whole-cart coupons with no item metadata echo items identically: share one frozen echo per
-  // item across the coupons of a list response instead of rebuilding thousands of objects.
-  if (discountCents === null && !campaign.metadataKeys.some((k) => isReadAt(k.scope, 'item'))) return plainEcho(item);
+  if (discountCents === null && !readsItemMetadata(campaign)) return plainEcho(item);
   return {
     ...echoFields(item),
     metadata: declaredMetadata(item.metadata, campaign.metadataKeys, 'item'),

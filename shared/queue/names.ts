@@ -91,8 +91,15 @@ export const finishedJobRetention = (config: Pick<Config, 'keepFinishedSeconds' 
   removeOnFail: { age: config.keepFinishedSeconds * 24, count: config.keepFinishedJobs * 10 },
 });
 
-/** Queue handles for every partition (metrics, Bull Board); callers close them. */
-export function partitionQueues(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'queueEventsMaxLen'>): Queue[] {
+/** Queue handles for every partition (metrics, Bull Board, drains), on one connection; `close()` ends both. */
+export function partitionQueues(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'queueEventsMaxLen'>) {
   const connection = redisConnection(config.redisUrl!);
-  return Array.from({ length: config.queuePartitions }, (_, p) => new Queue(partitionQueueName(p), queueOptions(config, connection)));
+  const queues = Array.from({ length: config.queuePartitions }, (_, p) => new Queue(partitionQueueName(p), queueOptions(config, connection)));
+  return {
+    queues,
+    close: async () => {
+      await Promise.all(queues.map((q) => q.close()));
+      await connection.quit().catch(() => undefined);
+    },
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The benchmark's fixed data set: one application, 200 customers (some with usage), a wallet,
+ * The benchmark's fixed data sets: an application with 200 customers (some with usage), a wallet,
  * 200 fixed coupons of mixed rules, and one unlimited-ish coupon used by the redeem benchmark.
  */
 import type { CampaignInput } from '../../shared/data/campaign.repository.js';
@@ -59,9 +59,13 @@ const shapes: ((i: number) => Partial<CampaignInput>)[] = [
   }),
 ];
 
-export async function loadBenchData(services: Services, log: (line: string) => void) {
+/**
+ * An application with 200 customers, the wallet `loyalty` and the coupon `BENCHREDEEM` (cashback
+ * into that wallet, a total limit far away): what redeem and wallet credit measure against.
+ */
+export async function loadRedeemApp(services: Services, log: (line: string) => void) {
   const { application, apiKey, secret } = await createApplication(services, {
-    name: `bench-${Date.now()}`,
+    name: `bench-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`,
     timezone: 'Asia/Kolkata',
     currency: 'INR',
   });
@@ -78,13 +82,6 @@ export async function loadBenchData(services: Services, log: (line: string) => v
     pluralUnitName: 'points',
     timezone: 'Asia/Kolkata',
   });
-  const campaigns: Campaign[] = [];
-  for (let i = 0; i < 200; i++) {
-    const c = await services.repos.campaigns.create(application.id, base(i, shapes[i % shapes.length]!(i)));
-    await services.repos.couponCodes.insertMany(application.id, c.id, 'fixed', [c.code!]);
-    campaigns.push(c);
-    if ((i + 1) % 50 === 0) log(`  ${i + 1}/200 coupons`);
-  }
   const redeemCoupon = await services.repos.campaigns.create(
     application.id,
     base(999, {
@@ -94,6 +91,22 @@ export async function loadBenchData(services: Services, log: (line: string) => v
     }),
   );
   await services.repos.couponCodes.insertMany(application.id, redeemCoupon.id, 'fixed', ['BENCHREDEEM']);
+  await services.repos.applications.bumpConfigVersion(application.id);
+  const auth = `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}`;
+  return { application, apiKey, secret, auth, customers, redeemCoupon };
+}
+
+/** {@link loadRedeemApp} plus 200 fixed coupons cycling through twelve rule shapes, some with usage. */
+export async function loadBenchData(services: Services, log: (line: string) => void) {
+  const app = await loadRedeemApp(services, log);
+  const { application, customers } = app;
+  const campaigns: Campaign[] = [];
+  for (let i = 0; i < 200; i++) {
+    const c = await services.repos.campaigns.create(application.id, base(i, shapes[i % shapes.length]!(i)));
+    await services.repos.couponCodes.insertMany(application.id, c.id, 'fixed', [c.code!]);
+    campaigns.push(c);
+    if ((i + 1) % 50 === 0) log(`  ${i + 1}/200 coupons`);
+  }
   // Usage: some customers have used some limited coupons.
   for (let i = 0; i < 40; i++) {
     const c = campaigns[(i * 12 + 3) % campaigns.length]!;
@@ -104,7 +117,7 @@ export async function loadBenchData(services: Services, log: (line: string) => v
   }
   await services.repos.applications.bumpConfigVersion(application.id);
   log('  usage counters');
-  return { application, apiKey, secret, customers, campaigns, redeemCoupon };
+  return { ...app, campaigns };
 }
 
 /** An order of `n` items with consistent subtotals. */

@@ -1,0 +1,122 @@
+/**
+ * `npm run bench` (mode `endpoints`): each client route against a baseline measured in the same
+ * run — validate vs `/bench/baseline` (Basic auth + JSON parse + one indexed read) at 64 and 8
+ * connections; list (200 coupons, 50-item order) at 8 and 1; redeem and wallet credit vs a no-op
+ * job round trip through the same queues with 1 and 2 workers at 64; and, with 1 worker, redeem
+ * for an application with one webhook endpoint registered (every event recorded and delivered
+ * to a receiver on 127.0.0.1) vs one without.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
+import { benchOrder, loadBenchData, loadRedeemApp } from './dataset.js';
+import { log, measure, pct, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
+
+export async function endpointsBench(): Promise<string[]> {
+  const stack = await startStack({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  try {
+    log('loading data sets');
+    const data = await loadBenchData(stack.services, log);
+    const hooked = await loadRedeemApp(stack.services, log);
+    const { port } = receiver.address() as AddressInfo;
+    await createWebhook(stack.services, hooked.application.id, { url: `http://127.0.0.1:${port}/hook` });
+    const auth = data.auth;
+    log('starting API and one worker');
+    const { url } = await stack.startApi();
+    await stack.startWorker();
+
+    const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
+    const customer = () => pick(data.customers).sourceId;
+    const smallOrder = benchOrder(5, 'bench-validate');
+    const bigOrder = benchOrder(50, 'bench-list');
+    const results: Result[] = [];
+    const run = async (name: string, path: string, load: Load) => {
+      const r = await measure(name, `${url}${path}`, load);
+      results.push(r);
+      return r;
+    };
+    const validateBody = () => ({
+      source_id: customer(),
+      coupon_details: [{ coupon_id: pick(data.campaigns).id, coupon_code: '' }],
+      order: smallOrder,
+    });
+    // Warm-up (JIT, caches, connection pools), not recorded.
+    await measure('warm-up', `${url}/coupons/validate`, { connections: 16, auth, body: validateBody });
+    const b64 = await run('baseline', '/bench/baseline', { connections: 64, auth, body: () => ({ source_id: customer() }) });
+    const v64 = await run('validate', '/coupons/validate', { connections: 64, auth, body: validateBody });
+    const b8 = await run('baseline', '/bench/baseline', { connections: 8, auth, body: () => ({ source_id: customer() }) });
+    const v8 = await run('validate', '/coupons/validate', { connections: 8, auth, body: validateBody });
+    const listBody = () => ({ source_id: customer(), order: bigOrder });
+    const l8 = await run('list (200 coupons, 50 items)', '/coupons/list/all', { connections: 8, auth, body: listBody });
+    const l1 = await run('list (200 coupons, 50 items)', '/coupons/list/all', { connections: 1, auth, body: listBody });
+
+    const redeemLoad = (app: typeof hooked): Load => ({
+      connections: 64,
+      auth: app.auth,
+      body: () => ({
+        source_id: pick(app.customers).sourceId,
+        coupon_details: [{ coupon_id: app.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
+        order: { ...smallOrder, order_id: randomUUID() },
+      }),
+    });
+    const creditLoad: Load = {
+      connections: 64,
+      auth,
+      method: 'PUT',
+      body: () => ({ type: 'credit', points: 1 }),
+      path: () => `/wallets/customer/${customer()}/transactions/loyalty`,
+    };
+    const queueRows: [number, Result, Result, Result][] = [];
+    let hookedRedeem: Result | undefined;
+    for (const n of [1, 2]) {
+      if (n === 2) await stack.startWorker();
+      await stack.drain();
+      const noop = await run(`no-op job (${n} worker)`, '/bench/noop-job', { connections: 64, auth, body: () => ({}) });
+      await stack.drain();
+      const redeem = await run(`redeem (${n} worker)`, '/coupons/apply?type=redeem', redeemLoad(data));
+      await stack.drain();
+      if (n === 1) {
+        hookedRedeem = await run(`redeem, one webhook endpoint (${n} worker)`, '/coupons/apply?type=redeem', redeemLoad(hooked));
+        await stack.drain();
+      }
+      const credit = await run(`wallet credit (${n} worker)`, '/wallets/customer/x/transactions/loyalty', creditLoad);
+      await stack.drain();
+      queueRows.push([n, noop, redeem, credit]);
+    }
+    const [, , redeem1] = queueRows[0]!;
+    const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    return [
+      '',
+      ...TABLE_HEAD,
+      ...results.map(row),
+      '',
+      '| ratio | measured | target | |',
+      '|---|---|---|---|',
+      `| validate / baseline throughput @64 | ${pct(v64.rps / b64.rps)} | >= 50% | ${met(v64.rps / b64.rps >= 0.5)} |`,
+      `| validate p99 / baseline p99 @8 | ${(v8.p99 / Math.max(b8.p99, 1)).toFixed(2)}x | <= 2x | ${met(v8.p99 <= 2 * Math.max(b8.p99, 1))} |`,
+      `| list p50, one connection (200 coupons, 50 items) | ${l1.p50} ms | <= 15 ms | ${met(l1.p50 <= 15)} |`,
+      `| list p50 @8 | ${l8.p50} ms | | |`,
+      ...queueRows.flatMap(([n, noop, redeem, credit]) => [
+        `| redeem / no-op job, ${n} worker | ${pct(redeem.rps / noop.rps)} | >= 30% | ${met(redeem.rps / noop.rps >= 0.3)} |`,
+        `| wallet credit / no-op job, ${n} worker | ${pct(credit.rps / noop.rps)} | >= 40% | ${met(credit.rps / noop.rps >= 0.4)} |`,
+      ]),
+      `| redeem, 2 workers / 1 worker | ${pct(queueRows[1]![2].rps / redeem1.rps)} | >= 100% (not slower) | ${met(queueRows[1]![2].rps >= redeem1.rps * 0.95)} |`,
+      `| wallet credit, 2 workers / 1 worker | ${pct(queueRows[1]![3].rps / queueRows[0]![3].rps)} | >= 100% (not slower) | ${met(queueRows[1]![3].rps >= queueRows[0]![3].rps * 0.95)} |`,
+      `| redeem with one webhook endpoint / without, 1 worker | ${pct(hookedRedeem!.rps / redeem1.rps)} | >= 85% | ${met(hookedRedeem!.rps >= 0.85 * redeem1.rps)} |`,
+      `| webhook deliveries received during the run | ${received} | | |`,
+    ];
+  } finally {
+    receiver.close();
+    await stack.stop();
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * `npm run bench -- flash`: a flash sale. One coupon with a total limit of 1,000,000, a
+ * per-customer limit of 1 and a per-day limit, redeemed 100,000 times by distinct customers at 64
+ * connections with 2 workers, in blocks of 10,000 (p50/p99 per block: the last block must cost
+ * what the first did); the counters' document sizes sampled throughout; Redis memory before and
+ * after; the exact completed count. Then a limit-exhaustion run: limit 10,000, 20,000 attempts.
+ * FLASH_REDEMPTIONS (default 100000) scales the main run.
+ */
+import { randomUUID } from 'node:crypto';
+import mongoose from 'mongoose';
+import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
+import { createCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
+import { benchOrder, loadRedeemApp } from './dataset.js';
+import { log, measure, startStack, type Result } from './stack.js';
+
+const TOTAL = Number(process.env.FLASH_REDEMPTIONS ?? 100_000);
+const BLOCK = 10_000;
+const EXHAUST_LIMIT = 10_000;
+const EXHAUST_ATTEMPTS = 20_000;
+
+const usedMemory = async (redis: { info: (s: string) => Promise<string> }) => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+
+export async function flashBench(): Promise<string[]> {
+  const stack = await startStack();
+  try {
+    log('loading data set');
+    const app = await loadRedeemApp(stack.services, log);
+    const customers = TOTAL + EXHAUST_ATTEMPTS;
+    for (let from = 0; from < customers; from += 10_000) {
+      const n = Math.min(10_000, customers - from);
+      await stack.services.repos.customers.upsertMany(
+        app.application.id,
+        Array.from({ length: n }, (_, i) => ({ sourceId: `flash-${from + i}` })),
+      );
+      log(`  customers ${from + n}/${customers}`);
+    }
+    const campaign = (code: string, limits: Record<string, number>) =>
+      createCampaign(stack.services, app.application.id, {
+        name: code,
+        code,
+        discount: { type: 'percentage', value: 10 },
+        limits,
+      }) as Promise<{ id: string }>;
+    const flash = await campaign('FLASH', { total: 1_000_000, per_customer: 1, per_day: 900_000 });
+    const exhaust = await campaign('EXHAUST', { total: EXHAUST_LIMIT, per_customer: 1 });
+
+    const { url } = await stack.startApi();
+    await stack.startWorker();
+    await stack.startWorker();
+    const order = benchOrder(5, 'flash');
+    let next = 0;
+    const redeemLoad = (code: string, couponId: string, amount: number) => ({
+      connections: 64,
+      auth: app.auth,
+      amount,
+      body: () => ({
+        source_id: `flash-${next++}`,
+        coupon_details: [{ coupon_id: couponId, coupon_code: code }],
+        order: { ...order, order_id: randomUUID() },
+      }),
+    });
+    // Warm-up on another coupon (BENCHREDEEM), not recorded.
+    await measure('warm-up', `${url}/coupons/apply?type=redeem`, {
+      connections: 64,
+      auth: app.auth,
+      amount: 3000,
+      body: () => ({
+        source_id: app.customers[Math.floor(Math.random() * 200)]!.sourceId,
+        coupon_details: [{ coupon_id: app.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
+        order: { ...order, order_id: randomUUID() },
+      }),
+    });
+    await stack.drain();
+
+    const col = stack.db.connection.db!.collection('limit_counters');
+    const sizeOf = async (id: string) => {
+      const doc = await col.findOne({ _id: id as never });
+      return doc ? mongoose.mongo.BSON.calculateObjectSize(doc) : 0;
+    };
+    let maxCampaignSize = 0;
+    const sampler = setInterval(() => void sizeOf(campaignCounterId(flash.id)).then((s) => (maxCampaignSize = Math.max(maxCampaignSize, s))), 250);
+    const memoryBefore = await usedMemory(stack.redis);
+    const blocks: Result[] = [];
+    try {
+      for (let b = 0; b < TOTAL / BLOCK; b++) {
+        blocks.push(await measure(`flash block ${b + 1}`, `${url}/coupons/apply?type=redeem`, redeemLoad('FLASH', flash.id, BLOCK)));
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    await stack.drain();
+    const memoryAfter = await usedMemory(stack.redis);
+    const journal = stack.db.connection.db!.collection('redemptions');
+    const completed = await journal.countDocuments({ campaign: new mongoose.Types.ObjectId(flash.id), state: 'completed' });
+    const counted = (await col.findOne({ _id: campaignCounterId(flash.id) as never }))?.total;
+    const campaignSize = await sizeOf(campaignCounterId(flash.id));
+    const customerSize = await sizeOf(customerCounterId(flash.id, (await stack.services.repos.customers.resolve(app.application.id, 'flash-0'))!.id));
+    const ok = blocks.reduce((s, r) => s + r.requests - r.non2xx - r.errors, 0);
+
+    log('limit exhaustion run');
+    const exhaustRun = await measure('exhaustion', `${url}/coupons/apply?type=redeem`, redeemLoad('EXHAUST', exhaust.id, EXHAUST_ATTEMPTS));
+    await stack.drain();
+    const exhaustCompleted = await journal.countDocuments({ campaign: new mongoose.Types.ObjectId(exhaust.id), state: 'completed' });
+    const exhaustCounted = (await col.findOne({ _id: campaignCounterId(exhaust.id) as never }))?.total;
+
+    const first = blocks[0]!;
+    const last = blocks.at(-1)!;
+    return [
+      '',
+      `Flash sale: ${TOTAL} redemptions by distinct customers, 64 connections, 2 workers, ${stack.config.queuePartitions} partitions`,
+      '',
+      '| block | req/s | p50 ms | p99 ms | non-2xx |',
+      '|---|---|---|---|---|',
+      ...blocks.map((r, i) => `| ${i + 1} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`),
+      '',
+      '| figure | measured | target | |',
+      '|---|---|---|---|',
+      `| last block p50 / first block p50 | ${(last.p50 / Math.max(first.p50, 1)).toFixed(2)}x | <= 1.25x | ${last.p50 <= 1.25 * Math.max(first.p50, 1) ? 'met' : 'MISSED'} |`,
+      `| campaign counter document, largest seen during the run | ${kb(maxCampaignSize)} | < 4 KB | ${maxCampaignSize < 4096 ? 'met' : 'MISSED'} |`,
+      `| campaign counter document, after the run | ${kb(campaignSize)} | < 4 KB | ${campaignSize < 4096 ? 'met' : 'MISSED'} |`,
+      `| a customer counter document | ${kb(customerSize)} | < 4 KB | ${customerSize < 4096 ? 'met' : 'MISSED'} |`,
+      `| answered 200 / completed in the journal / counted | ${ok} / ${completed} / ${counted} | all ${TOTAL} | ${ok === TOTAL && completed === TOTAL && counted === TOTAL ? 'met' : 'MISSED'} |`,
+      `| Redis memory after the run - before | ${kb(memoryAfter - memoryBefore)} (${(memoryAfter - memoryBefore) / TOTAL > 0 ? ((memoryAfter - memoryBefore) / TOTAL).toFixed(1) : '0'} B per job) | bounded | |`,
+      `| exhaustion: ${EXHAUST_ATTEMPTS} attempts, limit ${EXHAUST_LIMIT}: 200 / completed / counted | ${exhaustRun.requests - exhaustRun.non2xx - exhaustRun.errors} / ${exhaustCompleted} / ${exhaustCounted} | exactly ${EXHAUST_LIMIT} | ${exhaustCompleted === EXHAUST_LIMIT && exhaustCounted === EXHAUST_LIMIT && exhaustRun.requests - exhaustRun.non2xx - exhaustRun.errors === EXHAUST_LIMIT ? 'met' : 'MISSED'} |`,
+      `| exhaustion run | ${exhaustRun.rps.toFixed(0)} req/s, p50 ${exhaustRun.p50} ms, p99 ${exhaustRun.p99} ms | | |`,
+    ];
+  } finally {
+    await stack.stop();
+  }
+}

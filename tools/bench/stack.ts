@@ -1,0 +1,169 @@
+/**
+ * What every benchmark mode shares: the servers (MONGODB_URI / REDIS_URL when set, embedded
+ * otherwise), an API process (tools/bench/bench-server.ts) and worker processes spawned like
+ * production, autocannon measurements, and draining the queues between measurements.
+ * Progress goes to stderr; modes print their tables on stdout.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { freePort, startEmbeddedServers, withDbName, type EmbeddedServers } from '../../scripts/embedded-servers.js';
+import { parseConfig, type Config } from '../../shared/config.js';
+import { connectDatabase, type Database } from '../../shared/data/db.js';
+import { partitionQueues } from '../../shared/queue/names.js';
+import { createServices, type Services } from '../../shared/services.js';
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const log = (line: string) => process.stderr.write(`${line}\n`);
+
+export interface Result {
+  name: string;
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+}
+
+export function spawnChild(script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = fork(script, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.on('message', (m) => m === 'ready' && resolve(child));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+export async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export interface Load {
+  connections: number;
+  auth: string;
+  body: () => unknown;
+  method?: 'POST' | 'PUT';
+  /** A path per request (autocannon keeps `url`'s host); default: `url`'s path. */
+  path?: () => string;
+  /** A fixed number of requests instead of SECONDS of load. */
+  amount?: number;
+}
+
+/** One autocannon measurement. */
+export async function measure(name: string, url: string, load: Load): Promise<Result> {
+  const started = Date.now();
+  const ticker = setInterval(() => log(`  ${name} @${load.connections}: ${Math.round((Date.now() - started) / 1000)} s`), 5000);
+  const out = await autocannon({
+    url,
+    connections: load.connections,
+    ...(load.amount ? { amount: load.amount } : { duration: SECONDS }),
+    timeout: 30,
+    requests: [
+      {
+        method: load.method ?? 'POST',
+        headers: { authorization: load.auth, 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, ...(load.path ? { path: load.path() } : {}), body: JSON.stringify(load.body()) }),
+      },
+    ],
+  });
+  clearInterval(ticker);
+  const r: Result = {
+    name,
+    connections: load.connections,
+    rps: out.requests.average,
+    p50: out.latency.p50,
+    p99: out.latency.p99,
+    non2xx: out.non2xx,
+    errors: out.errors,
+    requests: out.requests.total,
+  };
+  log(`  ${name} @${load.connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}`);
+  return r;
+}
+
+export const row = (r: Result) => `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`;
+export const TABLE_HEAD = ['| measurement | conns | req/s | p50 ms | p99 ms | non-2xx |', '|---|---|---|---|---|---|'];
+export const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+
+/** Servers, database and the services a mode seeds its data with. */
+export interface Stack {
+  servers: EmbeddedServers;
+  /** The environment of the processes this stack spawns (QUEUE_PARTITIONS etc. overridable per spawn). */
+  env: Record<string, string>;
+  config: Config;
+  db: Database;
+  services: Services;
+  redis: Redis;
+  /** Starts an API process; resolves with its URL. */
+  startApi(extra?: Record<string, string>): Promise<{ url: string; child: ChildProcess }>;
+  startWorker(extra?: Record<string, string>): Promise<ChildProcess>;
+  /** Waits until every partition queue (of `partitions`, default the stack's) is empty. */
+  drain(partitions?: number, prefix?: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+  const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
+  const mongodbUri = withDbName(servers.mongodbUri, `coupons_bench_${Date.now()}`);
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    MONGODB_URI: mongodbUri,
+    REDIS_URL: servers.redisUrl,
+    QUEUE_PREFIX: `coupons-bench-${process.pid}`,
+    WORKER_PORT: '0',
+    ...extraEnv,
+  };
+  const config = parseConfig(env);
+  const db = await connectDatabase(mongodbUri);
+  const services = createServices(config, db);
+  const redis = new Redis(servers.redisUrl);
+  const children: ChildProcess[] = [];
+  const spawn = async (script: string, extra: Record<string, string>) => {
+    const child = await spawnChild(script, { ...env, ...extra });
+    children.push(child);
+    return child;
+  };
+  return {
+    servers,
+    env,
+    config,
+    db,
+    services,
+    redis,
+    async startApi(extra = {}) {
+      const port = await freePort();
+      const child = await spawn('tools/bench/bench-server.ts', { ...extra, PORT: String(port) });
+      return { url: `http://127.0.0.1:${port}`, child };
+    },
+    startWorker: (extra = {}) => spawn('worker/main.ts', extra),
+    async drain(partitions = config.queuePartitions, prefix = config.queuePrefix) {
+      const p = partitionQueues({ ...config, queuePartitions: partitions, queuePrefix: prefix });
+      try {
+        for (;;) {
+          const counts = await Promise.all(p.queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
+          const left = counts.reduce((s, c) => s + Object.values(c).reduce((a, b) => a + b, 0), 0);
+          if (left === 0) break;
+          log(`  draining: ${left} jobs left`);
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      } finally {
+        await p.close();
+      }
+    },
+    async stop() {
+      await Promise.all(children.map(stopChild));
+      redis.disconnect();
+      await db.close();
+      await servers.stop();
+    },
+  };
+}
