@@ -94,7 +94,10 @@ export const finishedJobRetention = (config: Pick<Config, 'keepFinishedSeconds' 
 /** Queue handles for every partition (metrics, Bull Board, drains), on one connection; `close()` ends both. */
 export function partitionQueues(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'queueEventsMaxLen'>) {
   const connection = redisConnection(config.redisUrl!);
-  const queues = Array.from({ length: config.queuePartitions }, (_, p) => new Queue(partitionQueueName(p), queueOptions(config, connection)));
+  const queues = Array.from(
+    { length: config.queuePartitions },
+    (_, p) => new Queue(partitionQueueName(p), queueOptions(config, connection)),
+  );
   return {
     queues,
     close: async () => {

@@ -18,7 +18,8 @@ const BLOCK = 10_000;
 const EXHAUST_LIMIT = 10_000;
 const EXHAUST_ATTEMPTS = 20_000;
 
-const usedMemory = async (redis: { info: (s: string) => Promise<string> }) => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+const usedMemory = async (redis: { info: (s: string) => Promise<string> }) =>
+  Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
 
 export async function flashBench(): Promise<string[]> {
@@ -79,7 +80,10 @@ export async function flashBench(): Promise<string[]> {
       return doc ? mongoose.mongo.BSON.calculateObjectSize(doc) : 0;
     };
     let maxCampaignSize = 0;
-    const sampler = setInterval(() => void sizeOf(campaignCounterId(flash.id)).then((s) => (maxCampaignSize = Math.max(maxCampaignSize, s))), 250);
+    const sampler = setInterval(
+      () => void sizeOf(campaignCounterId(flash.id)).then((s) => (maxCampaignSize = Math.max(maxCampaignSize, s))),
+      250,
+    );
     const memoryBefore = await usedMemory(stack.redis);
     const blocks: Result[] = [];
     try {
@@ -95,7 +99,9 @@ export async function flashBench(): Promise<string[]> {
     const completed = await journal.countDocuments({ campaign: new mongoose.Types.ObjectId(flash.id), state: 'completed' });
     const counted = (await col.findOne({ _id: campaignCounterId(flash.id) as never }))?.total;
     const campaignSize = await sizeOf(campaignCounterId(flash.id));
-    const customerSize = await sizeOf(customerCounterId(flash.id, (await stack.services.repos.customers.resolve(app.application.id, 'flash-0'))!.id));
+    const customerSize = await sizeOf(
+      customerCounterId(flash.id, (await stack.services.repos.customers.resolve(app.application.id, 'flash-0'))!.id),
+    );
     const ok = blocks.reduce((s, r) => s + r.requests - r.non2xx - r.errors, 0);
 
     log('limit exhaustion run');

@@ -26,7 +26,9 @@ export async function partitionsBench(): Promise<string[]> {
         const label = `${partitions} partitions, ${n} worker`;
         const drain = () => stack.drain(partitions, env.QUEUE_PREFIX);
         await drain();
-        results.push(await measure(`no-op job (${label})`, `${api.url}/bench/noop-job`, { connections: 64, auth: data.auth, body: () => ({}) }));
+        results.push(
+          await measure(`no-op job (${label})`, `${api.url}/bench/noop-job`, { connections: 64, auth: data.auth, body: () => ({}) }),
+        );
         await drain();
         results.push(
           await measure(`redeem (${label})`, `${api.url}/coupons/apply?type=redeem`, {

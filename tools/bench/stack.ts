@@ -85,7 +85,9 @@ export async function measure(name: string, url: string, load: Load): Promise<Re
     errors: out.errors,
     requests: out.requests.total,
   };
-  log(`  ${name} @${load.connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}`);
+  log(
+    `  ${name} @${load.connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}`,
+  );
   return r;
 }
 
