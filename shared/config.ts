@@ -15,7 +15,10 @@ export interface Config {
   readonly workerPort: number;
   /** MongoDB connection string. Unset: `npm run dev` and the tests start embedded servers. */
   readonly mongodbUri: string | undefined;
-  /** Redis connection string. Unset: as above. */
+  /**
+   * Redis connection string: `redis://…` for one Redis, `redis+cluster://host:port,host:port` for
+   * the seed nodes of a Redis Cluster (docs/scaling.md). Unset: as above.
+   */
   readonly redisUrl: string | undefined;
   /** Bearer token of the admin API and Bull Board. Unset: both are off. */
   readonly adminToken: string | undefined;
@@ -33,6 +36,11 @@ export interface Config {
   readonly queuePrefix: string;
   /** Number of per-customer partition queues. Persisted: change only with drained queues. Default 16. */
   readonly queuePartitions: number;
+  /**
+   * Workers only: the partition count before a change of QUEUE_PARTITIONS; they also consume its
+   * queues until those are drained (docs/scaling.md, "Changing the partition count"). Unset: none.
+   */
+  readonly queuePartitionsPrevious: number | undefined;
   /** How long the API waits for a queued job before answering 503. Default 10000 ms. */
   readonly jobWaitTimeoutMs: number;
   /** BullMQ lock duration of a running job. Default 15000 ms. */
@@ -102,7 +110,7 @@ const schema = Joi.object({
   PORT: Joi.number().port().default(3000),
   WORKER_PORT: Joi.number().port().default(9464),
   MONGODB_URI: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/, 'mongodb:// URI'),
-  REDIS_URL: Joi.string().pattern(/^rediss?:\/\/\S+$/, 'redis:// URI'),
+  REDIS_URL: Joi.string().pattern(/^rediss?(\+cluster)?:\/\/\S+$/, 'redis:// or redis+cluster:// URI'),
   ADMIN_TOKEN: Joi.string().min(16),
   METRICS_TOKEN: Joi.string().min(16),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
@@ -114,6 +122,7 @@ const schema = Joi.object({
     .pattern(/^[A-Za-z0-9_-]+$/)
     .default('coupons'),
   QUEUE_PARTITIONS: Joi.number().integer().min(1).max(1024).default(16),
+  QUEUE_PARTITIONS_PREVIOUS: Joi.number().integer().min(1).max(1024),
   JOB_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   JOB_LOCK_MS: Joi.number().integer().min(1000).default(15000),
   STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(5000),
@@ -167,6 +176,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     bodyLimit: value.BODY_LIMIT,
     queuePrefix: value.QUEUE_PREFIX,
     queuePartitions: value.QUEUE_PARTITIONS,
+    queuePartitionsPrevious: value.QUEUE_PARTITIONS_PREVIOUS,
     jobWaitTimeoutMs: value.JOB_WAIT_TIMEOUT_MS,
     jobLockMs: value.JOB_LOCK_MS,
     stalledIntervalMs: value.STALLED_INTERVAL_MS,

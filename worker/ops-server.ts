@@ -4,7 +4,7 @@
  * Plain node:http: three read-only routes do not need Express in the worker.
  */
 import { createServer, type Server } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../shared/queue/redis.js';
 import { LIVE, readiness } from '../api/ops/health.js';
 import type { Metrics } from '../api/ops/metrics.js';
 import { presentsToken } from '../api/ops/token.js';
@@ -16,7 +16,7 @@ export interface WorkerOpsDeps {
   /** `config.workerPort`; 0 picks a free port (tests). */
   port: number;
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   metrics: Metrics;
   /** `config.metricsToken`; undefined leaves `/metrics` open. */
   metricsToken: string | undefined;

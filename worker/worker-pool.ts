@@ -23,7 +23,9 @@ export class WorkerPool {
 
   async start(): Promise<void> {
     const admin = redisConnection(this.config.redisUrl!);
-    for (let p = 0; p < this.config.queuePartitions; p++) {
+    // While the partition count changes, workers also drain the partitions of the previous count.
+    const partitions = Math.max(this.config.queuePartitions, this.config.queuePartitionsPrevious ?? 0);
+    for (let p = 0; p < partitions; p++) {
       const name = partitionQueueName(p);
       const queue = new Queue(name, queueOptions(this.config, admin));
       await queue.setGlobalConcurrency(1);

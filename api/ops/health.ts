@@ -3,7 +3,7 @@
  * `/readyz`: MongoDB and Redis each answer a ping within {@link READINESS_TIMEOUT_MS} — what a load
  * balancer, an orchestrator or the compose health checks should use.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/queue/redis.js';
 import type { Database } from '../../shared/data/db.js';
 
 /** Per-dependency ping budget: a probe must answer fast even when a dependency hangs. Default 2000 ms. */
@@ -36,8 +36,8 @@ async function probe(ping: () => Promise<unknown>, ms: number): Promise<'up' | '
   }
 }
 
-/** Pings MongoDB (`{ping: 1}`) and Redis (`PING`) in parallel. */
-export async function readiness(db: Database, redis: Redis, timeoutMs = READINESS_TIMEOUT_MS): Promise<Readiness> {
+/** Pings MongoDB (`{ping: 1}`) and RedisClient (`PING`) in parallel. */
+export async function readiness(db: Database, redis: RedisClient, timeoutMs = READINESS_TIMEOUT_MS): Promise<Readiness> {
   const [mongodb, redisState] = await Promise.all([
     // `connection.db` is undefined until the first connect: a synchronous throw, caught by probe.
     probe(() => db.connection.db!.command({ ping: 1 }), timeoutMs),

@@ -5,7 +5,7 @@
  * docs/operations.md says how to reach and protect them.
  */
 import { Router, type RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/queue/redis.js';
 import type { Database } from '../../shared/data/db.js';
 import { LIVE, readiness } from './health.js';
 import type { Metrics } from './metrics.js';
@@ -14,7 +14,7 @@ import { presentsToken } from './token.js';
 /** What the operations routes read. */
 export interface OpsDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   metrics: Metrics;
   /** `config.metricsToken`; undefined turns the API's `/metrics` off. */
   metricsToken: string | undefined;

@@ -18,11 +18,11 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Job, Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { finishedJobRetention, partitionOf, partitionQueueName, queueOptions, type JobName, type JobPayloads } from './names.js';
+import { finishedJobRetention, laneOf, partitionOf, partitionQueueName, queueOptions, type JobName, type JobPayloads } from './names.js';
 import type { Outcome } from './outcome.js';
 import { redisConnection } from './redis.js';
 
@@ -75,7 +75,7 @@ export class JobGateway {
   private readonly events: QueueEvents[] = [];
   /** Per job id: the requests waiting for it (the same key may be sent twice at once). */
   private readonly waiters = new Map<string, Set<Waiter>>();
-  private connection: Redis | undefined;
+  private connection: RedisClient | undefined;
   /** Hears every answered job (metrics); set by the app. */
   onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
@@ -115,7 +115,8 @@ export class JobGateway {
 
   /** Queues `payload` on the partition of `customerKey` and resolves with the job's outcome. */
   async run<N extends JobName>(name: N, customerKey: string, payload: JobPayloads[N], opts: RunOptions): Promise<Outcome<unknown>> {
-    const queue = this.queues[partitionOf(customerKey, this.config.queuePartitions)]!;
+    const partition = partitionOf(customerKey, this.config.queuePartitions);
+    const queue = this.queues[partition]!;
     const jobId = jobIdOf(opts.applicationId, opts.operationKey);
     let waiter!: Waiter;
     const done = new Promise<Outcome<unknown>>((resolve, reject) => (waiter = { resolve, reject, operationKey: opts.operationKey }));
@@ -129,13 +130,17 @@ export class JobGateway {
         waiter.reject(operationUnavailable('not_applied', opts.operationKey));
       } else
         try {
-          await queue.add(name, payload, {
-            jobId,
-            // A retried job goes to the back of its queue and would overtake the customer's later
-            // operations: never retry in BullMQ; processors retry transient errors themselves.
-            attempts: 1,
-            ...finishedJobRetention(this.config),
-          });
+          await queue.add(
+            name,
+            { ...payload, lane: laneOf(partition, this.config.queuePartitions) },
+            {
+              jobId,
+              // A retried job goes to the back of its queue and would overtake the customer's later
+              // operations: never retry in BullMQ; processors retry transient errors themselves.
+              attempts: 1,
+              ...finishedJobRetention(this.config),
+            },
+          );
         } catch (err) {
           // Sent, but its fate is unknown (timed out, connection lost): it may be queued.
           this.logger?.warn({ err: (err as Error).message, jobId }, 'queue add failed');
@@ -200,7 +205,7 @@ export class JobGateway {
   }
 
   /** The shared producer connection (readiness pings). */
-  get redis(): Redis {
+  get redis(): RedisClient {
     return this.connection!;
   }
 

@@ -8,7 +8,7 @@
  * Redis Cluster hash tag: all keys of one partition share a slot, partitions spread over slots.
  */
 import { Queue, type QueueOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
 import type { WalletOperationInput } from '../usecases/wallet-operation.usecase.js';
@@ -17,11 +17,21 @@ import type { DeliveryTicket } from '../data/webhook-delivery.repository.js';
 
 export const partitionQueueName = (partition: number): string => `ops-{${String(partition).padStart(2, '0')}}`;
 
-/** The limit counters' lane of a partition queue (`ops-{07}` → `p07`); any other name is its own lane. */
-export const laneOf = (queueName: string): string => {
-  const m = /^ops-\{(\d+)\}$/.exec(queueName);
-  return m ? `p${m[1]}` : queueName.replace(/[^A-Za-z0-9_-]/g, '_');
-};
+/**
+ * The limit counters' lane of a job (shared/usecases/limit-counters.ts): its partition under the
+ * partition count that queued it (`p16_07`), so that jobs queued before and after a change of
+ * QUEUE_PARTITIONS never share a lane — within one lane at most one job is ever live, because one
+ * lane's jobs all sit in one partition queue, which runs one job at a time.
+ */
+export const laneOf = (partition: number, partitions: number): string => `p${partitions}_${String(partition).padStart(2, '0')}`;
+
+/** The lane a queued job carries (older jobs carry none: their queue's name gives it). */
+export function laneOfJob(job: { data: unknown; queueName: string }): string {
+  const lane = (job.data as { lane?: unknown } | null)?.lane;
+  if (typeof lane === 'string' && /^[A-Za-z0-9_-]+$/.test(lane)) return lane;
+  const m = /^ops-\{(\d+)\}$/.exec(job.queueName);
+  return m ? `p${m[1]}` : job.queueName.replace(/[^A-Za-z0-9_-]/g, '_');
+}
 
 export const JOB = {
   redeem: 'redeem',
@@ -75,7 +85,7 @@ export function partitionOf(customerKey: string, partitions: number): number {
  * Options of every Queue handle on a partition (they must agree: the event stream's length is
  * stored in the queue's meta by whichever handle starts).
  */
-export const queueOptions = (config: Pick<Config, 'queuePrefix' | 'queueEventsMaxLen'>, connection: Redis): QueueOptions => ({
+export const queueOptions = (config: Pick<Config, 'queuePrefix' | 'queueEventsMaxLen'>, connection: RedisClient): QueueOptions => ({
   connection,
   prefix: config.queuePrefix,
   streams: { events: { maxLen: config.queueEventsMaxLen } },

@@ -5,7 +5,7 @@
  * the first job is kept.
  */
 import { Job, Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import type { DeliveryTicket } from '../data/webhook-delivery.repository.js';
 import { WEBHOOK_JOB, WEBHOOK_QUEUE } from './names.js';
@@ -19,7 +19,7 @@ const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'wai
 
 export class WebhookQueue {
   readonly queue: Queue;
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
   private readonly jobOptions: JobsOptions;
 
   constructor(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'keepFinishedSeconds'>) {

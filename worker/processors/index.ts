@@ -5,7 +5,7 @@
  * only finished once its events are in the outbox, and a re-run records nothing twice.
  */
 import type { Job } from 'bullmq';
-import { JOB, laneOf, type JobPayloads } from '../../shared/queue/names.js';
+import { JOB, laneOfJob, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon, revertCoupon, type JobRun } from '../../shared/usecases/apply-coupon.usecase.js';
@@ -14,7 +14,7 @@ import { applyWalletOperation } from '../../shared/usecases/wallet-operation.use
 import { retryTransient } from '../../shared/data/transient.js';
 
 /** The job's id and its lane in the limit counters: its partition (at most one live job each). */
-const runOf = (job: Job): JobRun => ({ jobId: job.id!, lane: laneOf(job.queueName) });
+const runOf = (job: Job): JobRun => ({ jobId: job.id!, lane: laneOfJob(job) });
 
 /** @param events - records the events of each operation; without it (benchmark baselines) none are. */
 export function createProcessor(services: Services, events?: Pick<EventRecorder, 'record'>) {
