@@ -106,24 +106,23 @@ function plainItems(order: ParsedOrder): SavingsItem[] {
 
 function presentItem(item: ParsedItem, campaign: Campaign, discountCents: number | null): SavingsItem {
   if (discountCents === null && !readsItemMetadata(campaign)) return plainEcho(item);
-  return {
-    ...echoFields(item),
-    metadata: declaredMetadata(item.metadata, campaign.metadataKeys, 'item'),
-    ...(discountCents !== null ? { discount_value: fromCents(discountCents) } : {}),
-    final_amount: fromCents(item.sellingLineCents - (discountCents ?? 0)),
-  };
+  // One object literal per item (this runs for every item of every item-level coupon of a list).
+  const echo = echoFields(item) as SavingsItem;
+  echo.metadata = declaredMetadata(item.metadata, campaign.metadataKeys, 'item');
+  if (discountCents !== null) echo.discount_value = fromCents(discountCents);
+  echo.final_amount = fromCents(item.sellingLineCents - (discountCents ?? 0));
+  return echo;
 }
 
 function echoFields(item: ParsedItem): Omit<SavingsItem, 'metadata' | 'final_amount'> {
-  return {
-    product_id: item.productId,
-    ...(item.name !== undefined ? { name: item.name } : {}),
-    ...(item.sku !== undefined ? { sku: item.sku } : {}),
-    original_price: fromCents(item.originalPriceCents),
-    selling_price: fromCents(item.sellingPriceCents),
-    quantity: item.quantity,
-    ...(item.shippingCents !== undefined ? { shipping: fromCents(item.shippingCents) } : {}),
-  };
+  const echo: Partial<SavingsItem> = { product_id: item.productId };
+  if (item.name !== undefined) echo.name = item.name;
+  if (item.sku !== undefined) echo.sku = item.sku;
+  echo.original_price = fromCents(item.originalPriceCents);
+  echo.selling_price = fromCents(item.sellingPriceCents);
+  echo.quantity = item.quantity;
+  if (item.shippingCents !== undefined) echo.shipping = fromCents(item.shippingCents);
+  return echo as Omit<SavingsItem, 'metadata' | 'final_amount'>;
 }
 
 const plainEchoes = new WeakMap<ParsedItem, SavingsItem>();
