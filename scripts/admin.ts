@@ -48,13 +48,13 @@ const USAGE = `usage: npm run admin -- <command> [flags]
                                                  (the application itself when none is named)
   migrate-counters                               (legacy usage counters → limit counters; idempotent)
   create-webhook --app ID --url URL [--events T1,T2 (default *)] [--description D]   (docs/events.md)
-  list-webhooks --app ID
+  list-webhooks --app ID [--cursor C]
   update-webhook --app ID --webhook ID --json FILE ({"url"?, "event_types"?, "description"?, "status"?})
   disable-webhook --app ID --webhook ID
   enable-webhook --app ID --webhook ID
   rotate-webhook-secret --app ID --webhook ID [--overlap SECONDS (default 86400)]
-  list-deliveries --app ID --webhook ID [--status pending|succeeded|dead|cancelled] [--event EVENT_ID]
-  list-events --app ID [--type TYPE] [--customer SOURCE_ID]
+  list-deliveries --app ID --webhook ID [--status pending|succeeded|dead|cancelled] [--event EVENT_ID] [--cursor C]
+  list-events --app ID [--type TYPE] [--customer SOURCE_ID] [--cursor C]
   redeliver --app ID --webhook ID (--event EVENT_ID | --from ISO --to ISO)   (also needs REDIS_URL)
 Listings print one page of up to 1000 and its next_cursor.`;
 
@@ -168,20 +168,16 @@ const commands: Record<string, (s: Services) => Promise<unknown>> = {
       ...(f.events ? { event_types: String(f.events).split(',') } : {}),
       ...(f.description ? { description: f.description } : {}),
     }),
-  'list-webhooks': (s) => listWebhooks(s, need('app')),
+  'list-webhooks': (s) => listWebhooks(s, need('app'), page()),
   'update-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), json()),
   'disable-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), { status: 'disabled' }),
   'enable-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), { status: 'active' }),
   'rotate-webhook-secret': (s) =>
     rotateWebhookSecret(s, need('app'), need('webhook'), f.overlap ? { previous_secret_expires_in: Number(f.overlap) } : {}),
   'list-deliveries': (s) =>
-    listDeliveries(s, need('app'), need('webhook'), {
-      ...(f.status ? { status: f.status } : {}),
-      ...(f.event ? { event: f.event } : {}),
-      limit: 1000,
-    }),
+    listDeliveries(s, need('app'), need('webhook'), page({ status: f.status as string | undefined, event: f.event as string | undefined })),
   'list-events': (s) =>
-    listEvents(s, need('app'), { ...(f.type ? { type: f.type } : {}), ...(f.customer ? { customer: f.customer } : {}), limit: 1000 }),
+    listEvents(s, need('app'), page({ type: f.type as string | undefined, customer: f.customer as string | undefined })),
   redeliver: async (s) => {
     if (!s.config.redisUrl) {
       process.stderr.write('REDIS_URL is required to queue deliveries\n');

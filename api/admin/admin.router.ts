@@ -106,7 +106,7 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
 
   const WEBHOOK = `${APP}/webhooks/:webhook`;
   on('post', `${APP}/webhooks`, (req) => createWebhook(services, p(req, 'app'), req.body), 201);
-  on('get', `${APP}/webhooks`, (req) => listWebhooks(services, p(req, 'app')));
+  on('get', `${APP}/webhooks`, (req) => listWebhooks(services, p(req, 'app'), req.query));
   on('patch', WEBHOOK, (req) => updateWebhook(services, p(req, 'app'), p(req, 'webhook'), req.body));
   on('post', `${WEBHOOK}/rotate-secret`, (req) => rotateWebhookSecret(services, p(req, 'app'), p(req, 'webhook'), req.body));
   on('get', `${WEBHOOK}/deliveries`, (req) => listDeliveries(services, p(req, 'app'), p(req, 'webhook'), req.query));

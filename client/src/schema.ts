@@ -577,7 +577,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An application's webhook endpoints (never their secrets) */
+        /** A page of an application's webhook endpoints, active and disabled, in creation order (never their secrets) */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -641,7 +641,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An endpoint's deliveries with status, attempts and last error, newest first */
+        /** A page of an endpoint's deliveries with status, attempts and last error, newest first */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -681,7 +681,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An application's recorded events, newest first (the bodies receivers get) */
+        /** A page of an application's recorded events, newest first (the bodies receivers get) */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -3271,7 +3271,12 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description page size; values above 1000 read as 1000 */
+                limit?: components["parameters"]["Limit"];
+                /** @description the `next_cursor` of the previous page (opaque); absent for the first page */
+                cursor?: components["parameters"]["Cursor"];
+            };
             header?: never;
             path: {
                 /** @description application id */
@@ -3304,14 +3309,17 @@ export interface operations {
                      *           "created_at": "2026-11-23T10:15:00.000Z",
                      *           "updated_at": "2026-11-24T08:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
                         webhooks: components["schemas"]["AdminWebhook"][];
+                        next_cursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
+            400: components["responses"]["AdminInvalid"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["AdminNotFound"];
         };
@@ -3474,6 +3482,8 @@ export interface operations {
                 event?: string;
                 /** @description page size; values above 1000 read as 1000 */
                 limit?: components["parameters"]["Limit"];
+                /** @description the `next_cursor` of the previous page (opaque); absent for the first page */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -3486,7 +3496,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deliveries */
+            /** @description Deliveries, newest first (by creation time, then id) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3510,11 +3520,13 @@ export interface operations {
                      *           "delivered_at": null,
                      *           "created_at": "2026-11-23T10:15:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": "WzE3OTU0Mjg5MDAwMDAsImV2dF83YzIwYzI1N2ZjODE2MzFhYTg5ZjRlOTI2NDQwNmUxNC02YjA0NDNhMjNkMTMzMzIxNWEyOThlOWUiXQ"
                      *     }
                      */
                     "application/json": {
                         deliveries: components["schemas"]["AdminDelivery"][];
+                        next_cursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -3583,6 +3595,8 @@ export interface operations {
                 customer?: string;
                 /** @description page size; values above 1000 read as 1000 */
                 limit?: components["parameters"]["Limit"];
+                /** @description the `next_cursor` of the previous page (opaque); absent for the first page */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -3593,7 +3607,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events */
+            /** @description Events, newest first (by creation time, then id) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3625,11 +3639,13 @@ export interface operations {
                      *           },
                      *           "dispatched": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
                         events: components["schemas"]["AdminEvent"][];
+                        next_cursor: components["schemas"]["NextCursor"];
                     };
                 };
             };

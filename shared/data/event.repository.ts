@@ -83,14 +83,21 @@ export function eventRepository({ Event }: Models) {
         .lean<Pick<EventDoc, '_id'>[]>();
       return ds.map((d) => d._id);
     },
-    /** Admin listing, newest first, optionally of one type and one customer. */
-    async list(applicationId: string, q: { type?: EventType; customerId?: string; limit: number }): Promise<StoredEvent[]> {
+    /**
+     * Admin listing, newest first (then by `_id`, descending), optionally of one type and one
+     * customer: a page of the events before `before`, the sort key of the last row of the previous page.
+     */
+    async list(
+      applicationId: string,
+      q: { type?: EventType; customerId?: string; before?: { at: Date; id: string }; limit: number },
+    ): Promise<StoredEvent[]> {
       const filter = {
         application: applicationId,
         ...(q.type ? { type: q.type } : {}),
         ...(q.customerId ? { customer: q.customerId } : {}),
+        ...(q.before ? { $or: [{ createdAt: { $lt: q.before.at } }, { createdAt: q.before.at, _id: { $lt: q.before.id } }] } : {}),
       };
-      const ds = await Event.find(filter).sort({ createdAt: -1 }).limit(q.limit).lean<EventDoc[]>();
+      const ds = await Event.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<EventDoc[]>();
       return ds.map(toRecord);
     },
     /** An application's events in [from, to), oldest first, at most `limit` (redelivery of a range). */

@@ -40,5 +40,8 @@ export const eventSchema = new Schema<EventDoc>(
 eventSchema.index({ application: 1, customer: 1, dispatched: 1, sequence: 1 });
 // Serves the sweep (events never dispatched, oldest first) and the retention cleanup.
 eventSchema.index({ dispatched: 1, createdAt: 1 });
-// Serves the admin event listing and the redelivery of a time range (an application's events by time).
-eventSchema.index({ application: 1, createdAt: 1 });
+// Serves the admin event listing (newest first then by `_id`, read backwards; also filtered by
+// `?type=`, one of four, read along it) and the redelivery of a time range (oldest first).
+eventSchema.index({ application: 1, createdAt: 1, _id: 1 });
+// Serves the admin event listing of one customer (`?customer=`), newest first then by `_id`.
+eventSchema.index({ application: 1, customer: 1, createdAt: -1, _id: -1 });

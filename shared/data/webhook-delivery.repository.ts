@@ -174,19 +174,24 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
       );
       return res.modifiedCount === 1 ? { deliveryId: t.deliveryId, generation: t.generation + 1 } : null;
     },
-    /** Admin listing of an endpoint's deliveries, newest first. */
+    /**
+     * Admin listing of an endpoint's deliveries, newest first (then by `_id`, descending): a page
+     * of the deliveries before `before`, the sort key of the last row of the previous page.
+     */
     async list(
       applicationId: string,
       endpointId: string,
-      q: { status?: DeliveryStatus; eventId?: string; limit: number },
+      q: { status?: DeliveryStatus; eventId?: string; before?: { at: Date; id: string }; limit: number },
     ): Promise<DeliveryRecord[]> {
       const filter = {
         application: applicationId,
         endpoint: endpointId,
         ...(q.status ? { status: q.status } : {}),
-        ...(q.eventId ? { event: q.eventId } : {}),
+        // One delivery per event and endpoint: its id is derived, so the `_id` index finds it.
+        ...(q.eventId ? { _id: deliveryIdOf(q.eventId, endpointId) } : {}),
+        ...(q.before ? { $or: [{ createdAt: { $lt: q.before.at } }, { createdAt: q.before.at, _id: { $lt: q.before.id } }] } : {}),
       };
-      const ds = await WebhookDelivery.find(filter).sort({ createdAt: -1, _id: 1 }).limit(q.limit).lean<WebhookDeliveryDoc[]>();
+      const ds = await WebhookDelivery.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<WebhookDeliveryDoc[]>();
       return ds.map(toRecord);
     },
     /** Retention: finished deliveries created before `before`. */

@@ -59,7 +59,11 @@ export const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
 webhookDeliverySchema.index({ endpoint: 1, customer: 1, status: 1, sequence: 1 });
 // Serves the sweep: pending deliveries whose job should have run long ago.
 webhookDeliverySchema.index({ status: 1, nextAttemptAt: 1 });
-// Serves the admin listing of an endpoint's deliveries, newest first.
-webhookDeliverySchema.index({ application: 1, endpoint: 1, createdAt: -1 });
+// Serves the admin listing of an endpoint's deliveries, newest first then by `_id` (the page order;
+// a page starts after the cursor's (createdAt, _id)). `?event=` reads the `_id` index instead.
+webhookDeliverySchema.index({ application: 1, endpoint: 1, createdAt: -1, _id: -1 });
+// Serves the same listing filtered by status (`?status=dead`): equality on `status` before the page
+// order, so a page of dead deliveries does not read the endpoint's successful history.
+webhookDeliverySchema.index({ application: 1, endpoint: 1, status: 1, createdAt: -1, _id: -1 });
 // Serves the retention cleanup (finished deliveries older than the retention).
 webhookDeliverySchema.index({ createdAt: 1 });

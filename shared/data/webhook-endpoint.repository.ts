@@ -1,4 +1,5 @@
 import { Types } from 'mongoose';
+import { findIdPage, type IdPageQuery } from './admin-queries.js';
 import type { Models } from './db.js';
 import type { WebhookEndpointDoc } from './webhook-endpoint.schema.js';
 
@@ -41,6 +42,15 @@ export function webhookEndpointRepository({ WebhookEndpoint }: Models) {
     /** Every endpoint of an application (active and disabled), oldest first. */
     async listByApplication(applicationId: string): Promise<WebhookEndpointRecord[]> {
       const ds = await WebhookEndpoint.find({ application: applicationId }).sort({ _id: 1 }).lean<WebhookEndpointDoc[]>();
+      return ds.map(toRecord);
+    },
+    /** A page of an application's endpoints (active and disabled), by `_id` (admin listing; endpoints do not archive). */
+    async page(applicationId: string, q: Pick<IdPageQuery, 'limit' | 'after'>): Promise<WebhookEndpointRecord[]> {
+      const ds = await findIdPage(
+        WebhookEndpoint,
+        { application: applicationId },
+        { limit: q.limit, ...(q.after ? { after: q.after } : {}) },
+      );
       return ds.map(toRecord);
     },
     async hasAny(applicationId: string): Promise<boolean> {

@@ -55,6 +55,13 @@ const APPS = '/admin/applications';
 const APP = `${APPS}/{app}`;
 const HUGE = JSON.stringify({ source_id: 'c1', padding: 'x'.repeat(1_100_000) });
 
+/** The `next_cursor` of an admin listing's page, which must not be its last. */
+async function nextCursor(f: Fixture, path: string): Promise<string> {
+  const res = await call(f.api.url, 'GET', path, { auth: ADMIN });
+  expect(res.status, `prerequisite GET ${path}: ${res.text}`).to.equal(200);
+  expect(res.body.next_cursor, `${path} has a next page`).to.be.a('string');
+  return res.body.next_cursor as string;
+}
 const applyBody = (code: string, order = makeOrder()) => ({ source_id: 'c1', coupon_details: [{ coupon_code: code }], order });
 /** Sends a request first (a prerequisite of the case), failing loudly if it does not succeed. */
 async function prerequisite(f: Fixture, method: string, path: string, body: unknown, auth = f.auth) {
@@ -448,6 +455,26 @@ const adminCases: Case[] = [
   ],
   ['admin lists webhook endpoints', 'GET', `${APP}/webhooks`, 200, (f) => ({ path: `${APPS}/${f.appId}/webhooks`, auth: ADMIN })],
   [
+    'admin lists webhook endpoints page by page',
+    'GET',
+    `${APP}/webhooks`,
+    200,
+    async (f) => {
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/webhooks`, { url: f.receiver.url, event_types: ['redemption.refused'] }, ADMIN);
+      return {
+        path: `${APPS}/${f.appId}/webhooks?limit=1&cursor=${await nextCursor(f, `${APPS}/${f.appId}/webhooks?limit=1`)}`,
+        auth: ADMIN,
+      };
+    },
+  ],
+  [
+    'admin lists webhook endpoints with an unknown parameter',
+    'GET',
+    `${APP}/webhooks`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks?page=2`, auth: ADMIN }),
+  ],
+  [
     'admin disables a webhook endpoint',
     'PATCH',
     `${APP}/webhooks/{webhook}`,
@@ -481,6 +508,13 @@ const adminCases: Case[] = [
     `${APP}/webhooks/{webhook}/deliveries`,
     400,
     (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/deliveries?status=lost`, auth: ADMIN }),
+  ],
+  [
+    'admin lists deliveries with a bad cursor',
+    'GET',
+    `${APP}/webhooks/{webhook}/deliveries`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/deliveries?cursor=nope`, auth: ADMIN }),
   ],
   [
     'admin redelivers a time range',
@@ -519,6 +553,23 @@ const adminCases: Case[] = [
     `${APP}/events`,
     400,
     (f) => ({ path: `${APPS}/${f.appId}/events?type=x`, auth: ADMIN }),
+  ],
+  [
+    'admin lists events page by page',
+    'GET',
+    `${APP}/events`,
+    200,
+    async (f) => {
+      for (const points of [1, 2]) await prerequisite(f, 'PUT', '/wallets/customer/c1/transactions/loyalty', { type: 'credit', points });
+      return { path: `${APPS}/${f.appId}/events?limit=1&cursor=${await nextCursor(f, `${APPS}/${f.appId}/events?limit=1`)}`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin lists events with an unknown parameter',
+    'GET',
+    `${APP}/events`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/events?since=2026-01-01`, auth: ADMIN }),
   ],
 ];
 

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import type { EventRecord } from '../../shared/domain/events.js';
 import { verifySignature } from '../../shared/domain/webhook-signature.js';
+import { idCursor, timeCursor } from '../../shared/usecases/admin/paging.js';
 import { createCustomers, createWallet } from '../fixtures/records.js';
 import {
   call,
@@ -20,6 +22,30 @@ const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 const run = promisify(execFile);
 
 const hooks = (app: TestApplication) => `/admin/applications/${app.id}/webhooks`;
+const eventsOf = (app: TestApplication) => `/admin/applications/${app.id}/events`;
+
+/**
+ * Every page of an admin listing of `limit` rows, following `next_cursor` from the first page;
+ * returns each page's rows. Each page but the last is full and says another follows.
+ */
+async function pages<T>(api: TestApi, path: string, key: string, limit: number): Promise<T[][]> {
+  const out: T[][] = [];
+  let cursor: string | null = null;
+  const sep = path.includes('?') ? '&' : '?';
+  do {
+    const res = await call(api.url, 'GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+      auth: ADMIN,
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(Object.keys(res.body).sort()).to.deep.equal([key, 'next_cursor'].sort());
+    out.push(res.body[key]);
+    cursor = res.body.next_cursor;
+    if (cursor !== null) expect(res.body[key], 'a page followed by another is full').to.have.length(limit);
+    expect(out.length, 'pages never end').to.be.below(50);
+  } while (cursor !== null);
+  return out;
+}
+const ids = (rows: { id: string }[][]) => rows.flat().map((r) => r.id);
 
 describe('admin API: webhook endpoints, events and deliveries', function () {
   this.timeout(60_000);
@@ -96,6 +122,190 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
         ['GET', `/admin/applications/${app.id}/events`],
       ] as const) {
         expect((await call(api.url, method, path, method === 'POST' ? { body: {} } : {})).status, `${method} ${path}`).to.equal(401);
+      }
+    });
+
+    describe('paging', () => {
+      it('when endpoints are paged 2 at a time, then each comes once, in creation order, and the last page says so', async () => {
+        const mine = await createTestApplication(api.services);
+        const created: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const res = await call(api.url, 'POST', hooks(mine), { auth: ADMIN, body: { url: `https://93.184.216.34/h${i}` } });
+          expect(res.status, res.text).to.equal(201);
+          created.push(res.body.id);
+        }
+        // Disabled endpoints are listed too.
+        expect(
+          (await call(api.url, 'PATCH', `${hooks(mine)}/${created[1]}`, { auth: ADMIN, body: { status: 'disabled' } })).status,
+        ).to.equal(200);
+        const got = await pages<{ id: string; url: string }>(api, hooks(mine), 'webhooks', 2);
+        expect(got.map((p) => p.length)).to.deep.equal([2, 2, 1]);
+        expect(ids(got)).to.deep.equal(created);
+        expect(got.flat().map((w) => w.url)).to.deep.equal([0, 1, 2, 3, 4].map((i) => `https://93.184.216.34/h${i}`));
+        expect(ids(await pages(api, hooks(mine), 'webhooks', 5))).to.deep.equal(created);
+      });
+
+      it('when an endpoint is registered between two pages, then the next page neither repeats nor skips one', async () => {
+        const mine = await createTestApplication(api.services);
+        const register = async (i: number) =>
+          (await call(api.url, 'POST', hooks(mine), { auth: ADMIN, body: { url: `https://93.184.216.34/m${i}` } })).body.id as string;
+        const created = [await register(1), await register(2), await register(3)];
+        const first = await call(api.url, 'GET', `${hooks(mine)}?limit=2`, { auth: ADMIN });
+        created.push(await register(4));
+        const second = await call(api.url, 'GET', `${hooks(mine)}?limit=2&cursor=${first.body.next_cursor}`, { auth: ADMIN });
+        expect(ids([first.body.webhooks, second.body.webhooks])).to.deep.equal(created);
+        expect(second.body.next_cursor).to.equal(null);
+      });
+
+      /** Writes events straight into the outbox: `at` lets several share one creation time. */
+      async function recordEvents(appId: string, specs: { customerId: string; sourceId: string; type: 'wallet' | 'refused'; at: Date }[]) {
+        const events: EventRecord[] = specs.map((e, i) => {
+          const customer = { source_id: e.sourceId, customer_id: e.customerId };
+          const id = `evt_${appId}${String(i).padStart(8, '0')}`;
+          return e.type === 'wallet'
+            ? {
+                id,
+                applicationId: appId,
+                customerId: e.customerId,
+                type: 'wallet.transaction.completed',
+                sequence: i + 1,
+                requestId: `req-${i}`,
+                createdAt: e.at,
+                data: {
+                  ...customer,
+                  wallet_id: 'loyalty',
+                  txn_id: `txn-${i}`,
+                  type: 'credit',
+                  origin: 'api',
+                  points: i + 1,
+                  previous_loyalty_points: 0,
+                  loyalty_points: i + 1,
+                  description: '',
+                  order_id: null,
+                },
+              }
+            : {
+                id,
+                applicationId: appId,
+                customerId: e.customerId,
+                type: 'redemption.refused',
+                sequence: i + 1,
+                requestId: `req-${i}`,
+                createdAt: e.at,
+                data: {
+                  ...customer,
+                  order_id: `o-${i}`,
+                  campaign_id: '000000000000000000000000',
+                  coupon_id: '000000000000000000000000',
+                  coupon_code: 'X',
+                  reason: 'total_limit',
+                  message: 'coupon validation failed',
+                  details: 'coupon code redemption total_limit exceeded',
+                },
+              };
+        });
+        await api.services.repos.events.record(events);
+        // The listing's order: newest first, then by id (descending) among events of one instant.
+        return [...events].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+      }
+
+      it('when events share creation times, then pages list them newest first, ties by id, each once, with and without filters', async () => {
+        const mine = await createTestApplication(api.services);
+        const [c1, c2] = await createCustomers(api.services, mine.id, ['c1', 'c2']);
+        const t = (s: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, s));
+        // Three events of one instant straddle the page boundaries of `limit=2`.
+        const expected = await recordEvents(mine.id, [
+          { customerId: c1!.id, sourceId: 'c1', type: 'wallet', at: t(1) },
+          { customerId: c2!.id, sourceId: 'c2', type: 'refused', at: t(2) },
+          { customerId: c1!.id, sourceId: 'c1', type: 'refused', at: t(2) },
+          { customerId: c2!.id, sourceId: 'c2', type: 'wallet', at: t(2) },
+          { customerId: c1!.id, sourceId: 'c1', type: 'wallet', at: t(3) },
+        ]);
+        expect(expected.map((e) => e.createdAt.getUTCSeconds())).to.deep.equal([3, 2, 2, 2, 1]);
+
+        const all = await pages<{ id: string }>(api, eventsOf(mine), 'events', 2);
+        expect(all.map((p) => p.length)).to.deep.equal([2, 2, 1]);
+        expect(ids(all)).to.deep.equal(expected.map((e) => e.id));
+
+        const ofC1 = await pages<{ id: string }>(api, `${eventsOf(mine)}?customer=c1`, 'events', 2);
+        expect(ids(ofC1)).to.deep.equal(expected.filter((e) => e.customerId === c1!.id).map((e) => e.id));
+        const refused = await pages<{ id: string }>(api, `${eventsOf(mine)}?type=redemption.refused`, 'events', 1);
+        expect(ids(refused)).to.deep.equal(expected.filter((e) => e.type === 'redemption.refused').map((e) => e.id));
+        const refusedOfC2 = await pages<{ id: string }>(api, `${eventsOf(mine)}?type=redemption.refused&customer=${c2!.id}`, 'events', 1);
+        expect(ids(refusedOfC2)).to.deep.equal(
+          expected.filter((e) => e.type === 'redemption.refused' && e.customerId === c2!.id).map((e) => e.id),
+        );
+      });
+
+      it('when an event is recorded between two pages, then the next page neither repeats nor skips one', async () => {
+        const mine = await createTestApplication(api.services);
+        const [c1] = await createCustomers(api.services, mine.id, ['c1']);
+        const t = (s: number) => new Date(Date.UTC(2026, 10, 23, 11, 0, s));
+        const expected = await recordEvents(
+          mine.id,
+          [1, 2, 3].map((s) => ({ customerId: c1!.id, sourceId: 'c1', type: 'wallet' as const, at: t(s) })),
+        );
+        const first = await call(api.url, 'GET', `${eventsOf(mine)}?limit=2`, { auth: ADMIN });
+        expect(first.body.next_cursor).to.be.a('string');
+        await api.services.repos.events.record([{ ...expected[0]!, id: `evt_${mine.id}newer`, createdAt: t(9) }]);
+        const second = await call(api.url, 'GET', `${eventsOf(mine)}?limit=2&cursor=${first.body.next_cursor}`, { auth: ADMIN });
+        expect(ids([first.body.events, second.body.events])).to.deep.equal(expected.map((e) => e.id));
+        expect(second.body.next_cursor).to.equal(null);
+      });
+
+      it('when the old requests are sent, then they still work: limit=20, and a limit above 1000 reads as 1000', async () => {
+        const mine = await createTestApplication(api.services);
+        const hook = (await call(api.url, 'POST', hooks(mine), { auth: ADMIN, body: { url: 'https://93.184.216.34/old' } })).body.id;
+        for (const limit of [20, 5000]) {
+          const listed = await call(api.url, 'GET', `${hooks(mine)}?limit=${limit}`, { auth: ADMIN });
+          expect(listed.status, listed.text).to.equal(200);
+          expect(ids([listed.body.webhooks])).to.deep.equal([hook]);
+          expect(listed.body.next_cursor).to.equal(null);
+          for (const [path, key] of [
+            [`${hooks(mine)}/${hook}/deliveries?status=dead&limit=${limit}`, 'deliveries'],
+            [`${eventsOf(mine)}?type=redemption.completed&limit=${limit}`, 'events'],
+          ] as const) {
+            const res = await call(api.url, 'GET', path, { auth: ADMIN });
+            expect(res.status, `${path}: ${res.text}`).to.equal(200);
+            expect(res.body, path).to.deep.equal({ [key]: [], next_cursor: null });
+          }
+        }
+      });
+
+      const NOT_A_CURSOR = '"cursor" is not a cursor of this listing (send the next_cursor of the previous page)';
+      const badQueries: [string, (app: TestApplication, hook: string) => string, string][] = [
+        ['an endpoint listing gets a cursor that is not one', (a) => `${hooks(a)}?cursor=nope`, NOT_A_CURSOR],
+        [
+          'an endpoint listing gets a cursor of a time-ordered listing',
+          (a) => `${hooks(a)}?cursor=${timeCursor.encode(new Date(), 'evt_x')}`,
+          NOT_A_CURSOR,
+        ],
+        ['an endpoint listing gets an unknown parameter', (a) => `${hooks(a)}?page=2`, '"page" is not allowed'],
+        ['an endpoint listing gets a limit of 0', (a) => `${hooks(a)}?limit=0`, '"limit" must be greater than or equal to 1'],
+        ['a delivery listing gets a cursor that is not one', (a, h) => `${hooks(a)}/${h}/deliveries?cursor=bm9wZQ`, NOT_A_CURSOR],
+        [
+          'a delivery listing gets a cursor of an id-ordered listing',
+          (a, h) => `${hooks(a)}/${h}/deliveries?cursor=${idCursor.encode(h)}`,
+          NOT_A_CURSOR,
+        ],
+        ['a delivery listing gets an unknown parameter', (a, h) => `${hooks(a)}/${h}/deliveries?offset=1`, '"offset" is not allowed'],
+        ['a delivery listing gets skip, which it never offered', (a, h) => `${hooks(a)}/${h}/deliveries?skip=1`, '"skip" is not allowed'],
+        [
+          'a delivery listing gets an unknown status',
+          (a, h) => `${hooks(a)}/${h}/deliveries?status=lost`,
+          '"status" must be one of [pending, succeeded, dead, cancelled]',
+        ],
+        ['an event listing gets a cursor that is not one', (a) => `${eventsOf(a)}?cursor=${'x'.repeat(20)}`, NOT_A_CURSOR],
+        ['an event listing gets an unknown parameter', (a) => `${eventsOf(a)}?since=2026-01-01`, '"since" is not allowed'],
+        ['an event listing gets a limit that is not a number', (a) => `${eventsOf(a)}?limit=abc`, '"limit" must be a number'],
+      ];
+      for (const [label, path, details] of badQueries) {
+        it(`when ${label}, then 400 naming it`, async () => {
+          const hook = (await call(api.url, 'POST', hooks(app), { auth: ADMIN, body: { url: 'https://93.184.216.34/bad' } })).body.id;
+          const res = await call(api.url, 'GET', path(app, hook), { auth: ADMIN });
+          expect(res.status, res.text).to.equal(400);
+          expect(res.body).to.include({ code: 400, message: 'Invalid payload', details });
+        });
       }
     });
 
@@ -246,6 +456,38 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       expect(receiver.arrivals).to.equal(0);
     });
 
+    it('when deliveries are paged, then newest first (ties by id), each once, with and without filters', async () => {
+      const { app, endpoint } = await setUp();
+      for (const [sourceId, points] of [
+        ['c1', 1],
+        ['c2', 2],
+        ['c1', 3],
+        ['c2', 4],
+        ['c1', 5],
+      ] as const)
+        expect((await credit(app, sourceId, points)).status).to.equal(200);
+      const path = `${hooks(app)}/${endpoint.id}/deliveries`;
+      type Row = { id: string; event_id: string; status: string; created_at: string };
+      const everything = async () => (await call(api.url, 'GET', `${path}?limit=1000`, { auth: ADMIN })).body.deliveries as Row[];
+      await waitFor('five succeeded deliveries', async () => {
+        const rows = await everything();
+        return rows.length === 5 && rows.every((d) => d.status === 'succeeded');
+      });
+      const all = await everything();
+      const newestFirst = [...all].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? 1 : -1));
+      expect(ids([all])).to.deep.equal(ids([newestFirst]));
+      const events = (await call(api.url, 'GET', `${eventsOf(app)}?limit=1000`, { auth: ADMIN })).body.events as { id: string }[];
+      expect(all.map((d) => d.event_id).sort()).to.deep.equal(ids([events]).sort());
+
+      const paged = await pages<Row>(api, path, 'deliveries', 2);
+      expect(paged.map((p) => p.length)).to.deep.equal([2, 2, 1]);
+      expect(ids(paged)).to.deep.equal(ids([all]));
+      expect(ids(await pages<Row>(api, `${path}?status=succeeded`, 'deliveries', 3))).to.deep.equal(ids([all]));
+      expect(await pages<Row>(api, `${path}?status=dead`, 'deliveries', 2)).to.deep.equal([[]]);
+      const one = await pages<Row>(api, `${path}?event=${all[2]!.event_id}`, 'deliveries', 1);
+      expect(ids(one)).to.deep.equal([all[2]!.id]);
+    });
+
     it('when the command line manages an endpoint, then it registers, lists, disables and redelivers like the API', async () => {
       const app = await createTestApplication(api.services);
       await createCustomers(api.services, app.id, ['c1']);
@@ -278,6 +520,38 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       ).to.equal(true);
       const deliveries = await cli('list-deliveries', '--app', app.id, '--webhook', created.id);
       expect(deliveries.deliveries.map((d: { event_id: string }) => d.event_id)).to.deep.equal([event.id]);
+      expect(deliveries.next_cursor).to.equal(null);
+
+      // --cursor continues each listing from the next_cursor of a page, as the API does.
+      const other = await cli('create-webhook', '--app', app.id, '--url', receiver.url, '--events', 'redemption.completed');
+      const firstPage = async (path: string) => {
+        const res = await call(api.url, 'GET', `${path}?limit=1`, { auth: ADMIN });
+        expect(res.body.next_cursor, path).to.be.a('string');
+        return res.body.next_cursor as string;
+      };
+      const rest = await cli('list-webhooks', '--app', app.id, '--cursor', await firstPage(hooks(app)));
+      expect({ ids: rest.webhooks.map((w: { id: string }) => w.id), next_cursor: rest.next_cursor }).to.deep.equal({
+        ids: [other.id],
+        next_cursor: null,
+      });
+      expect((await credit(app, 'c1', 3)).status).to.equal(200);
+      await waitFor('second delivery', () => receiver.accepted.length === 2);
+      const older = await cli('list-events', '--app', app.id, '--customer', 'c1', '--cursor', await firstPage(eventsOf(app)));
+      expect({ ids: older.events.map((e: { id: string }) => e.id), next_cursor: older.next_cursor }).to.deep.equal({
+        ids: [event.id],
+        next_cursor: null,
+      });
+      const olderDeliveries = await cli(
+        'list-deliveries',
+        '--app',
+        app.id,
+        '--webhook',
+        created.id,
+        '--cursor',
+        await firstPage(`${hooks(app)}/${created.id}/deliveries`),
+      );
+      expect(olderDeliveries.deliveries.map((d: { event_id: string }) => d.event_id)).to.deep.equal([event.id]);
+      expect(olderDeliveries.next_cursor).to.equal(null);
     });
   });
 });

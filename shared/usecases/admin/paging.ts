@@ -6,13 +6,15 @@
  */
 import Joi from 'joi';
 import type { IdPageQuery } from '../../data/admin-queries.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../data/webhook-delivery.schema.js';
+import { EVENT_TYPES, type EventType } from '../../domain/events.js';
 import { adminInvalid } from './admin-errors.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
 /** What a listing accepts besides `limit` and `cursor` (each listing documents its own). */
-export type PageOption = 'skip' | 'include_archived' | 'customer' | 'campaign';
+export type PageOption = 'skip' | 'include_archived' | 'customer' | 'campaign' | 'status' | 'event' | 'type';
 
 export interface PageQuery {
   limit: number;
@@ -23,6 +25,12 @@ export interface PageQuery {
   includeArchived: boolean;
   customer?: string;
   campaign?: string;
+  /** A delivery status (webhook deliveries). */
+  status?: DeliveryStatus;
+  /** An event id (webhook deliveries). */
+  event?: string;
+  /** An event type (events). */
+  type?: EventType;
 }
 
 const OPTIONS: Record<PageOption, Joi.Schema> = {
@@ -30,6 +38,9 @@ const OPTIONS: Record<PageOption, Joi.Schema> = {
   include_archived: Joi.boolean(),
   customer: Joi.string().min(1).max(256),
   campaign: Joi.string().min(1).max(64),
+  status: Joi.string().valid(...DELIVERY_STATUSES),
+  event: Joi.string().min(1).max(64),
+  type: Joi.string().valid(...EVENT_TYPES),
 };
 
 /**
@@ -52,6 +63,9 @@ export function parsePageQuery(query: unknown, options: readonly PageOption[] = 
     includeArchived: v.include_archived ?? false,
     ...(v.customer !== undefined ? { customer: v.customer as string } : {}),
     ...(v.campaign !== undefined ? { campaign: v.campaign as string } : {}),
+    ...(v.status !== undefined ? { status: v.status as DeliveryStatus } : {}),
+    ...(v.event !== undefined ? { event: v.event as string } : {}),
+    ...(v.type !== undefined ? { type: v.type as EventType } : {}),
   };
 }
 

@@ -6,27 +6,17 @@
 import Joi from 'joi';
 import type { StoredEvent } from '../../data/event.repository.js';
 import type { DeliveryRecord } from '../../data/webhook-delivery.repository.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../data/webhook-delivery.schema.js';
-import { EVENT_TYPES, eventEnvelope, subscribes, type EventType } from '../../domain/events.js';
+import { eventEnvelope, subscribes } from '../../domain/events.js';
 import type { WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
+import { pageOf, parsePageQuery, timeCursor } from './paging.js';
 import { requireWebhook } from './webhooks.usecase.js';
 
 /** Most events one redelivery request queues. */
 export const MAX_REDELIVERY = 10_000;
 
-const listDeliveriesSchema = Joi.object({
-  status: Joi.string().valid(...DELIVERY_STATUSES),
-  event: Joi.string().max(64),
-  limit: Joi.number().integer().min(1).max(1000),
-});
-const listEventsSchema = Joi.object({
-  type: Joi.string().valid(...EVENT_TYPES),
-  customer: Joi.string().max(256),
-  limit: Joi.number().integer().min(1).max(1000),
-});
 const redeliverSchema = Joi.object({
   event_id: Joi.string().max(64),
   from: Joi.string().isoDate(),
@@ -51,28 +41,41 @@ export const presentDelivery = (d: DeliveryRecord) => ({
   created_at: d.createdAt,
 });
 
-export async function listDeliveries(deps: Pick<Services, 'repos'>, applicationId: string, webhookId: string, query: unknown) {
+/** A page of an endpoint's deliveries, newest first, optionally of one status and/or one event (paging.ts). */
+export async function listDeliveries(deps: Pick<Services, 'repos'>, applicationId: string, webhookId: string, query: unknown = {}) {
   await requireWebhook(deps, applicationId, webhookId);
-  const q = validateInput(listDeliveriesSchema, query) as { status?: DeliveryStatus; event?: string; limit?: number };
+  const q = parsePageQuery(query, ['status', 'event']);
   const rows = await deps.repos.webhookDeliveries.list(applicationId, webhookId, {
-    status: q.status,
-    eventId: q.event,
-    limit: q.limit ?? 100,
+    ...(q.status !== undefined ? { status: q.status } : {}),
+    ...(q.event !== undefined ? { eventId: q.event } : {}),
+    ...(q.cursor !== undefined ? { before: timeCursor.decode(q.cursor) } : {}),
+    limit: q.limit + 1,
   });
-  return { deliveries: rows.map(presentDelivery) };
+  const page = pageOf(rows, q.limit, (d) => timeCursor.encode(d.createdAt, d.id));
+  return { deliveries: page.rows.map(presentDelivery), next_cursor: page.next_cursor };
 }
 
-export async function listEvents(deps: Pick<Services, 'repos'>, applicationId: string, query: unknown) {
+/**
+ * A page of an application's recorded events, newest first, optionally of one type and/or one
+ * customer (its `source_id` or id; an archived customer is not found, as before) (paging.ts).
+ */
+export async function listEvents(deps: Pick<Services, 'repos'>, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const q = validateInput(listEventsSchema, query) as { type?: EventType; customer?: string; limit?: number };
+  const q = parsePageQuery(query, ['type', 'customer']);
   let customerId: string | undefined;
-  if (q.customer) {
+  if (q.customer !== undefined) {
     const c = await deps.repos.customers.resolve(applicationId, q.customer);
     if (!c) throw adminNotFound('customer');
     customerId = c.id;
   }
-  const rows = await deps.repos.events.list(applicationId, { type: q.type, customerId, limit: q.limit ?? 100 });
-  return { events: rows.map((e) => ({ ...eventEnvelope(e), dispatched: e.dispatched })) };
+  const rows = await deps.repos.events.list(applicationId, {
+    ...(q.type !== undefined ? { type: q.type } : {}),
+    ...(customerId !== undefined ? { customerId } : {}),
+    ...(q.cursor !== undefined ? { before: timeCursor.decode(q.cursor) } : {}),
+    limit: q.limit + 1,
+  });
+  const page = pageOf(rows, q.limit, (e) => timeCursor.encode(e.createdAt, e.id));
+  return { events: page.rows.map((e) => ({ ...eventEnvelope(e), dispatched: e.dispatched })), next_cursor: page.next_cursor };
 }
 
 /**

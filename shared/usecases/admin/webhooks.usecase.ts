@@ -12,6 +12,7 @@ import { destinationRefusal } from '../../net/webhook-client.js';
 import type { Services } from '../../services.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
+import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos' | 'config' | 'now'>;
 
@@ -73,9 +74,11 @@ export async function createWebhook(deps: Deps, applicationId: string, input: un
   return { ...presentWebhook(e), secret };
 }
 
-export async function listWebhooks(deps: Pick<Services, 'repos'>, applicationId: string) {
+/** A page of an application's endpoints (active and disabled) in creation order (paging.ts). */
+export async function listWebhooks(deps: Pick<Services, 'repos'>, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  return { webhooks: (await deps.repos.webhookEndpoints.listByApplication(applicationId)).map(presentWebhook) };
+  const page = await idPage(parsePageQuery(query), (q) => deps.repos.webhookEndpoints.page(applicationId, q));
+  return { webhooks: page.rows.map(presentWebhook), next_cursor: page.next_cursor };
 }
 
 /** Changes URL, event types, description or status. Disabling cancels its pending deliveries. */
