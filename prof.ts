@@ -16,14 +16,24 @@ const order = benchOrder(50, 'x');
 const body = () => ({ source_id: 'bench-cust-1', order: JSON.parse(JSON.stringify(order)) });
 const P = ['coupon_savings', 'order', 'items'];
 for (let i = 0; i < 50; i++) stringifyList(await listCoupons(services, app, { body: body(), requestId: 'r' }), P);
-const s = new Session(); s.connect(); await s.post('Profiler.enable'); await s.post('Profiler.start');
-let tl = 0, ts = 0; const N = 100;
+const s = new Session();
+s.connect();
+await s.post('Profiler.enable');
+await s.post('Profiler.start');
+let tl = 0,
+  ts = 0;
+const N = 100;
 for (let i = 0; i < N; i++) {
-  const b = body(); const t0 = performance.now();
+  const b = body();
+  const t0 = performance.now();
   const r = await listCoupons(services, app, { body: b, requestId: 'r' });
-  const t1 = performance.now(); Buffer.from(stringifyList(r, P)); tl += t1 - t0; ts += performance.now() - t1;
+  const t1 = performance.now();
+  Buffer.from(stringifyList(r, P));
+  tl += t1 - t0;
+  ts += performance.now() - t1;
 }
 const { profile } = await s.post('Profiler.stop');
 writeFileSync('/tmp/prof/list.cpuprofile', JSON.stringify(profile));
 console.log('list usecase', (tl / N).toFixed(2), 'ms; stringify+encode', (ts / N).toFixed(2), 'ms');
-await db.connection.dropDatabase(); await db.close();
+await db.connection.dropDatabase();
+await db.close();

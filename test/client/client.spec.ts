@@ -164,7 +164,7 @@ describe('client/: the typed client against a running service', function () {
       const { stdout, stderr } = await run(GENERATOR, ['openapi.yaml', ...GENERATE_FLAGS, '--check']).catch(
         (err: { stdout: string; stderr: string }) => {
           throw new Error(
-            `client/src/schema.ts is out of date with openapi.yaml: run \`npm run generate\` in client/\n${err.stdout}${err.stderr}`,
+            `client/src/schema.ts is out of date with openapi.yaml: run \`npm run generate\` in client/ (npm install does)\n${err.stdout}${err.stderr}`,
           );
         },
       );

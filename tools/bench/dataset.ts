@@ -2,6 +2,7 @@
  * The benchmark's fixed data sets: an application with 200 customers (some with usage), a wallet,
  * 200 fixed coupons of mixed rules, and one unlimited-ish coupon used by the redeem benchmark.
  */
+import { randomUUID } from 'node:crypto';
 import type { CampaignInput } from '../../shared/data/campaign.repository.js';
 import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
 import { CAMPAIGN_DEFAULTS } from '../../shared/domain/campaign-defaults.js';
@@ -140,5 +141,32 @@ export function benchOrder(n: number, orderId: string) {
     shipping: 40,
     payment_mode: 'UPI',
     items,
+  };
+}
+
+type RedeemApp = Awaited<ReturnType<typeof loadRedeemApp>>;
+const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
+
+/** The loads that redeem `BENCHREDEEM` and credit `loyalty` for random customers of `app`, 64 connections. */
+export function queueLoads(app: RedeemApp) {
+  const order = benchOrder(5, 'bench');
+  return {
+    redeem: {
+      connections: 64,
+      auth: app.auth,
+      body: () => ({
+        source_id: pick(app.customers).sourceId,
+        coupon_details: [{ coupon_id: app.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
+        order: { ...order, order_id: randomUUID() },
+      }),
+    },
+    credit: {
+      connections: 64,
+      auth: app.auth,
+      method: 'PUT' as const,
+      body: () => ({ type: 'credit', points: 1 }),
+      path: () => `/wallets/customer/${pick(app.customers).sourceId}/transactions/loyalty`,
+    },
+    noop: { connections: 64, auth: app.auth, body: () => ({}) },
   };
 }

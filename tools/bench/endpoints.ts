@@ -6,11 +6,10 @@
  * for an application with one webhook endpoint registered (every event recorded and delivered
  * to a receiver on 127.0.0.1) vs one without.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
-import { benchOrder, loadBenchData, loadRedeemApp } from './dataset.js';
+import { benchOrder, loadBenchData, loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, pct, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
 
 export async function endpointsBench(): Promise<string[]> {
@@ -60,36 +59,21 @@ export async function endpointsBench(): Promise<string[]> {
     const l8 = await run('list (200 coupons, 50 items)', '/coupons/list/all', { connections: 8, auth, body: listBody });
     const l1 = await run('list (200 coupons, 50 items)', '/coupons/list/all', { connections: 1, auth, body: listBody });
 
-    const redeemLoad = (app: typeof hooked): Load => ({
-      connections: 64,
-      auth: app.auth,
-      body: () => ({
-        source_id: pick(app.customers).sourceId,
-        coupon_details: [{ coupon_id: app.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
-        order: { ...smallOrder, order_id: randomUUID() },
-      }),
-    });
-    const creditLoad: Load = {
-      connections: 64,
-      auth,
-      method: 'PUT',
-      body: () => ({ type: 'credit', points: 1 }),
-      path: () => `/wallets/customer/${customer()}/transactions/loyalty`,
-    };
+    const loads = queueLoads(data);
     const queueRows: [number, Result, Result, Result][] = [];
     let hookedRedeem: Result | undefined;
     for (const n of [1, 2]) {
       if (n === 2) await stack.startWorker();
       await stack.drain();
-      const noop = await run(`no-op job (${n} worker)`, '/bench/noop-job', { connections: 64, auth, body: () => ({}) });
+      const noop = await run(`no-op job (${n} worker)`, '/bench/noop-job', loads.noop);
       await stack.drain();
-      const redeem = await run(`redeem (${n} worker)`, '/coupons/apply?type=redeem', redeemLoad(data));
+      const redeem = await run(`redeem (${n} worker)`, '/coupons/apply?type=redeem', loads.redeem);
       await stack.drain();
       if (n === 1) {
-        hookedRedeem = await run(`redeem, one webhook endpoint (${n} worker)`, '/coupons/apply?type=redeem', redeemLoad(hooked));
+        hookedRedeem = await run(`redeem, one webhook endpoint (${n} worker)`, '/coupons/apply?type=redeem', queueLoads(hooked).redeem);
         await stack.drain();
       }
-      const credit = await run(`wallet credit (${n} worker)`, '/wallets/customer/x/transactions/loyalty', creditLoad);
+      const credit = await run(`wallet credit (${n} worker)`, '/wallets/customer/x/transactions/loyalty', loads.credit);
       await stack.drain();
       queueRows.push([n, noop, redeem, credit]);
     }

@@ -4,8 +4,7 @@
  * Measures the no-op job, redeem and wallet credit at 64 connections with 16 and 64 partitions,
  * each with 1 and 2 workers (a fresh queue prefix per partition count: the count is persisted).
  */
-import { randomUUID } from 'node:crypto';
-import { benchOrder, loadRedeemApp } from './dataset.js';
+import { loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, row, startStack, stopChild, TABLE_HEAD, type Result } from './stack.js';
 
 export async function partitionsBench(): Promise<string[]> {
@@ -13,8 +12,6 @@ export async function partitionsBench(): Promise<string[]> {
   try {
     log('loading data set');
     const data = await loadRedeemApp(stack.services, log);
-    const order = benchOrder(5, 'bench');
-    const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
     const results: Result[] = [];
     for (const partitions of [16, 64]) {
       const env = { QUEUE_PARTITIONS: String(partitions), QUEUE_PREFIX: `${stack.config.queuePrefix}-p${partitions}` };
@@ -25,33 +22,15 @@ export async function partitionsBench(): Promise<string[]> {
         if (n === 2) workers.push(await stack.startWorker(env));
         const label = `${partitions} partitions, ${n} worker`;
         const drain = () => stack.drain(partitions, env.QUEUE_PREFIX);
-        await drain();
-        results.push(
-          await measure(`no-op job (${label})`, `${api.url}/bench/noop-job`, { connections: 64, auth: data.auth, body: () => ({}) }),
-        );
-        await drain();
-        results.push(
-          await measure(`redeem (${label})`, `${api.url}/coupons/apply?type=redeem`, {
-            connections: 64,
-            auth: data.auth,
-            body: () => ({
-              source_id: pick(data.customers).sourceId,
-              coupon_details: [{ coupon_id: data.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
-              order: { ...order, order_id: randomUUID() },
-            }),
-          }),
-        );
-        await drain();
-        results.push(
-          await measure(`wallet credit (${label})`, `${api.url}/wallets/customer/x/transactions/loyalty`, {
-            connections: 64,
-            auth: data.auth,
-            method: 'PUT',
-            body: () => ({ type: 'credit', points: 1 }),
-            path: () => `/wallets/customer/${pick(data.customers).sourceId}/transactions/loyalty`,
-          }),
-        );
-        await drain();
+        const loads = queueLoads(data);
+        for (const [what, path, load] of [
+          ['no-op job', '/bench/noop-job', loads.noop],
+          ['redeem', '/coupons/apply?type=redeem', loads.redeem],
+          ['wallet credit', '/wallets/customer/x/transactions/loyalty', loads.credit],
+        ] as const) {
+          await drain();
+          results.push(await measure(`${what} (${label})`, `${api.url}${path}`, load));
+        }
       }
       await Promise.all([...workers, api.child].map(stopChild));
     }
