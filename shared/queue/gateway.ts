@@ -55,9 +55,12 @@ export const jobIdOf = (applicationId: string, operationKey: string): string =>
 /** A fresh operation key for a request sent without `Idempotency-Key`. */
 export const newOperationKey = (): string => `auto-${randomUUID()}`;
 
-// Takes a job out of the wait (or paused) list if it is still there: after this, no worker can
-// start it. Its keys share the partition's hash tag, so this is one slot in a cluster too.
+// Takes a job out of the wait (or paused) list if it is still there and has never started: after
+// this, no worker can start it. A job that started once (BullMQ counts attempts started, `ats`)
+// may have applied even when it is back in the list (a stalled job is re-queued there), so it stays.
+// Its keys share the partition's hash tag, so this is one slot in a cluster too.
 const WITHDRAW = `
+if (tonumber(redis.call('HGET', KEYS[3], 'ats')) or 0) > 0 then return 0 end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then return 1 end
 if redis.call('LREM', KEYS[2], 1, ARGV[1]) == 1 then return 1 end
 return 0`;
@@ -125,8 +128,9 @@ export class JobGateway {
     const timer = setTimeout(() => void this.expire(queue, jobId, waiter), opts.timeoutMs ?? this.config.jobWaitTimeoutMs);
     try {
       if (this.connection!.status !== 'ready') {
-        // Redis is away: nothing was sent, so nothing was queued.
-        waiter.reject(operationUnavailable('not_applied', opts.operationKey));
+        // Redis is away: nothing was sent now. A fresh key was never queued; a key seen before may
+        // name a job an earlier request queued, which may still apply.
+        waiter.reject(operationUnavailable(opts.fresh ? 'not_applied' : 'pending', opts.operationKey));
       } else
         try {
           await queue.add(name, payload, {
@@ -170,7 +174,7 @@ export class JobGateway {
   private async expire(queue: Queue, jobId: string, waiter: Waiter): Promise<void> {
     let standing: Standing = 'pending';
     try {
-      const withdrawn = (await this.connection!.eval(WITHDRAW, 2, queue.keys.wait!, queue.keys.paused!, jobId)) === 1;
+      const withdrawn = (await this.connection!.eval(WITHDRAW, 3, queue.keys.wait!, queue.keys.paused!, queue.toKey(jobId), jobId)) === 1;
       if (withdrawn) {
         standing = 'not_applied';
         await queue.remove(jobId).catch(() => undefined); // its data; nothing can start it now
