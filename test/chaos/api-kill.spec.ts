@@ -13,15 +13,16 @@ import { Scenario } from './support/scenario.js';
 describe('chaos: the API killed (SIGKILL) with requests waiting', function () {
   this.timeout(180_000);
   let scenario: Scenario | undefined;
-  let keepLogs = true; // until the test passes: a failed hook or test keeps the processes' logs
+  let keepLogs = true; // until the hook is through and every test passed: a failure keeps the processes' logs
   let first: ServiceProcess;
   let second: ServiceProcess;
   before(async () => {
     scenario = await Scenario.start({ name: 'api-kill', limit: 20 });
     [first, second] = await Promise.all([scenario.startApi(), scenario.startApi(), scenario.startWorker({ TEST_SLOW_DB_MS: '25' })]);
+    keepLogs = false;
   });
   afterEach(function () {
-    keepLogs = this.currentTest?.state !== 'passed';
+    keepLogs ||= this.currentTest?.state !== 'passed';
   });
   after(() => scenario?.stop(keepLogs));
 

@@ -11,15 +11,16 @@ import { Scenario } from './support/scenario.js';
 describe('chaos: no worker for 20 s mid-burst, then one starts', function () {
   this.timeout(180_000);
   let scenario: Scenario | undefined;
-  let keepLogs = true; // until the test passes: a failed hook or test keeps the processes' logs
+  let keepLogs = true; // until the hook is through and every test passed: a failure keeps the processes' logs
   let api: ServiceProcess;
   let worker: ServiceProcess;
   before(async () => {
     scenario = await Scenario.start({ name: 'no-worker', limit: 25 });
     [api, worker] = await Promise.all([scenario.startApi(), scenario.startWorker()]);
+    keepLogs = false;
   });
   afterEach(function () {
-    keepLogs = this.currentTest?.state !== 'passed';
+    keepLogs ||= this.currentTest?.state !== 'passed';
   });
   after(() => scenario?.stop(keepLogs));
 

@@ -13,14 +13,15 @@ describe('chaos: Redis killed (SIGKILL) for 15 s mid-burst', function () {
   this.timeout(180_000);
   const slow = { TEST_SLOW_DB_MS: '40' };
   let scenario: Scenario | undefined;
-  let keepLogs = true; // until the test passes: a failed hook or test keeps the processes' logs
+  let keepLogs = true; // until the hook is through and every test passed: a failure keeps the processes' logs
   let api: ServiceProcess;
   before(async () => {
     scenario = await Scenario.start({ name: 'redis-kill', limit: 25 });
     [api] = await Promise.all([scenario.startApi(), scenario.startWorker(slow), scenario.startWorker(slow)]);
+    keepLogs = false;
   });
   afterEach(function () {
-    keepLogs = this.currentTest?.state !== 'passed';
+    keepLogs ||= this.currentTest?.state !== 'passed';
   });
   after(() => scenario?.stop(keepLogs));
 

@@ -10,14 +10,15 @@ import { Scenario } from './support/scenario.js';
 describe('chaos: Redis paused (SIGSTOP) for 15 s mid-burst', function () {
   this.timeout(180_000);
   let scenario: Scenario | undefined;
-  let keepLogs = true; // until the test passes: a failed hook or test keeps the processes' logs
+  let keepLogs = true; // until the hook is through and every test passed: a failure keeps the processes' logs
   let api: ServiceProcess;
   before(async () => {
     scenario = await Scenario.start({ name: 'redis-pause', limit: 25 });
     [api] = await Promise.all([scenario.startApi(), scenario.startWorker(), scenario.startWorker()]);
+    keepLogs = false;
   });
   afterEach(function () {
-    keepLogs = this.currentTest?.state !== 'passed';
+    keepLogs ||= this.currentTest?.state !== 'passed';
   });
   after(() => scenario?.stop(keepLogs));
 

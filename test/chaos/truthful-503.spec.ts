@@ -16,14 +16,15 @@ describe('chaos: a 503 says "applied": false only of an operation that cannot ap
   this.timeout(120_000);
   const slow = { TEST_SLOW_DB_MS: '400' };
   let scenario: Scenario | undefined;
-  let keepLogs = true;
+  let keepLogs = true; // until the hook is through and every test passed: a failure keeps the processes' logs
   let api: ServiceProcess;
   before(async () => {
     scenario = await Scenario.start({ name: 'truthful-503', limit: 5, customers: 2 });
     api = await scenario.startApi({ JOB_WAIT_TIMEOUT_MS: '1000' });
+    keepLogs = false;
   });
   afterEach(function () {
-    keepLogs = this.currentTest?.state !== 'passed';
+    keepLogs ||= this.currentTest?.state !== 'passed';
   });
   after(() => scenario?.stop(keepLogs));
 

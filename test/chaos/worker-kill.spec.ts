@@ -14,15 +14,16 @@ describe('chaos: a worker killed (SIGKILL) mid-burst', function () {
   this.timeout(180_000);
   const slow = { TEST_SLOW_DB_MS: '25' };
   let scenario: Scenario | undefined;
-  let keepLogs = true; // until the test passes: a failed hook or test keeps the processes' logs
+  let keepLogs = true; // until the hook is through and every test passed: a failure keeps the processes' logs
   let api: ServiceProcess;
   let victim: ServiceProcess;
   before(async () => {
     scenario = await Scenario.start({ name: 'worker-kill', limit: 20 });
     [api, victim] = await Promise.all([scenario.startApi(), scenario.startWorker(slow)]);
+    keepLogs = false;
   });
   afterEach(function () {
-    keepLogs = this.currentTest?.state !== 'passed';
+    keepLogs ||= this.currentTest?.state !== 'passed';
   });
   after(() => scenario?.stop(keepLogs));
 

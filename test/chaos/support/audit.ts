@@ -28,6 +28,8 @@ export interface Figures {
   unresolved: number;
   abandoned: number;
   hung: number;
+  /** Connections cut without an answer. */
+  resets: number;
   notApplied503: number;
   pending503: number;
   dependency503: number;
@@ -108,6 +110,7 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number): P
     unresolved: 0,
     abandoned: 0,
     hung: 0,
+    resets: 0,
     notApplied503: 0,
     pending503: 0,
     dependency503: 0,
@@ -116,8 +119,14 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number): P
     expectedAlive: 0,
     seconds: Math.round((Date.now() - startedAt) / 1000),
   };
+  // Only an API the test killed may cut a connection: a live one answers every request.
+  const killed = new Set(scenario.processes.filter((p) => p.deliberatelyEnded && p.url).map((p) => p.url));
   for (const op of ops) {
     for (const x of op.exchanges) {
+      if (x.status === 'reset') {
+        f.resets++;
+        if (!killed.has(x.url)) say(op, `the connection was cut without an answer after ${x.ms} ms (${x.problem})`);
+      }
       if (x.status === 503) f.responses503++;
       if (typeof x.status === 'number' && x.status >= 500 && x.status !== 503) {
         f.responses5xx++;
@@ -201,7 +210,7 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number): P
     `[chaos] ${scenario.opts.name}: attempted ${f.attempted} / acknowledged ${f.acknowledged} / 503 ${f.responses503} / ` +
     `applied ${f.applied} / applied twice ${f.appliedTwice} / lost ${f.lost} / 5xx ${f.responses5xx} · ` +
     `processes alive ${f.alive}/${f.expectedAlive} · refused ${f.refused}, unresolved ${f.unresolved}, abandoned ${f.abandoned}, ` +
-    `hung ${f.hung}, 503s: not applied ${f.notApplied503}, pending ${f.pending503}, dependency ${f.dependency503}, undocumented ${f.undocumented503} · redeemed ${completed}/${scenario.opts.limit} · ${f.seconds} s`;
+    `hung ${f.hung}, connections cut ${f.resets}, 503s: not applied ${f.notApplied503}, pending ${f.pending503}, dependency ${f.dependency503}, undocumented ${f.undocumented503} · redeemed ${completed}/${scenario.opts.limit} · ${f.seconds} s`;
   return { figures: f, line, problems };
 }
 

@@ -25,12 +25,15 @@ export type OpKind = 'redeem' | 'revert' | 'credit' | 'debit';
 
 /** One HTTP exchange of an operation: a status, or what the connection did. */
 export interface Exchange {
+  /** The API it went to. */
+  url: string;
   status: number | 'refused' | 'reset' | 'timeout';
   /** The key the request was sent with. */
   sentKey: string | undefined;
   body?: any;
   /** The 503's kind (documented ones only; `undocumented` otherwise, with `problem`). */
   kind503?: 'not_applied' | 'pending' | 'dependency' | 'undocumented';
+  /** What was wrong with an undocumented 503, or the connection's error. */
   problem?: string;
   headerKey?: string | null;
   startedAt: number;
@@ -247,7 +250,7 @@ export class Burst {
         return;
       }
       const url = this.opts.target();
-      const exchange: Exchange = { status: 'refused', sentKey: key, startedAt: Date.now(), ms: 0 };
+      const exchange: Exchange = { url, status: 'refused', sentKey: key, startedAt: Date.now(), ms: 0 };
       op.exchanges.push(exchange);
       op.inFlight = { url, withKey: key !== undefined };
       let res: Response;
@@ -267,8 +270,9 @@ export class Burst {
       } catch (err) {
         op.inFlight = null;
         exchange.ms = Date.now() - exchange.startedAt;
-        const code = (err as { cause?: { code?: string } }).cause?.code;
-        exchange.status = (err as Error).name === 'TimeoutError' ? 'timeout' : code === 'ECONNREFUSED' ? 'refused' : 'reset';
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        exchange.status = (err as Error).name === 'TimeoutError' ? 'timeout' : cause?.code === 'ECONNREFUSED' ? 'refused' : 'reset';
+        exchange.problem = `${(err as Error).message}: ${cause?.code ?? ''} ${cause?.message ?? ''}`;
         // Refused: never sent, so safe to send again. Otherwise only a key makes a retry safe.
         if (exchange.status !== 'refused' && !key) {
           op.final = 'abandoned';

@@ -55,7 +55,7 @@ export class Scenario {
   private workerCount = 0;
 
   private constructor(
-    readonly opts: ScenarioOptions,
+    public opts: ScenarioOptions,
     readonly dir: string,
     readonly redis: PrivateRedis,
     readonly database: PrivateDatabase | undefined,
@@ -95,6 +95,16 @@ export class Scenario {
   private async seed(): Promise<void> {
     this.db = await connectDatabase(this.mongodbUri);
     this.services = createServices(testConfig({ ...this.env }), this.db);
+    await this.reseed();
+  }
+
+  /**
+   * A new application with its own customers, wallet and coupon: the next run of a burst on the
+   * same processes starts from a clean slate (its audit sees only its own records).
+   */
+  async reseed(changes: Partial<Pick<ScenarioOptions, 'name' | 'limit'>> = {}): Promise<void> {
+    this.opts = { ...this.opts, ...changes };
+    this.customerIds = new Map();
     this.app = await createTestApplication(this.services);
     this.sourceIds = Array.from({ length: this.opts.customers ?? 24 }, (_, i) => `c${String(i).padStart(2, '0')}`);
     const customers = await createCustomers(this.services, this.app.id, this.sourceIds);
