@@ -206,6 +206,10 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number): P
     else say(null, `${p.name} exited (${JSON.stringify(p.exit)}) though nothing stopped it (log: ${scenario.dir}/${p.name}.log)`);
   }
 
+  // The processes' last line of defence (shared/process.ts) kept them alive: still a bug somewhere.
+  const stray = scenario.logged('unhandled rejection (process kept running)');
+  if (stray > 0) say(null, `${stray} unhandled rejection(s) in the processes' logs (${scenario.dir})`);
+
   const line =
     `[chaos] ${scenario.opts.name}: attempted ${f.attempted} / acknowledged ${f.acknowledged} / 503 ${f.responses503} / ` +
     `applied ${f.applied} / applied twice ${f.appliedTwice} / lost ${f.lost} / 5xx ${f.responses5xx} · ` +

@@ -171,9 +171,12 @@ export class Scenario {
   /** Stops every process of the scenario by its pid (Redis resumed first if paused), then the stores. */
   async stop(keepLogs: boolean): Promise<void> {
     await Promise.all(this.processes.map((p) => stopService(p).catch(() => undefined)));
+    const keep = keepLogs || !!process.env.CHAOS_KEEP;
+    // A database name of its own on the run's server: dropped unless kept for a post-mortem.
+    if (!this.database && !keep) await this.db?.connection.dropDatabase().catch(() => undefined);
     await this.db?.close().catch(() => undefined);
     await this.redis.stop().catch(() => undefined);
     if (this.database) await this.database.stop().catch(() => undefined);
-    if (!keepLogs && !process.env.CHAOS_KEEP) rmSync(this.dir, { recursive: true, force: true });
+    if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
 }
