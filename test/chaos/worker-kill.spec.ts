@@ -33,7 +33,13 @@ describe('chaos: a worker killed (SIGKILL) mid-burst', function () {
       target: () => api.url!,
       graceMs: 30_000,
       fault: async () => {
-        for (let i = 0; i < 200 && activeAtKill === 0; i++) activeAtKill = (await scenario!.queueCounts()).active;
+        // Frozen first, then looked at: a job active now cannot finish before the kill.
+        for (let i = 0; i < 100 && activeAtKill === 0; i++) {
+          process.kill(victim.child.pid!, 'SIGSTOP');
+          activeAtKill = (await scenario!.queueCounts()).active;
+          if (activeAtKill === 0) process.kill(victim.child.pid!, 'SIGCONT');
+          if (activeAtKill === 0) await sleep(30);
+        }
         await victim.kill();
         await scenario!.startWorker(slow);
         await sleep(3000);
