@@ -74,9 +74,10 @@ export function buildApp({
   app.use(BULL_BOARD_PATH, bullBoard(queuesOf(jobs, webhooks), services.config.adminToken));
   app.use('/admin', adminRouter(services, webhooks));
   // Queued operations answer by the job wait; anything else hanging is cut a little later.
-  app.use(answerWithin(services.config.jobWaitTimeoutMs + 5000), clientRouter(services, jobs));
+  const handleError = errorHandler(services.config.bodyLimit);
+  app.use(answerWithin(services.config.jobWaitTimeoutMs + 5000, handleError), clientRouter(services, jobs));
 
   app.use(notFoundRoute);
-  app.use(errorHandler(services.config.bodyLimit));
+  app.use(handleError);
   return app;
 }

@@ -1,6 +1,14 @@
-import type { RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { bodyTooDeep, dependencyUnavailable } from '../contract-errors.js';
 import { randomUUID } from 'node:crypto';
+import { operationUnavailable } from '../../shared/queue/gateway.js';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** The key of the operation this request is queueing (set just before it is queued). */
+    queuedOperation?: string;
+  }
+}
 
 /** Deepest JSON body accepted: the contract's deepest is metadata inside items (about 5). */
 export const MAX_BODY_DEPTH = 64;
@@ -26,18 +34,34 @@ export const limitBodyDepth: RequestHandler = (req, _res, next) => {
 
 /**
  * A bound on every client request: if no answer is ready after `ms` (a dependency hanging
- * without an error), answer 503 and drop the late result.
+ * without an error), answer 503 through `answer` (the error handler) and drop the late result.
+ * The 503 tells the truth: before the request queued its operation, nothing was applied and
+ * nothing will be (see {@link beginQueueing}); after, the operation may apply and the 503 names
+ * its key. It answers directly rather than through `next`: Express's `next` of a request is one
+ * cursor, and moving it past the routes here would send the late route's own error to the final
+ * handler, which destroys the socket — by then perhaps carrying the client's next request.
  */
-export function answerWithin(ms: number): RequestHandler {
+export function answerWithin(ms: number, answer: ErrorRequestHandler): RequestHandler {
   return (req, res, next) => {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
       const errorId = randomUUID();
       req.log?.warn({ errorId, ms }, 'no answer in time');
-      next(dependencyUnavailable(errorId));
+      const queued = res.locals.queuedOperation;
+      answer(queued ? operationUnavailable('pending', queued, errorId) : dependencyUnavailable(errorId), req, res, () => undefined);
     }, ms);
     res.once('finish', () => clearTimeout(timer));
     res.once('close', () => clearTimeout(timer));
     next();
   };
+}
+
+/**
+ * Called by a route right before it queues an operation: once the deadline has answered (the
+ * client was told nothing was applied), nothing may be queued any more; from now on a deadline
+ * answer names the operation's key instead.
+ */
+export function beginQueueing(res: Response, operationKey: string): void {
+  if (res.headersSent) throw dependencyUnavailable(randomUUID()); // answered already: not sent again
+  res.locals.queuedOperation = operationKey;
 }

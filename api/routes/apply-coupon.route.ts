@@ -5,6 +5,7 @@ import { unwrapOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { prepareApply } from '../../shared/usecases/apply-coupon.usecase.js';
 import { checkIdempotencyKey, operationOf, withIdempotency } from '../../shared/usecases/idempotency.js';
+import { beginQueueing } from '../middleware/limits.js';
 
 /** POST /coupons/apply?type=redeem|revert: validate, queue on the customer's partition, wait. */
 export function applyCouponRoute(services: Services, jobs: JobGateway): RequestHandler {
@@ -20,6 +21,7 @@ export function applyCouponRoute(services: Services, jobs: JobGateway): RequestH
         const prepared = await prepareApply(services, app, { type: req.query.type, body: req.body, requestId: String(req.id) });
         const customerKey = `${app.id}:${prepared.input.customerId}`;
         const run = { applicationId: app.id, ...op };
+        beginQueueing(res, op.operationKey);
         const outcome =
           prepared.type === 'redeem'
             ? await jobs.run(JOB.redeem, customerKey, prepared.input, run)

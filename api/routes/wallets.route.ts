@@ -5,6 +5,7 @@ import { unwrapOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { checkIdempotencyKey, operationIdOf, operationOf, withIdempotency } from '../../shared/usecases/idempotency.js';
 import { prepareWalletOperation, readCustomerWallets } from '../../shared/usecases/wallet-operation.usecase.js';
+import { beginQueueing } from '../middleware/limits.js';
 
 /** GET /wallets/customer/{source_id} */
 export function readWalletsRoute(services: Services): RequestHandler {
@@ -35,6 +36,7 @@ export function walletTransactionRoute(services: Services, jobs: JobGateway): Re
           txnId: operationIdOf(app.id, op.operationKey),
           requestId: String(req.id),
         });
+        beginQueueing(res, op.operationKey);
         const outcome = await jobs.run(JOB.walletTransaction, `${app.id}:${input.customerId}`, input, { applicationId: app.id, ...op });
         return unwrapOutcome(outcome);
       },

@@ -55,9 +55,12 @@ export const jobIdOf = (applicationId: string, operationKey: string): string =>
 /** A fresh operation key for a request sent without `Idempotency-Key`. */
 export const newOperationKey = (): string => `auto-${randomUUID()}`;
 
-// Takes a job out of the wait (or paused) list if it is still there: after this, no worker can
-// start it. Its keys share the partition's hash tag, so this is one slot in a cluster too.
+// Takes a job out of the wait (or paused) list if it is still there and has never started: after
+// this, no worker can start it. A job that started once (BullMQ counts attempts started, `ats`)
+// may have applied even when it is back in the list (a stalled job is re-queued there), so it stays.
+// Its keys share the partition's hash tag, so this is one slot in a cluster too.
 const WITHDRAW = `
+if (tonumber(redis.call('HGET', KEYS[3], 'ats')) or 0) > 0 then return 0 end
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then return 1 end
 if redis.call('LREM', KEYS[2], 1, ARGV[1]) == 1 then return 1 end
 return 0`;
@@ -76,6 +79,8 @@ export class JobGateway {
   /** Per job id: the requests waiting for it (the same key may be sent twice at once). */
   private readonly waiters = new Map<string, Set<Waiter>>();
   private connection: RedisClient | undefined;
+  /** What every QueueEvents of this gateway duplicates for its blocking reads (closed with it). */
+  private eventsConnection: RedisClient | undefined;
   /** Hears every answered job (metrics); set by the app. */
   onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
@@ -101,7 +106,8 @@ export class JobGateway {
     for (let p = 0; p < this.config.queuePartitions; p++) {
       const name = partitionQueueName(p);
       const queue = new Queue(name, queueOptions(this.config, this.connection));
-      const events = new QueueEvents(name, { connection: redisConnection(this.config.redisUrl!), prefix: this.config.queuePrefix });
+      this.eventsConnection ??= redisConnection(this.config.redisUrl!);
+      const events = new QueueEvents(name, { connection: this.eventsConnection, prefix: this.config.queuePrefix });
       events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, returnvalue));
       events.on('failed', ({ jobId, failedReason }) => this.fail(jobId, failedReason));
       // Without listeners an 'error' event would throw and end the process.
@@ -126,8 +132,9 @@ export class JobGateway {
     const timer = setTimeout(() => void this.expire(queue, jobId, waiter), opts.timeoutMs ?? this.config.jobWaitTimeoutMs);
     try {
       if (this.connection!.status !== 'ready') {
-        // Redis is away: nothing was sent, so nothing was queued.
-        waiter.reject(operationUnavailable('not_applied', opts.operationKey));
+        // Redis is away: nothing was sent now. A fresh key was never queued; a key seen before may
+        // name a job an earlier request queued, which may still apply.
+        waiter.reject(operationUnavailable(opts.fresh ? 'not_applied' : 'pending', opts.operationKey));
       } else
         try {
           await queue.add(
@@ -175,7 +182,7 @@ export class JobGateway {
   private async expire(queue: Queue, jobId: string, waiter: Waiter): Promise<void> {
     let standing: Standing = 'pending';
     try {
-      const withdrawn = (await this.connection!.eval(WITHDRAW, 2, queue.keys.wait!, queue.keys.paused!, jobId)) === 1;
+      const withdrawn = (await this.connection!.eval(WITHDRAW, 3, queue.keys.wait!, queue.keys.paused!, queue.toKey(jobId), jobId)) === 1;
       if (withdrawn) {
         standing = 'not_applied';
         await queue.remove(jobId).catch(() => undefined); // its data; nothing can start it now
@@ -217,7 +224,7 @@ export class JobGateway {
   async close(): Promise<void> {
     await Promise.all(this.events.map((e) => e.close()));
     await Promise.all(this.queues.map((q) => q.close()));
-    await this.connection?.quit().catch(() => undefined);
+    await Promise.all([this.connection, this.eventsConnection].map((c) => c?.quit().catch(() => undefined)));
   }
 }
 

@@ -1,0 +1,317 @@
+/**
+ * The load of a chaos scenario and the client that follows the service's answers.
+ *
+ * Load: a steady, bounded stream of logical operations (open loop, `rateHz` a second): redeems of
+ * the limited coupon by many customers, reverts of acknowledged redeems, wallet credits and
+ * debits; about half send a client `Idempotency-Key` from the start. Each is tagged so it can be
+ * found in the database afterwards: a unique order id, or the wallet description = the op id.
+ *
+ * Client, per operation, as the contract advises:
+ *  - 200 or 4xx: final;
+ *  - 503 with `applied: false`: retry the request as first sent (an unkeyed one without a key:
+ *    the contract says it is safe, so a wrong `applied: false` shows as a double apply);
+ *  - 503 naming a key without `applied: false`: retry with header `Idempotency-Key: <that key>`;
+ *    every retry waits the Retry-After (jittered);
+ *  - 503 of a dependency (no key: "nothing of the request was applied"): retry as it was sent;
+ *  - connection refused (never sent): retry as it was sent;
+ *  - connection reset or no answer: retry only with a key; an unkeyed request got no advice and
+ *    is never retried (it must then be applied at most once);
+ *  - until a final answer, or the deadline set after the fault ends.
+ */
+import { COUPON_CODE, WALLET_ID, type Scenario } from './scenario.js';
+import { makeOrder } from '../../fixtures/records.js';
+
+export type OpKind = 'redeem' | 'revert' | 'credit' | 'debit';
+
+/** One HTTP exchange of an operation: a status, or what the connection did. */
+export interface Exchange {
+  /** The API it went to. */
+  url: string;
+  status: number | 'refused' | 'reset' | 'timeout';
+  /** The key the request was sent with. */
+  sentKey: string | undefined;
+  body?: any;
+  /** The 503's kind (documented ones only; `undocumented` otherwise, with `problem`). */
+  kind503?: 'not_applied' | 'pending' | 'dependency' | 'undocumented';
+  /** What was wrong with an undocumented 503, or the connection's error. */
+  problem?: string;
+  headerKey?: string | null;
+  startedAt: number;
+  ms: number;
+}
+
+export interface Op {
+  id: string;
+  kind: OpKind;
+  sourceId: string;
+  orderId?: string;
+  points?: number;
+  /** Sent a client Idempotency-Key from the first request. */
+  keyed: boolean;
+  startedAt: number;
+  exchanges: Exchange[];
+  final?: 'ok' | 'refused' | 'error' | 'unresolved' | 'abandoned';
+  /** The request in flight now (which API, with a key or not). */
+  inFlight: { url: string; withKey: boolean } | null;
+}
+
+/** How long the client waits for an answer before it calls it a hang (the API bounds its answers at JOB_WAIT_TIMEOUT_MS + 5 s). */
+export const CLIENT_TIMEOUT_MS = 20_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** mulberry32: the same seed gives the same mix of operations. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const ERROR_ID = `(?: \\(error id ${UUID}\\))?`;
+const NOT_APPLIED = new RegExp(
+  `^the operation was not applied; retry the request \\(with the header Idempotency-Key: (\\S+) to be safe\\)${ERROR_ID}$`,
+);
+const PENDING = new RegExp(
+  `^the operation is queued or running and will be applied at most once; retry the request with the header Idempotency-Key: (\\S+) to get its result${ERROR_ID}$`,
+);
+const DEPENDENCY = new RegExp(`^a dependency is unavailable; retry later \\(error id ${UUID}\\)$`);
+
+/**
+ * Classifies a 503 against the documented bodies (gateway.ts `operationUnavailable`,
+ * contract-errors.ts `dependencyUnavailable`): exact fields, exact texts, the key consistent in
+ * body, details and header, and never anything else (no internal error text).
+ */
+export function classify503(body: any, headers: Headers, sentKey: string | undefined): { kind: Exchange['kind503']; problem?: string } {
+  const bad = (problem: string) => ({ kind: 'undocumented' as const, problem: `${problem}: ${JSON.stringify(body)}` });
+  if (typeof body !== 'object' || body === null) return bad('not a JSON object');
+  const allowed = new Set(['code', 'message', 'details', 'idempotency_key', 'applied', 'request_id']);
+  const extra = Object.keys(body).filter((k) => !allowed.has(k));
+  if (extra.length) return bad(`unexpected fields ${extra.join(', ')}`);
+  if (body.code !== 503 || body.message !== 'Service Unavailable') return bad('code/message');
+  if (typeof body.request_id !== 'string' || body.request_id !== headers.get('x-request-id')) return bad('request_id');
+  if (headers.get('retry-after') !== '1') return bad('Retry-After');
+  const details = String(body.details);
+  if (DEPENDENCY.test(details)) {
+    if ('idempotency_key' in body || 'applied' in body) return bad('a dependency 503 with a key or applied');
+    return { kind: 'dependency' };
+  }
+  const m = NOT_APPLIED.exec(details) ?? PENDING.exec(details);
+  if (!m) return bad('details');
+  const kind = NOT_APPLIED.test(details) ? 'not_applied' : 'pending';
+  if (body.idempotency_key !== m[1]) return bad('idempotency_key differs from the key in details');
+  if (headers.get('idempotency-key') !== body.idempotency_key) return bad('Idempotency-Key header differs from the body');
+  if (sentKey !== undefined && body.idempotency_key !== sentKey) return bad('a key other than the one sent');
+  if (sentKey === undefined && !/^auto-/.test(body.idempotency_key)) return bad('a generated key not auto-…');
+  if (kind === 'not_applied' ? body.applied !== false : 'applied' in body) return bad('applied');
+  return { kind };
+}
+
+export interface BurstOptions {
+  /** Operations started per second. */
+  rateHz: number;
+  /** The API a request goes to now (a scenario may switch it). */
+  target: () => string;
+  seed: number;
+}
+
+export class Burst {
+  readonly ops: Op[] = [];
+  private readonly running: Promise<void>[] = [];
+  private deadline = Number.POSITIVE_INFINITY;
+  private generating = true;
+  private generator: Promise<void> | undefined;
+  private readonly random: () => number;
+  /** Acknowledged redeems not yet chosen for a revert. */
+  private readonly revertable: Op[] = [];
+  private seq = 0;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly opts: BurstOptions,
+  ) {
+    this.random = prng(opts.seed);
+  }
+
+  start(): this {
+    this.generator = (async () => {
+      const interval = 1000 / this.opts.rateHz;
+      const t0 = Date.now();
+      for (let n = 0; this.generating; n++) {
+        this.launch(this.nextOp());
+        await sleep(Math.max(0, t0 + (n + 1) * interval - Date.now()));
+      }
+    })();
+    return this;
+  }
+
+  /** The fault is over: every operation has `graceMs` from now to get a final answer. */
+  faultEnded(graceMs: number): void {
+    this.deadline = Date.now() + graceMs;
+  }
+
+  /** Stops starting operations and waits for every started one to end. */
+  async finish(): Promise<void> {
+    this.generating = false;
+    await this.generator;
+    if (!Number.isFinite(this.deadline)) this.deadline = Date.now() + 60_000;
+    await Promise.all(this.running);
+  }
+
+  /** Requests in flight to `url` now, by whether they carry a key. */
+  inFlightTo(url: string): { withKey: number; withoutKey: number } {
+    let withKey = 0;
+    let withoutKey = 0;
+    for (const op of this.ops) {
+      if (op.inFlight?.url !== url) continue;
+      if (op.inFlight.withKey) withKey++;
+      else withoutKey++;
+    }
+    return { withKey, withoutKey };
+  }
+
+  /** Runs one extra operation to its end (the recovery probe) and returns it. */
+  async runOne(kind: OpKind, sourceId: string, opts: { points?: number; keyed: boolean }): Promise<Op> {
+    const op = this.newOp(kind, sourceId, opts.keyed, { points: opts.points });
+    await this.drive(op);
+    return op;
+  }
+
+  private newOp(kind: OpKind, sourceId: string, keyed: boolean, extra: Partial<Op>): Op {
+    const op: Op = {
+      id: `${this.scenario.opts.name}-${process.pid}-${++this.seq}`,
+      kind,
+      sourceId,
+      keyed,
+      startedAt: Date.now(),
+      exchanges: [],
+      inFlight: null,
+      ...extra,
+    };
+    if (kind === 'redeem' && !op.orderId) op.orderId = `order-${op.id}`;
+    this.ops.push(op);
+    return op;
+  }
+
+  private nextOp(): Op {
+    const r = this.random();
+    const keyed = this.random() < 0.5;
+    const sourceId = this.scenario.sourceIds[Math.floor(this.random() * this.scenario.sourceIds.length)]!;
+    const points = Math.round((1 + this.random() * 6) * 4) / 4; // 1 to 7 in quarters: hundredths in the ledger
+    if (r < 0.15 && this.revertable.length > 0) {
+      const redeem = this.revertable.splice(Math.floor(this.random() * this.revertable.length), 1)[0]!;
+      return this.newOp('revert', redeem.sourceId, keyed, { orderId: redeem.orderId });
+    }
+    if (r < 0.5) return this.newOp('redeem', sourceId, keyed, {});
+    if (r < 0.8) return this.newOp('credit', sourceId, keyed, { points });
+    return this.newOp('debit', sourceId, keyed, { points });
+  }
+
+  private launch(op: Op): void {
+    this.running.push(
+      this.drive(op).then(() => {
+        if (op.kind === 'redeem' && op.final === 'ok') this.revertable.push(op);
+      }),
+    );
+  }
+
+  private request(op: Op): { method: string; path: string; body: unknown } {
+    if (op.kind === 'redeem' || op.kind === 'revert') {
+      return {
+        method: 'POST',
+        path: `/coupons/apply?type=${op.kind}`,
+        body: {
+          source_id: op.sourceId,
+          coupon_details: [{ coupon_code: COUPON_CODE }],
+          order: makeOrder({ order_id: op.orderId }),
+        },
+      };
+    }
+    return {
+      method: 'PUT',
+      path: `/wallets/customer/${op.sourceId}/transactions/${WALLET_ID}`,
+      body: { type: op.kind, points: op.points, description: op.id },
+    };
+  }
+
+  /** Sends the operation until a final answer, following each answer's advice. */
+  private async drive(op: Op): Promise<void> {
+    const { method, path, body } = this.request(op);
+    const payload = JSON.stringify(body); // the same bytes on every retry
+    let key: string | undefined = op.keyed ? `key-${op.id}` : undefined;
+    for (;;) {
+      if (Date.now() > this.deadline) {
+        op.final = 'unresolved';
+        return;
+      }
+      const url = this.opts.target();
+      const exchange: Exchange = { url, status: 'refused', sentKey: key, startedAt: Date.now(), ms: 0 };
+      op.exchanges.push(exchange);
+      op.inFlight = { url, withKey: key !== undefined };
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(`${url}${path}`, {
+          method,
+          headers: {
+            authorization: this.scenario.app.auth,
+            'content-type': 'application/json',
+            ...(key ? { 'Idempotency-Key': key } : {}),
+          },
+          body: payload,
+          signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+        });
+        text = await res.text();
+      } catch (err) {
+        op.inFlight = null;
+        exchange.ms = Date.now() - exchange.startedAt;
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        exchange.status = (err as Error).name === 'TimeoutError' ? 'timeout' : cause?.code === 'ECONNREFUSED' ? 'refused' : 'reset';
+        exchange.problem = `${(err as Error).message}: ${cause?.code ?? ''} ${cause?.message ?? ''}`;
+        // Refused: never sent, so safe to send again. Otherwise only a key makes a retry safe.
+        if (exchange.status !== 'refused' && !key) {
+          op.final = 'abandoned';
+          return;
+        }
+        await sleep(200 + this.random() * 300);
+        continue;
+      }
+      op.inFlight = null;
+      exchange.ms = Date.now() - exchange.startedAt;
+      exchange.status = res.status;
+      exchange.headerKey = res.headers.get('idempotency-key');
+      try {
+        exchange.body = JSON.parse(text);
+      } catch {
+        exchange.body = text;
+      }
+      if (res.status === 200) {
+        op.final = 'ok';
+        return;
+      }
+      if (res.status >= 400 && res.status < 500) {
+        op.final = 'refused';
+        return;
+      }
+      if (res.status !== 503) {
+        op.final = 'error';
+        return;
+      }
+      const { kind, problem } = classify503(exchange.body, res.headers, key);
+      exchange.kind503 = kind;
+      exchange.problem = problem;
+      // "applied": false is taken at its word: the request is sent again as the client first sent
+      // it (an unkeyed one without a key), so a 503 that says so wrongly shows as a double apply.
+      // Otherwise the operation may be queued: from now on only with the key the 503 names.
+      if (kind === 'not_applied') key = op.keyed ? key : undefined;
+      if (kind === 'pending') key = exchange.body.idempotency_key;
+      // Retry-After: 1 (checked above), jittered so retries do not arrive in step.
+      await sleep(500 + this.random() * 500);
+    }
+  }
+}
