@@ -7,7 +7,7 @@ import Joi from 'joi';
 import type { StoredEvent } from '../../data/event.repository.js';
 import type { DeliveryRecord } from '../../data/webhook-delivery.repository.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../data/webhook-delivery.schema.js';
-import { EVENT_TYPES, eventEnvelope, subscribes, type EventType } from '../../domain/events.js';
+import { EVENT_TYPES, eventEnvelope, renderEvent, subscribes, type EventType } from '../../domain/events.js';
 import type { WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
@@ -112,6 +112,7 @@ export async function redeliver(
       eventId: e.id,
       eventType: e.type,
       sequence: e.sequence,
+      body: renderEvent(e),
     })),
     deps.now(),
   );
