@@ -45,9 +45,9 @@ export class EventRecorder {
     const { facts, fresh } = await changesOf(this.deps, op);
     if (facts.length === 0) return [];
     const ids = facts.map((f) => eventIdOf(applicationId, f.type, f.changeKey));
-    const active = endpoints.filter((e) => e.status === 'active');
-    /** The deliveries an event of this type gets. */
-    const targetsOf = (id: string, type: string) => active.filter((e) => subscribes(e.eventTypes, type)).map((e) => deliveryIdOf(id, e.id));
+    /** The deliveries an event of this type may have (to any endpoint, disabled since or not). */
+    const targetsOf = (id: string, type: string) =>
+      endpoints.filter((e) => subscribes(e.eventTypes, type)).map((e) => deliveryIdOf(id, e.id));
 
     // An event already in the outbox was recorded by an earlier job (a repeat, a replayed key):
     // it and its deliveries stay as they are. And the deliveries of one not there yet may exist
@@ -90,7 +90,7 @@ export class EventRecorder {
       );
     });
 
-    const runs = runsOf(active, events);
+    const runs = runsOf(endpoints, events);
     await repos.webhookDeliveries.createMissing(runs.flatMap(deliveriesOf), now);
     await repos.events.record(events, { dispatched: true });
     await this.deps.webhooks.deliverRuns(runs);
