@@ -35,6 +35,13 @@ const redeliverSchema = Joi.object({
   .xor('event_id', 'from')
   .and('from', 'to');
 
+/** A query string: its values arrive as strings (`limit=5`), converted like every admin listing's. */
+function validateQuery<T>(schema: Joi.Schema<T>, query: unknown): T {
+  const { value, error } = schema.validate(query ?? {}, { abortEarly: false, convert: true });
+  if (error) throw adminInvalid(error.details.map((d) => d.message).join('; '));
+  return value as T;
+}
+
 export const presentDelivery = (d: DeliveryRecord) => ({
   id: d.id,
   event_id: d.eventId,
@@ -53,7 +60,7 @@ export const presentDelivery = (d: DeliveryRecord) => ({
 
 export async function listDeliveries(deps: Pick<Services, 'repos'>, applicationId: string, webhookId: string, query: unknown) {
   await requireWebhook(deps, applicationId, webhookId);
-  const q = validateInput(listDeliveriesSchema, query) as { status?: DeliveryStatus; event?: string; limit?: number };
+  const q = validateQuery(listDeliveriesSchema, query) as { status?: DeliveryStatus; event?: string; limit?: number };
   const rows = await deps.repos.webhookDeliveries.list(applicationId, webhookId, {
     status: q.status,
     eventId: q.event,
@@ -64,7 +71,7 @@ export async function listDeliveries(deps: Pick<Services, 'repos'>, applicationI
 
 export async function listEvents(deps: Pick<Services, 'repos'>, applicationId: string, query: unknown) {
   await requireApplication(deps, applicationId);
-  const q = validateInput(listEventsSchema, query) as { type?: EventType; customer?: string; limit?: number };
+  const q = validateQuery(listEventsSchema, query) as { type?: EventType; customer?: string; limit?: number };
   let customerId: string | undefined;
   if (q.customer) {
     const c = await deps.repos.customers.resolve(applicationId, q.customer);
