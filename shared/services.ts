@@ -23,6 +23,7 @@ import { CredentialCache } from './usecases/credential-cache.js';
 import { RecheckCache } from './usecases/recheck-cache.js';
 import type { ApplicationRecord } from './data/application.repository.js';
 import type { WalletRecord } from './data/wallet.repository.js';
+import type { WebhookEndpointRecord } from './data/webhook-endpoint.repository.js';
 
 export function createRepositories(db: Database) {
   return {
@@ -54,6 +55,12 @@ export interface Services {
   /** Wallets by `<application>:<wallet_id>` (wallet updates, cashback). */
   wallets: RecheckCache<WalletRecord | null>;
   campaigns: CampaignCache;
+  /**
+   * An application's webhook endpoints (active and disabled; empty: none), for recording events
+   * and signing deliveries. Other processes see an admin change within `CACHE_CHECK_MS`; the
+   * process that makes it (and one that sees a 410) forgets the application at once.
+   */
+  webhookEndpoints: RecheckCache<WebhookEndpointRecord[]>;
   now: () => Date;
 }
 
@@ -77,6 +84,7 @@ export function createServices(config: Config, db: Database): Services {
       false,
     ),
     campaigns: new CampaignCache(repos.campaigns),
+    webhookEndpoints: new RecheckCache((applicationId) => repos.webhookEndpoints.listByApplication(applicationId), config.cacheCheckMs),
     now: () => new Date(),
   };
 }

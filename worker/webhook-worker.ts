@@ -25,6 +25,8 @@ export class WebhookWorker {
   private worker: Worker | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> | undefined;
+  /** Whether undispatched events (of the previous release) may exist: checked at start and by every sweep. */
+  private undispatched = true;
 
   constructor(
     private readonly config: Config,
@@ -40,10 +42,12 @@ export class WebhookWorker {
     const policy = { baseMs: config.webhookRetryBaseMs, maxMs: config.webhookRetryMaxMs, maxAttempts: config.webhookMaxAttempts };
     if (shortestRetryWindowMs(policy) < DAY_MS)
       logger.warn({ scheduleMs: retrySchedule(policy) }, 'webhook retry schedule covers less than 24 h');
+    this.undispatched = await this.services.repos.events.anyUndispatched();
     const deps = {
       ...this.services,
       webhooks: this.webhooks,
       send: createWebhookSender({ policy: new DestinationPolicy(config.webhookAllowedCidrs), timeoutMs: config.webhookTimeoutMs }),
+      undispatched: () => this.undispatched,
     };
     this.worker = new Worker(WEBHOOK_QUEUE, createWebhookProcessor(deps, this.onStep), {
       connection: redisConnection(config.redisUrl!),
@@ -64,7 +68,7 @@ export class WebhookWorker {
     void this.worker.run();
     await this.worker.waitUntilReady();
     this.sweep = setInterval(() => {
-      this.sweeping ??= sweepWebhooks(deps)
+      this.sweeping ??= sweepWebhooks({ ...deps, noteUndispatched: (exist) => (this.undispatched = exist) })
         .then((r) => (r.redispatched || r.requeued || r.deleted) && logger.info(r, 'webhook sweep'))
         .catch((err) => logger.error({ err }, 'webhook sweep failed'))
         .finally(() => (this.sweeping = undefined));
@@ -82,7 +86,7 @@ export class WebhookWorker {
 
 /** The webhook side of a worker process, started: the queue, the recorder, the delivery pool. */
 export interface WorkerWebhooks {
-  /** Producer of dispatch and delivery jobs. */
+  /** Producer of delivery jobs. */
   queue: WebhookQueue;
   /** Handed to the partition processor: records each operation's events. */
   recorder: EventRecorder;
@@ -100,7 +104,7 @@ export async function startWorkerWebhooks(
 ): Promise<WorkerWebhooks> {
   const queue = new WebhookQueue(config);
   await queue.waitUntilReady();
-  const recorder = new EventRecorder({ ...services, webhooks: queue, checkMs: config.cacheCheckMs });
+  const recorder = new EventRecorder({ ...services, webhooks: queue });
   const worker = new WebhookWorker(config, logger, services, queue, onStep);
   await worker.start();
   return { queue, recorder, stopDelivering: () => worker.close(), close: () => queue.close() };

@@ -1,28 +1,46 @@
 import { isDuplicateKeyError, type Models } from './db.js';
 import type { EventSequenceDoc } from './event-sequence.schema.js';
 
+/** Numbers taken for one job's events: `first` … `first + count - 1`, taken at `at`. */
+export interface Reservation {
+  first: number;
+  at: Date;
+}
+
 export function eventSequenceRepository({ EventSequence }: Models) {
   return {
     /**
-     * Reserves `count` consecutive numbers for a customer's events and returns the first. One
-     * single-document update; a re-run reserves new numbers (gaps are harmless: only the order counts).
+     * Reserves `count` consecutive numbers for a customer's events, for `holder` (a job), in one
+     * single-document update (two for a customer's first events). Idempotent per holder while it is the last one: a re-run of the job
+     * (the stall check, an overlapping run after a lost lock, a retried write) gets the same
+     * numbers and the same instant back. Another holder gets new numbers (gaps are harmless:
+     * only the order counts).
      */
-    async reserve(applicationId: string, customerId: string, count: number): Promise<number> {
-      const bump = () =>
-        EventSequence.findOneAndUpdate(
-          { _id: `${applicationId}:${customerId}` },
-          { $inc: { value: count } },
-          { upsert: true, returnDocument: 'after' },
+    async reserve(applicationId: string, customerId: string, count: number, holder: string, now: Date): Promise<Reservation> {
+      const _id = `${applicationId}:${customerId}`;
+      const of = (d: Pick<EventSequenceDoc, 'value' | 'at'>): Reservation => ({ first: d.value - count + 1, at: d.at ?? now });
+      for (let round = 0; round < 3; round++) {
+        // The usual case: the counter exists and another job took the last numbers.
+        const taken = await EventSequence.findOneAndUpdate(
+          { _id, holder: { $ne: holder } },
+          { $inc: { value: count }, $set: { holder, at: now } },
+          { returnDocument: 'after' },
         ).lean<EventSequenceDoc>();
-      let d: EventSequenceDoc | null;
-      try {
-        d = await bump();
-      } catch (err) {
-        // Two first upserts of one counter may race; the loser's retry finds the document.
-        if (!isDuplicateKeyError(err)) throw err;
-        d = await bump();
+        if (taken) return of(taken);
+        // A customer's first events: create the counter. (Not an upsert above: a duplicate key in
+        // an upserting findAndModify is not reported as one by every MongoDB-wire store.)
+        try {
+          await EventSequence.create({ _id, value: count, holder, at: now });
+          return of({ value: count, at: now });
+        } catch (err) {
+          if (!isDuplicateKeyError(err)) throw err;
+        }
+        // It exists: this holder took its numbers already (a re-run), or the counter was created
+        // meanwhile (then the next round takes numbers).
+        const d = await EventSequence.findById(_id).lean<EventSequenceDoc>();
+        if (d?.holder === holder) return of(d);
       }
-      return d!.value - count + 1;
+      throw new Error(`event sequence of ${_id}: no reservation after 3 rounds`);
     },
   };
 }

@@ -23,8 +23,11 @@ const toRecord = (d: EventDoc): StoredEvent => ({
 
 export function eventRepository({ Event }: Models) {
   return {
-    /** Writes the events that are not there yet (one round trip); existing ones are left as they are. */
-    async record(events: EventRecord[]): Promise<void> {
+    /**
+     * Writes the events that are not there yet (one round trip); existing ones are left as they
+     * are. `dispatched`: whether their deliveries exist already (written before them).
+     */
+    async record(events: EventRecord[], { dispatched }: { dispatched: boolean }): Promise<void> {
       if (events.length === 0) return;
       await Event.bulkWrite(
         events.map((e) => ({
@@ -38,7 +41,7 @@ export function eventRepository({ Event }: Models) {
                 sequence: e.sequence,
                 requestId: e.requestId,
                 data: e.data,
-                dispatched: false,
+                dispatched,
                 createdAt: e.createdAt,
                 updatedAt: e.createdAt,
               },
@@ -59,6 +62,11 @@ export function eventRepository({ Event }: Models) {
       const d = await Event.findById(id).lean<EventDoc>();
       return d ? toRecord(d) : null;
     },
+    /** Which of these events are in the outbox (one read by `_id`). */
+    async existing(ids: string[]): Promise<Set<string>> {
+      const ds = await Event.find({ _id: { $in: ids } }, { _id: 1 }).lean<Pick<EventDoc, '_id'>[]>();
+      return new Set(ds.map((d) => d._id));
+    },
     /** An application's event by id (admin). */
     async find(applicationId: string, id: string): Promise<StoredEvent | null> {
       const d = await Event.findOne({ _id: id, application: applicationId }).lean<EventDoc>();
@@ -67,10 +75,17 @@ export function eventRepository({ Event }: Models) {
     async markDispatched(id: string): Promise<void> {
       await Event.updateOne({ _id: id }, { $set: { dispatched: true } });
     },
-    /** True while one of the customer's events numbered below `sequence` is not dispatched yet. */
+    /** True while an event is not dispatched (only the previous release wrote events so). */
+    async anyUndispatched(): Promise<boolean> {
+      return (await Event.findOne({ dispatched: false }, { _id: 1 }).lean()) !== null;
+    },
+    /**
+     * True while one of the customer's events numbered below `sequence` is not dispatched yet.
+     * Reads only undispatched events (the `dispatched` equality leads the index it uses).
+     */
     async hasUndispatchedBefore(applicationId: string, customerId: string, sequence: number): Promise<boolean> {
       const d = await Event.findOne(
-        { application: applicationId, customer: customerId, sequence: { $lt: sequence }, dispatched: false },
+        { dispatched: false, application: applicationId, customer: customerId, sequence: { $lt: sequence } },
         { _id: 1 },
       ).lean();
       return d !== null;

@@ -3,8 +3,8 @@ import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js
 
 /**
  * The outbox: one document per event (docs/events.md). Written by the job that applied the change
- * (its `_id` derives from the change, so a re-run writes nothing new), then dispatched — fanned
- * out to the application's endpoints as `webhook_deliveries` — by the delivery workers.
+ * (its `_id` derives from the change, so a re-run writes nothing new), right after its deliveries
+ * (`webhook_deliveries`, one per active endpoint that subscribes to its type).
  */
 export interface EventDoc {
   /** `evt_…`, derived from application, type and change (shared/domain/events.ts). */
@@ -16,7 +16,11 @@ export interface EventDoc {
   sequence: number;
   requestId: string;
   data: EventData;
-  /** False until its deliveries exist and are queued; the sweep re-dispatches what stays false. */
+  /**
+   * Whether its deliveries exist. The recording job writes them before the event, so its events
+   * are written `true`; events of the previous release were written `false` and dispatched by a
+   * job, and the sweep re-dispatches what stays false.
+   */
   dispatched: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -35,10 +39,8 @@ export const eventSchema = new Schema<EventDoc>(
   },
   { collection: 'events', timestamps: true, versionKey: false, minimize: false },
 );
-// Serves the ordering check of a delivery: a customer's earlier events not yet dispatched (equality
-// on `dispatched`, so the check reads only undispatched events, not the customer's history).
-eventSchema.index({ application: 1, customer: 1, dispatched: 1, sequence: 1 });
-// Serves the sweep (events never dispatched, oldest first) and the retention cleanup.
+// Serves the sweep (events never dispatched, oldest first), the retention cleanup, and the ordering
+// check against a customer's undispatched events (equality on `dispatched`: only those are read).
 eventSchema.index({ dispatched: 1, createdAt: 1 });
 // Serves the admin event listing (newest first then by `_id`, read backwards; also filtered by
 // `?type=`, one of four, read along it) and the redelivery of a time range (oldest first).

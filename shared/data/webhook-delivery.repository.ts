@@ -1,19 +1,20 @@
 /**
  * Deliveries of events to endpoints (webhook-delivery.schema.ts). Every state change is a
- * single-document update guarded by the delivery's `generation` (and, to start an attempt, its
- * attempt count), so a stale or duplicated job changes nothing.
+ * single-document update guarded by the delivery's `generation` and `status: pending` (and, to
+ * record an attempt, its attempt count), so a stale or duplicated job changes nothing.
  */
-import { Types, type UpdateQuery } from 'mongoose';
-import type { Models } from './db.js';
+import { Types, type AnyBulkWriteOperation, type UpdateQuery } from 'mongoose';
+import { isDuplicateKeyError, type Models } from './db.js';
 import type { DeliveryStatus, WebhookDeliveryDoc } from './webhook-delivery.schema.js';
 
 /** A delivery as the use cases see it: the document with string ids. */
-export type DeliveryRecord = Omit<WebhookDeliveryDoc, '_id' | 'application' | 'endpoint' | 'customer' | 'event'> & {
+export type DeliveryRecord = Omit<WebhookDeliveryDoc, '_id' | 'application' | 'endpoint' | 'customer' | 'event' | 'body' | 'job'> & {
   id: string;
   applicationId: string;
   endpointId: string;
   customerId: string;
   eventId: string;
+  body: string | null;
 };
 
 /** What identifies one queued job of a delivery. */
@@ -30,6 +31,61 @@ export interface NewDelivery {
   eventId: string;
   eventType: string;
   sequence: number;
+  /** The event as sent (`renderEvent`). */
+  body: string;
+  /** The job created with it, when it is queued in a run. */
+  job?: string;
+}
+
+/** One delivery of a run, with what an attempt needs (it never changes). */
+export interface RunItem extends DeliveryTicket {
+  eventId: string;
+  eventType: string;
+  sequence: number;
+  body: string;
+}
+
+/**
+ * Deliveries of one stream (endpoint, customer) sent one after the other by one job, in sequence
+ * order: those one operation made for one endpoint, or a single one.
+ */
+export interface DeliveryRun {
+  applicationId: string;
+  endpointId: string;
+  customerId: string;
+  items: RunItem[];
+}
+
+/**
+ * The data of a delivery job (persisted with the job): the ticket of its first delivery and —
+ * when queued by the recording job — the whole run, so that an attempt reads nothing it could
+ * carry. A job with a ticket only (queued by the sweep, a redelivery, or an earlier release)
+ * reads its delivery.
+ */
+export interface DeliveryJobData extends DeliveryTicket {
+  run?: DeliveryRun;
+}
+
+/** A pending delivery of a stream, as the ordering check reads it. */
+export interface PendingDelivery {
+  id: string;
+  sequence: number;
+  generation: number;
+  attempts: number;
+  nextAttemptAt: Date | null;
+}
+
+/** A pending delivery found by the sweep, with the job created with it (if any). */
+export interface OverdueDelivery extends DeliveryTicket {
+  job: string | null;
+}
+
+/** A guarded change of a pending delivery: applied only while `generation` owns it (and it has made `attempts`). */
+export interface DeliveryChange extends DeliveryTicket {
+  attempts?: number;
+  set: Partial<
+    Pick<WebhookDeliveryDoc, 'status' | 'attempts' | 'nextAttemptAt' | 'lastAttemptAt' | 'lastStatusCode' | 'lastError' | 'deliveredAt'>
+  >;
 }
 
 export const deliveryIdOf = (eventId: string, endpointId: string) => `${eventId}-${endpointId}`;
@@ -50,6 +106,7 @@ const toRecord = (d: WebhookDeliveryDoc): DeliveryRecord => ({
   lastStatusCode: d.lastStatusCode ?? null,
   lastError: d.lastError ?? null,
   deliveredAt: d.deliveredAt ?? null,
+  body: d.body ?? null,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });
@@ -61,116 +118,115 @@ const staticFields = (d: NewDelivery) => ({
   event: d.eventId,
   eventType: d.eventType,
   sequence: d.sequence,
+  body: d.body,
 });
 
-/** Of one stream (endpoint, customer), the unfinished delivery with the lowest sequence in `range`. */
-type SequenceRange = { $lt: number } | { $gt: number };
-
 export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
-  const firstPending = async (endpointId: string, customerId: string, range: SequenceRange) => {
-    const d = await WebhookDelivery.findOne({ endpoint: endpointId, customer: customerId, sequence: range, status: 'pending' })
-      .sort({ sequence: 1 })
-      .lean<WebhookDeliveryDoc>();
-    return d ? toRecord(d) : null;
-  };
-  /** The tickets of the given deliveries that are pending. */
-  const ticketsOf = async (ids: string[]): Promise<DeliveryTicket[]> => {
-    const ds = await WebhookDelivery.find({ _id: { $in: ids }, status: 'pending' }, { generation: 1 }).lean<
-      Pick<WebhookDeliveryDoc, '_id' | 'generation'>[]
-    >();
-    return ds.map((d) => ({ deliveryId: d._id, generation: d.generation }));
-  };
-  /** Upserts one document per delivery (one round trip), then returns the tickets of those pending. */
-  const upsertEach = async (deliveries: NewDelivery[], updateOf: (d: NewDelivery) => UpdateQuery<WebhookDeliveryDoc>) => {
-    if (deliveries.length === 0) return [];
-    const ids = deliveries.map((d) => deliveryIdOf(d.eventId, d.endpointId));
-    await WebhookDelivery.bulkWrite(
+  /** Upserts one document per delivery, in one round trip. */
+  const upsertEach = (deliveries: NewDelivery[], ids: string[], updateOf: (d: NewDelivery) => UpdateQuery<WebhookDeliveryDoc>) =>
+    WebhookDelivery.bulkWrite(
       deliveries.map((d, i) => ({ updateOne: { filter: { _id: ids[i] }, update: updateOf(d), upsert: true } })),
       { ordered: false },
     );
-    return ticketsOf(ids);
-  };
-  /** A guarded change of a pending delivery owned by `generation`; true when it applied. */
-  const changePending = async (t: DeliveryTicket, set: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    const res = await WebhookDelivery.updateOne(
-      { _id: t.deliveryId, generation: t.generation, status: 'pending', ...extra },
-      { $set: set },
-    );
-    return res.modifiedCount === 1;
-  };
 
   return {
-    /**
-     * Creates the deliveries that do not exist yet (`pending`, generation 0) and returns the
-     * tickets of every one of them still pending: a re-run after a crash queues what the first run
-     * could not (queueing is deduplicated by ticket).
-     */
-    async createMissing(deliveries: NewDelivery[], now: Date): Promise<DeliveryTicket[]> {
-      return upsertEach(deliveries, (d) => ({
-        $setOnInsert: { ...staticFields(d), status: 'pending', generation: 0, attempts: 0, nextAttemptAt: now },
-      }));
+    /** Creates the deliveries that do not exist yet (`pending`, generation 0), in one round trip; the others stay as they are. */
+    async createMissing(deliveries: NewDelivery[], now: Date): Promise<void> {
+      if (deliveries.length === 0) return;
+      const ids = deliveries.map((d) => deliveryIdOf(d.eventId, d.endpointId));
+      await upsertEach(deliveries, ids, (d) => ({
+        $setOnInsert: { ...staticFields(d), job: d.job ?? null, status: 'pending', generation: 0, attempts: 0, nextAttemptAt: now },
+      })).catch((err: { writeErrors?: unknown[] }) => {
+        // Two upserts of one delivery at once (overlapping runs of one job): the loser's exists.
+        if (!(err.writeErrors ?? [err]).every(isDuplicateKeyError)) throw err;
+      });
     },
     /**
      * Redelivery: each delivery (created if missing) becomes `pending` again with a fresh attempt
      * count and a new generation. Returns the tickets of the jobs to queue.
      */
     async reopen(deliveries: NewDelivery[], now: Date): Promise<DeliveryTicket[]> {
-      return upsertEach(deliveries, (d) => ({
+      if (deliveries.length === 0) return [];
+      const ids = deliveries.map((d) => deliveryIdOf(d.eventId, d.endpointId));
+      await upsertEach(deliveries, ids, (d) => ({
         $setOnInsert: staticFields(d),
-        $set: { status: 'pending', attempts: 0, nextAttemptAt: now, lastError: null, lastStatusCode: null, deliveredAt: null },
+        $set: { status: 'pending', attempts: 0, nextAttemptAt: now, lastError: null, lastStatusCode: null, deliveredAt: null, job: null },
         $inc: { generation: 1 },
       }));
+      const ds = await WebhookDelivery.find({ _id: { $in: ids }, status: 'pending' }, { generation: 1 }).lean<
+        Pick<WebhookDeliveryDoc, '_id' | 'generation'>[]
+      >();
+      return ds.map((d) => ({ deliveryId: d._id, generation: d.generation }));
     },
     async get(id: string): Promise<DeliveryRecord | null> {
       const d = await WebhookDelivery.findById(id).lean<WebhookDeliveryDoc>();
       return d ? toRecord(d) : null;
     },
-    /** The earliest unfinished delivery of the stream before `sequence`: it must finish first. */
-    firstPendingBefore: (endpointId: string, customerId: string, sequence: number) =>
-      firstPending(endpointId, customerId, { $lt: sequence }),
-    /** The next unfinished delivery of the stream after `sequence`: woken when this one finishes. */
-    firstPendingAfter: (endpointId: string, customerId: string, sequence: number) =>
-      firstPending(endpointId, customerId, { $gt: sequence }),
-    /** Claims attempt `attempts + 1`; false when another run claimed it, or the job is stale. */
-    startAttempt: (t: DeliveryTicket, attempts: number, now: Date, deadline: Date) =>
-      changePending(t, { attempts: attempts + 1, lastAttemptAt: now, nextAttemptAt: deadline }, { attempts }),
-    /** Records when the job runs next (a retry, or an ordering wait). */
-    scheduleAt: (t: DeliveryTicket, at: Date, failure?: { statusCode: number | null; error: string }) =>
-      changePending(t, { nextAttemptAt: at, ...(failure ? { lastStatusCode: failure.statusCode, lastError: failure.error } : {}) }),
-    /** Ends a delivery: `succeeded`, `dead` or `cancelled`. */
-    finish: (
-      t: DeliveryTicket,
-      status: Exclude<DeliveryStatus, 'pending'>,
-      o: { statusCode?: number | null; error?: string | null; at: Date },
-    ) =>
-      changePending(t, {
-        status,
-        nextAttemptAt: null,
-        ...(o.statusCode !== undefined ? { lastStatusCode: o.statusCode } : {}),
-        ...(o.error !== undefined ? { lastError: o.error } : {}),
-        ...(status === 'succeeded' ? { deliveredAt: o.at, lastError: null } : {}),
-      }),
-    /** The endpoint was disabled: its pending deliveries (but `exceptId`) are cancelled; their jobs then stop. */
-    async cancelPendingOfEndpoint(endpointId: string, reason: string, exceptId?: string): Promise<number> {
+    /** The bodies of these deliveries (those that have one), by id: one read by `_id`. */
+    async bodiesOf(ids: string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const ds = await WebhookDelivery.find({ _id: { $in: ids } }, { body: 1 }).lean<Pick<WebhookDeliveryDoc, '_id' | 'body'>[]>();
+      return new Map(ds.filter((d) => d.body).map((d) => [d._id, d.body!]));
+    },
+    /**
+     * The pending deliveries of a stream numbered up to `upTo`, lowest first, at most `limit`: one
+     * indexed read that says both whether an earlier delivery is unfinished (the first one is
+     * below the run) and which deliveries of the run are still pending, with their attempts.
+     */
+    async pendingOfStream(endpointId: string, customerId: string, upTo: number, limit: number): Promise<PendingDelivery[]> {
+      const ds = await WebhookDelivery.find(
+        { endpoint: endpointId, customer: customerId, status: 'pending', sequence: { $lte: upTo } },
+        { sequence: 1, generation: 1, attempts: 1, nextAttemptAt: 1 },
+      )
+        .sort({ sequence: 1 })
+        .limit(limit)
+        .lean<Pick<WebhookDeliveryDoc, '_id' | 'sequence' | 'generation' | 'attempts' | 'nextAttemptAt'>[]>();
+      return ds.map((d) => ({
+        id: d._id,
+        sequence: d.sequence,
+        generation: d.generation,
+        attempts: d.attempts,
+        nextAttemptAt: d.nextAttemptAt ?? null,
+      }));
+    },
+    /** Applies guarded changes to pending deliveries in one round trip; returns how many applied. */
+    async settle(changes: DeliveryChange[]): Promise<number> {
+      if (changes.length === 0) return 0;
+      const ops: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = changes.map((c) => ({
+        updateOne: {
+          filter: {
+            _id: c.deliveryId,
+            generation: c.generation,
+            status: 'pending',
+            ...(c.attempts !== undefined ? { attempts: c.attempts } : {}),
+          },
+          update: { $set: c.set },
+        },
+      }));
+      const res = await WebhookDelivery.bulkWrite(ops, { ordered: false });
+      return res.modifiedCount;
+    },
+    /** The endpoint was disabled: its pending deliveries are cancelled; their jobs then stop. */
+    async cancelPendingOfEndpoint(endpointId: string, reason: string): Promise<number> {
       const res = await WebhookDelivery.updateMany(
-        { endpoint: endpointId, status: 'pending', ...(exceptId ? { _id: { $ne: exceptId } } : {}) },
+        { endpoint: endpointId, status: 'pending' },
         { $set: { status: 'cancelled', nextAttemptAt: null, lastError: reason } },
       );
       return res.modifiedCount;
     },
-    /** Pending deliveries whose job should have run before `before` (the sweep). */
-    async listOverdue(before: Date, limit: number): Promise<DeliveryTicket[]> {
-      const ds = await WebhookDelivery.find({ status: 'pending', nextAttemptAt: { $lt: before } }, { generation: 1 })
+    /** Pending deliveries whose attempt was due before `before` (the sweep). */
+    async listOverdue(before: Date, limit: number): Promise<OverdueDelivery[]> {
+      const ds = await WebhookDelivery.find({ status: 'pending', nextAttemptAt: { $lt: before } }, { generation: 1, job: 1 })
         .sort({ nextAttemptAt: 1 })
         .limit(limit)
-        .lean<Pick<WebhookDeliveryDoc, '_id' | 'generation'>[]>();
-      return ds.map((d) => ({ deliveryId: d._id, generation: d.generation }));
+        .lean<Pick<WebhookDeliveryDoc, '_id' | 'generation' | 'job'>[]>();
+      return ds.map((d) => ({ deliveryId: d._id, generation: d.generation, job: d.generation === 0 ? (d.job ?? null) : null }));
     },
     /** Hands a pending delivery to a new job (its old job was lost); null when something else moved it. */
     async takeOver(t: DeliveryTicket, now: Date): Promise<DeliveryTicket | null> {
       const res = await WebhookDelivery.updateOne(
         { _id: t.deliveryId, generation: t.generation, status: 'pending' },
-        { $inc: { generation: 1 }, $set: { nextAttemptAt: now } },
+        { $inc: { generation: 1 }, $set: { nextAttemptAt: now, job: null } },
       );
       return res.modifiedCount === 1 ? { deliveryId: t.deliveryId, generation: t.generation + 1 } : null;
     },
@@ -191,7 +247,10 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
         ...(q.eventId ? { _id: deliveryIdOf(q.eventId, endpointId) } : {}),
         ...(q.before ? { $or: [{ createdAt: { $lt: q.before.at } }, { createdAt: q.before.at, _id: { $lt: q.before.id } }] } : {}),
       };
-      const ds = await WebhookDelivery.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<WebhookDeliveryDoc[]>();
+      const ds = await WebhookDelivery.find(filter, { body: 0 })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(q.limit)
+        .lean<WebhookDeliveryDoc[]>();
       return ds.map(toRecord);
     },
     /** Retention: finished deliveries created before `before`. */

@@ -24,12 +24,26 @@ export interface WebhookDeliveryDoc {
   /** Which queued job owns it: a redelivery or a re-queue by the sweep bumps it, and older jobs stop. */
   generation: number;
   attempts: number;
-  /** When its job next runs (retry, ordering wait, or in-flight deadline); null once finished. */
+  /**
+   * When its next attempt is due: its creation, then each retry's time; null once finished. The
+   * sweep takes over a delivery whose attempt is long overdue and whose job is gone.
+   */
   nextAttemptAt: Date | null;
   lastAttemptAt: Date | null;
   lastStatusCode: number | null;
   lastError: string | null;
   deliveredAt: Date | null;
+  /**
+   * The event as sent, rendered once when the delivery is created: every attempt and redelivery
+   * sends these bytes, and a delivery whose event never reached the outbox (its recording job
+   * failed between the two writes) can still be sent. Absent on deliveries of earlier releases.
+   */
+  body?: string | null;
+  /**
+   * The job created with it — the run of the deliveries one operation made for this endpoint —
+   * while that job owns it (generation 0); the sweep checks it before taking the delivery over.
+   */
+  job?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -51,11 +65,13 @@ export const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
     lastStatusCode: { type: Number, default: null },
     lastError: { type: String, default: null },
     deliveredAt: { type: Date, default: null },
+    body: { type: String },
+    job: { type: String },
   },
   { collection: 'webhook_deliveries', timestamps: true, versionKey: false },
 );
-// Serves the ordering of a stream: its earliest pending delivery before a sequence number, and the
-// next one after it (to wake it when one finishes). Equality on `status` keeps finished history out.
+// Serves the ordering of a stream: its pending deliveries up to a sequence number, lowest first (the
+// blocker of a run, and the run's own state). Equality on `status` keeps finished history out.
 webhookDeliverySchema.index({ endpoint: 1, customer: 1, status: 1, sequence: 1 });
 // Serves the sweep: pending deliveries whose job should have run long ago.
 webhookDeliverySchema.index({ status: 1, nextAttemptAt: 1 });

@@ -53,9 +53,6 @@ export function webhookEndpointRepository({ WebhookEndpoint }: Models) {
       );
       return ds.map(toRecord);
     },
-    async hasAny(applicationId: string): Promise<boolean> {
-      return (await WebhookEndpoint.exists({ application: applicationId })) !== null;
-    },
     async findById(applicationId: string, id: string): Promise<WebhookEndpointRecord | null> {
       if (!isObjectId(id)) return null;
       const d = await WebhookEndpoint.findOne({ application: applicationId, _id: id }).lean<WebhookEndpointDoc>();

@@ -38,6 +38,6 @@ export const webhookEndpointSchema = new Schema<WebhookEndpointDoc>(
   },
   { collection: 'webhook_endpoints', timestamps: true, versionKey: false },
 );
-// Serves every read of endpoints: an application's endpoints (dispatch fan-out, admin listing,
-// "does this application have endpoints" before recording events) and one of them by id.
+// Serves every read of endpoints: an application's endpoints (the in-process cache that recording
+// and delivery read, the admin listing) and one of them by id.
 webhookEndpointSchema.index({ application: 1, _id: 1 });

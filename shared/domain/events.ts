@@ -108,3 +108,18 @@ export function eventEnvelope(e: EventRecord) {
 
 /** The body POSTed to endpoints. The same bytes on every attempt and every endpoint. */
 export const renderEvent = (e: EventRecord): string => JSON.stringify(eventEnvelope(e));
+
+/** The event a body was rendered from (`renderEvent(eventOfBody(b)) === b`). */
+export function eventOfBody(body: string): EventRecord {
+  const e = JSON.parse(body) as ReturnType<typeof eventEnvelope>;
+  return {
+    id: e.id,
+    applicationId: e.application_id,
+    customerId: e.data.customer_id,
+    type: e.type,
+    sequence: e.sequence,
+    requestId: e.request_id,
+    createdAt: new Date(e.created),
+    data: e.data,
+  };
+}

@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
 import type { WalletOperationInput } from '../usecases/wallet-operation.usecase.js';
 import type { RedeemInput, RevertInput } from '../usecases/apply-coupon.usecase.js';
-import type { DeliveryTicket } from '../data/webhook-delivery.repository.js';
+import type { DeliveryJobData } from '../data/webhook-delivery.repository.js';
 
 export const partitionQueueName = (partition: number): string => `ops-{${String(partition).padStart(2, '0')}}`;
 
@@ -50,25 +50,31 @@ export interface JobPayloads {
 }
 
 /**
- * The webhook queue (docs/events.md): event dispatch and deliveries, consumed by the workers'
- * delivery pool, never by the partition workers, so a slow receiver cannot hold a customer's
- * operations. Ordering per endpoint and customer is enforced by the deliveries' sequence numbers
+ * The webhook queue (docs/events.md): deliveries, consumed by the workers' delivery pool, never by
+ * the partition workers, so a slow receiver cannot hold a customer's operations. Ordering per endpoint and customer is enforced by the deliveries' sequence numbers
  * in MongoDB, not by the queue, so one queue with any concurrency serves every stream. The braces
  * are a Redis Cluster hash tag, as for the partitions.
  */
 export const WEBHOOK_QUEUE = 'webhooks-{wh}';
 
 export const WEBHOOK_JOB = {
-  /** Fan an outbox event out to the application's endpoints (creates its deliveries). */
+  /**
+   * Fan an outbox event out to the application's endpoints (creates its deliveries). Queued by
+   * the previous release for each event, and by the sweep for an event it left undispatched; the
+   * recording job fans its events out itself.
+   */
   dispatch: 'dispatch-event',
-  /** One attempt of one delivery; moves itself to delayed to retry or to wait its turn. */
+  /**
+   * An attempt at a run of deliveries of one stream (the run an operation made for an endpoint,
+   * or a single delivery); moves itself to delayed to retry or to wait its turn.
+   */
   deliver: 'deliver-webhook',
 } as const;
 export type WebhookJobName = (typeof WEBHOOK_JOB)[keyof typeof WEBHOOK_JOB];
 
 export interface WebhookJobPayloads {
   'dispatch-event': { eventId: string };
-  'deliver-webhook': DeliveryTicket;
+  'deliver-webhook': DeliveryJobData;
 }
 
 /** FNV-1a: stable across processes and versions (a persisted mapping). */

@@ -1,21 +1,26 @@
 /**
- * Producer side of the webhook queue ({@link WEBHOOK_QUEUE}): the ops processors queue the
- * dispatch of the events they recorded, the delivery workers and the admin API queue deliveries.
- * Job ids are derived from what they carry, so queueing the same thing twice queues it once while
- * the first job is kept.
+ * Producer side of the webhook queue ({@link WEBHOOK_QUEUE}): the ops processors queue the runs of
+ * deliveries they recorded, the delivery workers and the admin API queue single deliveries. Job
+ * ids are derived from what they carry, so queueing the same thing twice queues it once while the
+ * first job is kept. Also the streams' wake-up lists: a delivery job waiting for an earlier
+ * delivery of its stream is named there, and woken when a job of that stream finishes.
  */
 import { Job, Queue, type JobsOptions } from 'bullmq';
 import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
-import type { DeliveryTicket } from '../data/webhook-delivery.repository.js';
+import type { DeliveryJobData, DeliveryRun, DeliveryTicket } from '../data/webhook-delivery.repository.js';
 import { WEBHOOK_JOB, WEBHOOK_QUEUE } from './names.js';
 import { redisConnection } from './redis.js';
 
 export const dispatchJobId = (eventId: string) => `dispatch-${eventId}`;
 export const deliveryJobId = (t: DeliveryTicket) => `deliver-${t.deliveryId}-g${t.generation}`;
+/** A run's job is named after its first delivery: a re-run of the recording queues it once. */
+export const runJobId = (run: Pick<DeliveryRun, 'items'>) => deliveryJobId(run.items[0]!);
 
 /** Job states in which a job will still run. */
 const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+/** How long a stream's wake-up list outlives its last waiter (a waiter re-checks by itself anyway). */
+const WAITERS_TTL_MS = 86_400_000;
 
 export class WebhookQueue {
   readonly queue: Queue;
@@ -39,19 +44,7 @@ export class WebhookQueue {
     return this.queue.waitUntilReady();
   }
 
-  /** Queues the dispatch of recorded events. */
-  async dispatch(eventIds: readonly string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    await this.queue.addBulk(
-      eventIds.map((eventId) => ({
-        name: WEBHOOK_JOB.dispatch,
-        data: { eventId },
-        opts: { ...this.jobOptions, jobId: dispatchJobId(eventId) },
-      })),
-    );
-  }
-
-  /** Queues the dispatch of events whose first dispatch job is gone or finished without dispatching (the sweep). */
+  /** Queues the dispatch of events recorded by the previous release and never dispatched (the sweep). */
   async redispatch(eventIds: readonly string[]): Promise<number> {
     let queued = 0;
     for (const eventId of eventIds) {
@@ -62,30 +55,64 @@ export class WebhookQueue {
     return queued;
   }
 
-  /** Queues one job per delivery ticket. */
-  async deliver(tickets: readonly DeliveryTicket[]): Promise<void> {
-    if (tickets.length === 0) return;
+  /** Queues one job per run, carrying it (one round trip). `delay`: when the first attempt is due. */
+  async deliverRuns(runs: readonly DeliveryRun[], delayMs = 0): Promise<void> {
+    if (runs.length === 0) return;
     await this.queue.addBulk(
-      tickets.map((t) => ({ name: WEBHOOK_JOB.deliver, data: t, opts: { ...this.jobOptions, jobId: deliveryJobId(t) } })),
+      runs.map((run) => ({
+        name: WEBHOOK_JOB.deliver,
+        data: { deliveryId: run.items[0]!.deliveryId, generation: run.items[0]!.generation, run } satisfies DeliveryJobData,
+        opts: { ...this.jobOptions, jobId: runJobId(run), ...(delayMs > 0 ? { delay: delayMs } : {}) },
+      })),
     );
   }
 
-  /** True while the delivery's job is queued, delayed or running. */
-  isQueued(t: DeliveryTicket): Promise<boolean> {
-    return this.isLive(deliveryJobId(t));
+  /** Queues one job per delivery ticket (the job reads its delivery). */
+  async deliver(tickets: readonly DeliveryTicket[]): Promise<void> {
+    if (tickets.length === 0) return;
+    await this.queue.addBulk(
+      tickets.map((t) => ({
+        name: WEBHOOK_JOB.deliver,
+        data: { deliveryId: t.deliveryId, generation: t.generation } satisfies DeliveryJobData,
+        opts: { ...this.jobOptions, jobId: deliveryJobId(t) },
+      })),
+    );
   }
 
-  /** Runs a delivery's delayed job now (it waits for an earlier delivery that just finished). */
-  async wake(t: DeliveryTicket): Promise<boolean> {
-    const job = await Job.fromId(this.queue, deliveryJobId(t));
+  /** True while a job of the delivery — the run created with it, or one of its own — is queued, delayed or running. */
+  async isQueued(t: DeliveryTicket & { job?: string | null }): Promise<boolean> {
+    return (!!t.job && (await this.isLive(t.job))) || this.isLive(deliveryJobId(t));
+  }
+
+  /** Names job `jobId` as waiting for a delivery of stream (endpoint, customer) to finish. */
+  async awaitStream(endpointId: string, customerId: string, jobId: string): Promise<void> {
+    const key = this.streamKey(endpointId, customerId);
+    await this.connection.multi().sadd(key, jobId).pexpire(key, WAITERS_TTL_MS).exec();
+  }
+
+  /** Runs now the jobs waiting on a stream (a delivery of it finished): they check their turn again. */
+  async wakeStream(endpointId: string, customerId: string): Promise<void> {
+    const key = this.streamKey(endpointId, customerId);
+    const replies = await this.connection.multi().smembers(key).del(key).exec();
+    const waiting = (replies?.[0]?.[1] as string[] | undefined) ?? [];
+    for (const jobId of waiting) await this.promote(jobId);
+  }
+
+  /** Runs a delayed job now; false when it is not delayed (waiting or running already: it will see the change itself). */
+  private async promote(jobId: string): Promise<boolean> {
+    const job = await Job.fromId(this.queue, jobId);
     if (!job) return false;
     try {
       await job.promote();
       return true;
     } catch {
-      // Not delayed (waiting or running already): it will see the finished delivery itself.
       return false;
     }
+  }
+
+  private streamKey(endpointId: string, customerId: string): string {
+    // Under the queue's hash tag: one slot with the queue's keys in a cluster.
+    return `${this.queue.qualifiedName}:waiting-on:${endpointId}:${customerId}`;
   }
 
   private async isLive(jobId: string): Promise<boolean> {

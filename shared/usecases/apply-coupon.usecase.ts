@@ -39,7 +39,7 @@ import {
 } from './apply-errors.js';
 import { findCoupon } from './find-coupon.js';
 import { clearAll, countersFor, newAttempt, readUsage, reserveAll, specsOf, undoAll, usageFrom, type Refused } from './limit-counters.js';
-import { postLedgerEntry, voidEntry } from './wallet-ledger.js';
+import { postLedgerEntry, voidEntry, type Posting } from './wallet-ledger.js';
 
 interface ApplyInputBase {
   applicationId: string;
@@ -150,7 +150,24 @@ const result = (input: ApplyInputBase, status: ApplyResult['status']): ApplyResu
 export interface JobRun {
   jobId: string;
   lane: string;
+  /**
+   * Told what this run commits, when it commits it (the worker records the change's events from
+   * it without reading the journals back). A run that finds its work done and returns early
+   * tells nothing: the journals say it.
+   */
+  observe?: (committed: Committed) => void;
 }
+
+/** What a run committed (see {@link JobRun.observe}). */
+export type Committed =
+  /** A cycle this run committed `completed` (redeem) or `reverted` (revert). */
+  | { kind: 'cycle'; state: 'completed' | 'reverted'; cycle: CommittedCycle }
+  /** What this run posted to the ledger under `txnId`; null: nothing (no wallet, never credited, voided). */
+  | { kind: 'ledger'; txnId: string; posted: Posting | null };
+export type CommittedCycle = Pick<
+  RedemptionRecord,
+  'key' | 'orderId' | 'campaignId' | 'couponId' | 'code' | 'cycle' | 'discountCents' | 'cashbackCents' | 'cashbackWallet'
+>;
 
 const MAX_ROUNDS = 10;
 const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
@@ -287,10 +304,12 @@ export async function redeemCoupon(
       cycle = d.cycle;
       continue;
     }
-    await Promise.all([
+    run.observe?.({ kind: 'cycle', state: 'completed', cycle: { ...fields, key } });
+    const [posted] = await Promise.all([
       fields.cashbackCents > 0 ? creditCashback(deps, { ...fields, key }) : null,
       clearAll(deps, taken.changed, run.lane, attempt),
     ]);
+    if (fields.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackTxnId(key), posted });
     return result(input, 'completed');
   }
   throw new Error(`redeem made no progress for order ${input.orderId}`);
@@ -305,19 +324,29 @@ function refusalAt(campaign: Campaign, refused: Refused[], periods: PeriodKeys) 
 }
 
 const cashbackTxnId = (key: string) => `cashback:${key}`;
+const cashbackRevertTxnId = (key: string) => `cashback-revert:${key}`;
 
 async function cashbackWalletOf(deps: Pick<Services, 'wallets'>, applicationId: string, walletId: string | null) {
   return walletId ? ((await deps.wallets.get(`${applicationId}:${walletId}`))?.id ?? null) : null;
 }
 
-/** Credits a committed redemption's cashback (decision 20). Idempotent (its txnId); a no-op once voided by a revert. */
+/** Posts an entry and keeps what was asked with what happened. */
+const posting = async (deps: Pick<Services, 'repos'>, input: Posting['input']): Promise<Posting> => ({
+  input,
+  result: await postLedgerEntry(deps, input),
+});
+
+/**
+ * Credits a committed redemption's cashback (decision 20). Idempotent (its txnId); a no-op once
+ * voided by a revert. Returns what it posted (null: no cashback wallet).
+ */
 async function creditCashback(
   deps: Pick<Services, 'repos' | 'wallets'>,
   r: Pick<RedemptionRecord, 'applicationId' | 'customerId' | 'key' | 'orderId' | 'cashbackCents' | 'cashbackWallet'>,
-) {
+): Promise<Posting | null> {
   const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
-  if (!walletDbId) return;
-  await postLedgerEntry(deps, {
+  if (!walletDbId) return null;
+  return posting(deps, {
     applicationId: r.applicationId,
     customerId: r.customerId,
     walletDbId,
@@ -332,18 +361,18 @@ async function creditCashback(
 /**
  * Takes back a reverted redemption's cashback. If it was never credited, voids its txnId first so
  * that a late credit (a re-run of the redeem) can never post it; else debits what was credited, at
- * most the balance (it may have been spent). Idempotent.
+ * most the balance (it may have been spent). Idempotent. Returns the debit (null: none).
  */
-async function revertCashback(deps: Pick<Services, 'repos' | 'wallets'>, r: RedemptionRecord) {
+async function revertCashback(deps: Pick<Services, 'repos' | 'wallets'>, r: RedemptionRecord): Promise<Posting | null> {
   const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
-  if (!walletDbId) return;
+  if (!walletDbId) return null;
   const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };
-  if (await voidEntry(deps, { ...entry, txnId: cashbackTxnId(r.key), description: `cashback voided: order ${r.orderId}` })) return;
+  if (await voidEntry(deps, { ...entry, txnId: cashbackTxnId(r.key), description: `cashback voided: order ${r.orderId}` })) return null;
   const credit = await deps.repos.walletTransactions.findByTxnId(r.applicationId, cashbackTxnId(r.key));
-  if (!credit || credit.stored === 'refused' || credit.stored === 'void') return;
-  await postLedgerEntry(deps, {
+  if (!credit || credit.stored === 'refused' || credit.stored === 'void') return null;
+  return posting(deps, {
     ...entry,
-    txnId: `cashback-revert:${r.key}`,
+    txnId: cashbackRevertTxnId(r.key),
     type: 'debit',
     points: credit.points,
     description: `cashback reverted: order ${r.orderId}`,
@@ -379,7 +408,9 @@ export async function revertCoupon(deps: Pick<Services, 'repos' | 'wallets'>, in
       await undoAll(deps, given.changed, run.lane, attempt);
       continue; // reverted by someone else meanwhile, or this attempt was abandoned: read again
     }
-    await Promise.all([revertCashback(deps, target), clearAll(deps, given.changed, run.lane, attempt)]);
+    run.observe?.({ kind: 'cycle', state: 'reverted', cycle: target });
+    const [posted] = await Promise.all([revertCashback(deps, target), clearAll(deps, given.changed, run.lane, attempt)]);
+    if (target.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackRevertTxnId(target.key), posted });
     return result(input, 'reverted');
   }
   throw new Error(`revert made no progress for order ${input.orderId}`);

@@ -21,6 +21,12 @@ export interface LedgerDeps {
   repos: { walletBalances: WalletBalanceRepository; walletTransactions: WalletTransactionRepository };
 }
 
+/** An entry posted (or found posted) and its outcome. */
+export interface Posting {
+  input: PostEntryInput;
+  result: PostEntryResult;
+}
+
 export interface PostEntryInput {
   applicationId: string;
   customerId: string;
@@ -36,7 +42,8 @@ export interface PostEntryInput {
 }
 
 export type PostEntryResult =
-  | { state: 'applied'; before: number; after: number; points: number }
+  /** `written`: this call wrote the entry (false: it was there already — a re-run or a replay). */
+  | { state: 'applied'; before: number; after: number; points: number; written: boolean }
   | { state: 'refused'; balance: number; points: number }
   /** The txnId was voided (see {@link voidEntry}): nothing was posted, nothing ever will be. */
   | { state: 'void' };
@@ -65,7 +72,7 @@ export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInp
     if (written) {
       if (refuse) return { state: 'refused', balance: balance.points, points };
       await repos.walletBalances.applyAtVersion(balance.id, balance.version, after);
-      return { state: 'applied', before: balance.points, after, points };
+      return { state: 'applied', before: balance.points, after, points, written: true };
     }
     // Collided: with this operation's own entry (a re-run), or with another entry at the slot.
     const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(applicationId, slot, txnId);
@@ -74,7 +81,7 @@ export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInp
       if (mine.stored === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
       // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
       if (mine.seq === balance.version) await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!);
-      return { state: 'applied', before: mine.before!, after: mine.after!, points: mine.points };
+      return { state: 'applied', before: mine.before!, after: mine.after!, points: mine.points, written: false };
     }
     // Another operation's entry holds this slot (its run crashed before moving the balance, or it
     // is being written right now): roll it forward, then decide again on the new balance.

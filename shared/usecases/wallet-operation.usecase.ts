@@ -6,7 +6,8 @@
 import { fromHundredths, toHundredths } from '../domain/points.js';
 import type { WalletRecord } from '../data/wallet.repository.js';
 import type { Services } from '../services.js';
-import { postLedgerEntry } from './wallet-ledger.js';
+import type { JobRun } from './apply-coupon.usecase.js';
+import { postLedgerEntry, type PostEntryInput } from './wallet-ledger.js';
 import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeMissing, walletNotFound } from './wallet-errors.js';
 
 export interface WalletOperationInput {
@@ -81,9 +82,16 @@ function hasAtMostTwoDecimals(x: number): boolean {
   return Math.abs(Math.round(x * 100) - x * 100) < 1e-6;
 }
 
-/** Applies the operation (worker side). Refuses a debit above the balance (decision 22). */
-export async function applyWalletOperation(deps: Pick<Services, 'repos'>, input: WalletOperationInput): Promise<WalletTransactionResult> {
-  const result = await postLedgerEntry(deps, {
+/**
+ * Applies the operation (worker side). Refuses a debit above the balance (decision 22). Tells
+ * `run` about the entry when this call wrote it (not when a re-run or replay found it).
+ */
+export async function applyWalletOperation(
+  deps: Pick<Services, 'repos'>,
+  input: WalletOperationInput,
+  run?: Pick<JobRun, 'observe'>,
+): Promise<WalletTransactionResult> {
+  const entry: PostEntryInput = {
     applicationId: input.applicationId,
     customerId: input.customerId,
     walletDbId: input.walletDbId,
@@ -92,7 +100,10 @@ export async function applyWalletOperation(deps: Pick<Services, 'repos'>, input:
     points: input.points,
     description: input.description,
     origin: 'api',
-  });
+  };
+  const result = await postLedgerEntry(deps, entry);
+  if (result.state === 'applied' && result.written)
+    run?.observe?.({ kind: 'ledger', txnId: input.txnId, posted: { input: entry, result } });
   if (result.state === 'refused') throw insufficientPoints(fromHundredths(result.balance), fromHundredths(input.points));
   if (result.state === 'void') throw new Error(`wallet transaction ${input.txnId} was voided`); // only cashback txn ids are
   return {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseConfig } from '../../shared/config.js';
-import { eventIdOf, renderEvent, subscribes } from '../../shared/domain/events.js';
+import { eventIdOf, eventOfBody, renderEvent, subscribes } from '../../shared/domain/events.js';
 import { DestinationPolicy, literalAddressOf, parseWebhookUrl } from '../../shared/domain/webhook-destination.js';
 import { retryDelayMs, retrySchedule, shortestRetryWindowMs } from '../../shared/domain/webhook-retry.js';
 import { signatureHeader, verifySignature } from '../../shared/domain/webhook-signature.js';
@@ -46,6 +46,22 @@ describe('webhook domain', () => {
         data: { source_id: 's', customer_id: 'c' },
       });
       expect(renderEvent(e)).to.equal(renderEvent({ ...e }));
+    });
+
+    it('when a body is read back into its event, then the event renders to the same bytes', () => {
+      const e = {
+        id: 'evt_2',
+        applicationId: 'a',
+        customerId: 'c',
+        type: 'wallet.transaction.completed' as const,
+        sequence: 7,
+        requestId: 'r',
+        createdAt: new Date('2026-01-02T03:04:05.006Z'),
+        data: { source_id: 's', customer_id: 'c', points: 1.5, previous_loyalty_points: 0.1, loyalty_points: 1.6, order_id: null } as never,
+      };
+      const body = renderEvent(e);
+      expect(eventOfBody(body)).to.deep.equal(e);
+      expect(renderEvent(eventOfBody(body))).to.equal(body);
     });
   });
 

@@ -11,6 +11,7 @@ import {
 } from '../support/context.js';
 import { assertMatchesSchema } from '../support/openapi.js';
 import { WebhookReceiver, waitFor, type Received } from '../support/webhook-receiver.js';
+import { renderEvent } from '../../shared/domain/events.js';
 
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 /** Loopback allowed explicitly; retries fast so a test sees several. */
@@ -333,7 +334,7 @@ describe('webhook delivery with a strict destination policy, few attempts and a 
     expect(failed.some((j) => j.failedReason === 'gave up after 3 attempts: receiver answered 500')).to.equal(true);
   });
 
-  it('when an event was written but its dispatch never queued, or a delivery lost its job, then the sweep sends them', async () => {
+  it('when an event was never dispatched, a delivery lost its job, or a delivery was written without its event, then the sweep sends them in order', async () => {
     const app = await walletApplication(api, ['w1']);
     const [customer] = await api.services.repos.customers.findBySourceIds(app.id, ['w1']);
     const endpoint = await registerEndpoint(api, app, receiver.url);
@@ -360,24 +361,32 @@ describe('webhook delivery with a strict destination policy, few attempts and a 
         order_id: null,
       },
     });
-    // 1: written by a job killed before it queued the dispatch. 2: dispatched, but its delivery's job is gone.
-    await api.services.repos.events.record([event(1), event(2)]);
-    await api.services.repos.events.markDispatched(event(2).id);
-    await api.services.repos.webhookDeliveries.createMissing(
-      [
-        {
-          applicationId: app.id,
-          endpointId: endpoint.id,
-          customerId: customer!.id,
-          eventId: event(2).id,
-          eventType: event(2).type,
-          sequence: 2,
-        },
-      ],
-      old,
-    );
-    await waitFor('both delivered', () => receiver.accepted.length === 2, 20_000);
-    expect(receiver.accepted.map((r) => r.json.id)).to.deep.equal([event(1).id, event(2).id]);
+    const delivery = (n: number) => ({
+      applicationId: app.id,
+      endpointId: endpoint.id,
+      customerId: customer!.id,
+      eventId: event(n).id,
+      eventType: event(n).type,
+      sequence: n,
+      body: renderEvent(event(n)),
+      job: `deliver-never-queued-${n}`,
+    });
+    // 1: recorded by the previous release, whose dispatch job was lost (never fanned out).
+    await api.services.repos.events.record([event(1)], { dispatched: false });
+    // 2: recorded with its delivery by a job that failed before queueing the delivery's job.
+    await api.services.repos.webhookDeliveries.createMissing([delivery(2)], old);
+    await api.services.repos.events.record([event(2)], { dispatched: true });
+    // 3: a job that failed between writing the delivery and writing the event.
+    await api.services.repos.webhookDeliveries.createMissing([delivery(3)], old);
+    expect(await api.services.repos.events.get(event(3).id)).to.equal(null);
+
+    await waitFor('all three delivered', () => receiver.accepted.length === 3, 20_000);
+    expect(receiver.accepted.map((r) => r.json.id)).to.deep.equal([event(1).id, event(2).id, event(3).id]);
+    expect(receiver.accepted.map((r) => r.body)).to.deep.equal([1, 2, 3].map((n) => renderEvent(event(n))));
     expect(receiver.allSigned(endpoint.secret)).to.equal(true);
+    // The sweep put event 3 back in the outbox, as it was sent.
+    const restored = await api.services.repos.events.get(event(3).id);
+    expect(restored && renderEvent(restored)).to.equal(renderEvent(event(3)));
+    expect(restored?.dispatched).to.equal(true);
   });
 });

@@ -1,20 +1,24 @@
 /**
  * Job name → use case. Processors are thin: they call the same use cases the API validated
  * for, turn domain refusals into outcomes, and retry transient errors in place. After a redeem,
- * revert or wallet operation they record its events in the same job (docs/events.md): a job is
- * only finished once its events are in the outbox, and a re-run records nothing twice.
+ * revert or wallet operation they record its events in the same job (docs/events.md), from what
+ * the use case told it committed: a job is only finished once its events and their deliveries are
+ * written and queued, and a re-run records nothing twice.
  */
 import type { Job } from 'bullmq';
 import { JOB, laneOfJob, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
-import { redeemCoupon, revertCoupon, type JobRun } from '../../shared/usecases/apply-coupon.usecase.js';
+import { redeemCoupon, revertCoupon, type Committed, type JobRun } from '../../shared/usecases/apply-coupon.usecase.js';
 import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
 
-/** The job's id and its lane in the limit counters: its partition (at most one live job each). */
-const runOf = (job: Job): JobRun => ({ jobId: job.id!, lane: laneOfJob(job) });
+/**
+ * The job's id, its lane in the limit counters (its partition: at most one live job each), and
+ * where the use case tells what it commits (`observed`, handed to the event recorder).
+ */
+const runOf = (job: Job, observed: Committed[]): JobRun => ({ jobId: job.id!, lane: laneOfJob(job), observe: (c) => observed.push(c) });
 
 /** @param events - records the events of each operation; without it (benchmark baselines) none are. */
 export function createProcessor(services: Services, events?: Pick<EventRecorder, 'record'>) {
@@ -27,18 +31,23 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
   const run = <T>(useCase: () => Promise<T>) => retryTransient(() => toOutcome(useCase), budget);
   return async (job: Job): Promise<Outcome<unknown>> => {
     const jobId = job.id!;
+    // What the use case committed, across its in-place retries.
+    const observed: Committed[] = [];
     switch (job.name) {
       case JOB.redeem: {
         const input = job.data as JobPayloads['redeem'];
-        return recorded({ name: JOB.redeem, input, jobId, outcome: await run(() => redeemCoupon(services, input, runOf(job))) });
+        const outcome = await run(() => redeemCoupon(services, input, runOf(job, observed)));
+        return recorded({ name: JOB.redeem, input, jobId, outcome, observed });
       }
       case JOB.revert: {
         const input = job.data as JobPayloads['revert'];
-        return recorded({ name: JOB.revert, input, jobId, outcome: await run(() => revertCoupon(services, input, runOf(job))) });
+        const outcome = await run(() => revertCoupon(services, input, runOf(job, observed)));
+        return recorded({ name: JOB.revert, input, jobId, outcome, observed });
       }
       case JOB.walletTransaction: {
         const input = job.data as JobPayloads['wallet-transaction'];
-        return recorded({ name: JOB.walletTransaction, input, jobId, outcome: await run(() => applyWalletOperation(services, input)) });
+        const outcome = await run(() => applyWalletOperation(services, input, runOf(job, observed)));
+        return recorded({ name: JOB.walletTransaction, input, jobId, outcome, observed });
       }
       case JOB.noop:
         return { ok: true, value: null };

@@ -6,7 +6,7 @@
 import Joi from 'joi';
 import type { StoredEvent } from '../../data/event.repository.js';
 import type { DeliveryRecord } from '../../data/webhook-delivery.repository.js';
-import { eventEnvelope, subscribes } from '../../domain/events.js';
+import { eventEnvelope, renderEvent, subscribes } from '../../domain/events.js';
 import type { WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
@@ -115,6 +115,7 @@ export async function redeliver(
       eventId: e.id,
       eventType: e.type,
       sequence: e.sequence,
+      body: renderEvent(e),
     })),
     deps.now(),
   );

@@ -14,7 +14,8 @@ import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { idPage, parsePageQuery } from './paging.js';
 
-type Deps = Pick<Services, 'repos' | 'config' | 'now'>;
+/** `webhookEndpoints`: this process's cache, forgotten at each change (other processes see it within `CACHE_CHECK_MS`). */
+type Deps = Pick<Services, 'repos' | 'config' | 'now' | 'webhookEndpoints'>;
 
 const url = Joi.string().max(2048);
 const eventTypes = Joi.array()
@@ -71,6 +72,7 @@ export async function createWebhook(deps: Deps, applicationId: string, input: un
     description: v.description ?? '',
     secret,
   });
+  deps.webhookEndpoints.forget(applicationId);
   return { ...presentWebhook(e), secret };
 }
 
@@ -103,6 +105,7 @@ export async function updateWebhook(deps: Deps, applicationId: string, id: strin
     deps.now(),
   );
   if (!updated) throw adminNotFound('webhook');
+  deps.webhookEndpoints.forget(applicationId);
   if (v.status === 'disabled') await deps.repos.webhookDeliveries.cancelPendingOfEndpoint(id, 'endpoint disabled (admin)');
   return presentWebhook(updated);
 }
@@ -115,5 +118,6 @@ export async function rotateWebhookSecret(deps: Deps, applicationId: string, id:
   const expiresAt = new Date(deps.now().getTime() + v.previous_secret_expires_in * 1000);
   const rotated = await deps.repos.webhookEndpoints.rotateSecret(endpoint, secret, expiresAt);
   if (!rotated) throw adminInvalid('the secret was rotated concurrently: retry');
+  deps.webhookEndpoints.forget(applicationId);
   return { id, secret, previous_secret_expires_at: expiresAt };
 }

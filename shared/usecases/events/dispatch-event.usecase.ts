@@ -1,42 +1,31 @@
 /**
- * Fans one outbox event out to its application's endpoints: one delivery per active endpoint
- * that subscribes to its type, each queued. Idempotent: a re-run creates nothing twice and
- * queues what is still pending (queueing is deduplicated by job id). Endpoints registered after
- * the event was dispatched do not receive it (an operator can redeliver it to them).
+ * Fans one outbox event out to its application's endpoints, as the recording job does for the
+ * events it writes: for events the previous release recorded (it queued a dispatch job per event)
+ * and the sweep finds undispatched. Idempotent: a re-run creates nothing twice and queues the same
+ * jobs (deduplicated by id). Endpoints registered after the event was dispatched do not receive
+ * it (an operator can redeliver it to them).
  */
-import { subscribes } from '../../domain/events.js';
 import type { WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
-import { wakeNext } from './deliver-webhook.usecase.js';
+import { deliveriesOf, runsOf } from './record-events.usecase.js';
 
-export type DispatchDeps = Pick<Services, 'repos' | 'now'> & { webhooks: Pick<WebhookQueue, 'deliver' | 'wake'> };
+export type DispatchDeps = Pick<Services, 'repos' | 'now'> & { webhooks: Pick<WebhookQueue, 'deliverRuns' | 'wakeStream'> };
 
 export async function dispatchEvent(deps: DispatchDeps, eventId: string): Promise<{ deliveries: number }> {
   const event = await deps.repos.events.get(eventId);
   if (!event) return { deliveries: 0 };
-  const endpoints = (await deps.repos.webhookEndpoints.listByApplication(event.applicationId)).filter((e) => e.status === 'active');
-  // Later deliveries of this customer may be waiting for this event to be dispatched (and a
-  // re-run after a crash between marking and waking must still wake them).
-  const wakeWaiting = () => Promise.all(endpoints.map((e) => wakeNext(deps, e.id, event.customerId, event.sequence)));
   if (event.dispatched) {
-    await wakeWaiting();
+    // A re-run after a crash between marking and waking must still wake.
+    for (const e of await deps.repos.webhookEndpoints.listByApplication(event.applicationId))
+      await deps.webhooks.wakeStream(e.id, event.customerId);
     return { deliveries: 0 };
   }
-  const tickets = await deps.repos.webhookDeliveries.createMissing(
-    endpoints
-      .filter((e) => subscribes(e.eventTypes, event.type))
-      .map((e) => ({
-        applicationId: event.applicationId,
-        endpointId: e.id,
-        customerId: event.customerId,
-        eventId: event.id,
-        eventType: event.type,
-        sequence: event.sequence,
-      })),
-    deps.now(),
-  );
-  await deps.webhooks.deliver(tickets);
+  const endpoints = await deps.repos.webhookEndpoints.listByApplication(event.applicationId);
+  const runs = runsOf(endpoints, [event]);
+  await deps.repos.webhookDeliveries.createMissing(runs.flatMap(deliveriesOf), deps.now());
+  await deps.webhooks.deliverRuns(runs);
   await deps.repos.events.markDispatched(event.id);
-  await wakeWaiting();
-  return { deliveries: tickets.length };
+  // Later deliveries of this customer may be waiting for this event to be dispatched.
+  for (const e of endpoints) await deps.webhooks.wakeStream(e.id, event.customerId);
+  return { deliveries: runs.length };
 }

@@ -1,71 +1,100 @@
 /**
- * Writes the events of a finished operation to the outbox, in the job that applied it, and
- * queues their dispatch (docs/events.md). Called by the partition processor after the use case
- * returned, so a worker killed anywhere before this completes leaves the job to be re-run (the
- * stall check), and the re-run records the same events under the same ids — nothing twice.
- * A job whose events were written but whose dispatch was never queued is found by the sweep.
+ * Records the events of a finished operation and fans them out, in the job that applied it
+ * (docs/events.md): numbers them, writes one delivery per active endpoint that subscribes (one
+ * bulk write), then the events to the outbox (one bulk write), then queues one delivery job per
+ * endpoint carrying its run of deliveries (one `addBulk`). Called by the partition processor
+ * after the use case returned, so a worker killed anywhere before this completes leaves the job
+ * to be re-run (the stall check), and the re-run writes the same events and deliveries — the
+ * same numbers and instant too (the reservation is the job's) — and queues the same jobs (their
+ * ids derive from the deliveries): nothing twice. What was written but never queued (the job
+ * failed for good in between) is found by the sweep: the deliveries are pending and carry the
+ * bytes they send.
  */
-import { eventIdOf, type EventData, type EventRecord } from '../../domain/events.js';
-import type { WebhookQueue } from '../../queue/webhook-queue.js';
+import { eventIdOf, eventOfBody, renderEvent, subscribes, type EventData, type EventRecord } from '../../domain/events.js';
+import { deliveryIdOf, type DeliveryRun, type NewDelivery } from '../../data/webhook-delivery.repository.js';
+import type { WebhookEndpointRecord } from '../../data/webhook-endpoint.repository.js';
+import { runJobId, type WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 import { changesOf, type FinishedOperation } from './change-facts.js';
 
 export type { FinishedOperation } from './change-facts.js';
 
-export type EventRecorderDeps = Pick<Services, 'repos' | 'applications' | 'now'> & {
-  webhooks: Pick<WebhookQueue, 'dispatch'>;
-  /** How long "this application has endpoints" is trusted (`CACHE_CHECK_MS`). */
-  checkMs: number;
+export type EventRecorderDeps = Pick<Services, 'repos' | 'applications' | 'webhookEndpoints' | 'now'> & {
+  webhooks: Pick<WebhookQueue, 'deliverRuns'>;
 };
 
 const MAX_CACHED = 50_000;
 
 /**
- * Holds two in-process caches so an application without endpoints pays nothing and one with
- * endpoints pays the outbox writes only: whether an application has endpoints (re-read every
- * `checkMs`), and customers' `source_id`s (never change).
+ * Holds the customers' `source_id`s in-process (they never change); the endpoints of each
+ * application come from `webhookEndpoints` (re-read every `CACHE_CHECK_MS`). So an application
+ * without endpoints pays nothing, and one with endpoints pays the writes only.
  */
 export class EventRecorder {
-  private readonly endpointsKnown = new Map<string, { has: boolean; at: number }>();
   private readonly sourceIds = new Map<string, string>();
 
   constructor(private readonly deps: EventRecorderDeps) {}
 
   /** Records the events of `op`; returns their ids (empty when nothing is to be reported). */
   async record(op: FinishedOperation): Promise<string[]> {
+    const { repos } = this.deps;
     const { applicationId, customerId, requestId } = op.input;
     // Events are kept for delivery: an application with no endpoint at all records none.
-    if (!(await this.hasEndpoints(applicationId))) return [];
-    const facts = await changesOf(this.deps, op);
+    const endpoints = await this.deps.webhookEndpoints.get(applicationId);
+    if (endpoints.length === 0) return [];
+    const { facts, fresh } = await changesOf(this.deps, op);
     if (facts.length === 0) return [];
-    const [sourceId, first] = await Promise.all([
-      this.sourceIdOf(applicationId, customerId),
-      this.deps.repos.eventSequences.reserve(applicationId, customerId, facts.length),
-    ]);
-    const createdAt = this.deps.now();
-    const events: EventRecord[] = facts.map((f, i) => ({
-      id: eventIdOf(applicationId, f.type, f.changeKey),
-      applicationId,
-      customerId,
-      type: f.type,
-      sequence: first + i,
-      requestId,
-      createdAt,
-      data: { source_id: sourceId, customer_id: customerId, ...f.data } as EventData,
-    }));
-    await this.deps.repos.events.record(events);
-    const ids = events.map((e) => e.id);
-    await this.deps.webhooks.dispatch(ids);
-    return ids;
-  }
+    const ids = facts.map((f) => eventIdOf(applicationId, f.type, f.changeKey));
+    /** The deliveries an event of this type may have (to any endpoint, disabled since or not). */
+    const targetsOf = (id: string, type: string) =>
+      endpoints.filter((e) => subscribes(e.eventTypes, type)).map((e) => deliveryIdOf(id, e.id));
 
-  private async hasEndpoints(applicationId: string): Promise<boolean> {
-    const hit = this.endpointsKnown.get(applicationId);
-    const now = Date.now();
-    if (hit && now - hit.at < this.deps.checkMs) return hit.has;
-    const has = await this.deps.repos.webhookEndpoints.hasAny(applicationId);
-    remember(this.endpointsKnown, applicationId, { has, at: now });
-    return has;
+    // An event already in the outbox was recorded by an earlier job (a repeat, a replayed key):
+    // it and its deliveries stay as they are. And the deliveries of one not there yet may exist
+    // (that job failed between the two writes): their bytes are the event's.
+    let stored = new Set<string>();
+    let sent = new Map<string, string>();
+    if (!fresh) {
+      [stored, sent] = await Promise.all([
+        repos.events.existing(ids),
+        repos.webhookDeliveries.bodiesOf(ids.flatMap((id, i) => targetsOf(id, facts[i]!.type))),
+      ]);
+      if (stored.size === ids.length) return ids;
+    }
+    const sentBody = (id: string, type: string) => targetsOf(id, type).flatMap((d) => sent.get(d) ?? [])[0];
+
+    const now = this.deps.now();
+    const needsNumbers = facts.some((f, i) => !stored.has(ids[i]!) && !sentBody(ids[i]!, f.type));
+    const [sourceId, reservation] = await Promise.all([
+      needsNumbers ? this.sourceIdOf(applicationId, customerId) : '',
+      needsNumbers ? repos.eventSequences.reserve(applicationId, customerId, facts.length, `${op.jobId}/${facts.length}`, now) : null,
+    ]);
+    const events: EventRecord[] = [];
+    facts.forEach((f, i) => {
+      const id = ids[i]!;
+      if (stored.has(id)) return;
+      const body = sentBody(id, f.type);
+      events.push(
+        body
+          ? eventOfBody(body)
+          : {
+              id,
+              applicationId,
+              customerId,
+              type: f.type,
+              sequence: reservation!.first + i,
+              requestId,
+              createdAt: reservation!.at,
+              data: { source_id: sourceId, customer_id: customerId, ...f.data } as EventData,
+            },
+      );
+    });
+
+    const runs = runsOf(endpoints, events);
+    await repos.webhookDeliveries.createMissing(runs.flatMap(deliveriesOf), now);
+    await repos.events.record(events, { dispatched: true });
+    await this.deps.webhooks.deliverRuns(runs);
+    return ids;
   }
 
   private async sourceIdOf(applicationId: string, customerId: string): Promise<string> {
@@ -74,13 +103,42 @@ export class EventRecorder {
     if (hit !== undefined) return hit;
     const [customer] = await this.deps.repos.customers.findByIds(applicationId, [customerId]);
     const sourceId = customer?.sourceId ?? '';
-    remember(this.sourceIds, key, sourceId);
+    if (!this.sourceIds.has(key) && this.sourceIds.size >= MAX_CACHED) this.sourceIds.delete(this.sourceIds.keys().next().value!);
+    this.sourceIds.set(key, sourceId);
     return sourceId;
   }
 }
 
-/** Bounded map: the oldest entry goes when it is full. */
-function remember<V>(map: Map<string, V>, key: string, value: V) {
-  if (!map.has(key) && map.size >= MAX_CACHED) map.delete(map.keys().next().value!);
-  map.set(key, value);
+/** Per active endpoint, the run of `events` (of one customer) it receives: those it subscribes to, in sequence order. */
+export const runsOf = (endpoints: WebhookEndpointRecord[], events: EventRecord[]): DeliveryRun[] =>
+  endpoints.flatMap((e) => (e.status === 'active' ? runOf(e, events) : []));
+
+function runOf(endpoint: WebhookEndpointRecord, events: EventRecord[]): DeliveryRun[] {
+  const items = events
+    .filter((e) => subscribes(endpoint.eventTypes, e.type))
+    .map((e) => ({
+      deliveryId: deliveryIdOf(e.id, endpoint.id),
+      generation: 0,
+      eventId: e.id,
+      eventType: e.type,
+      sequence: e.sequence,
+      body: renderEvent(e),
+    }))
+    .sort((a, b) => a.sequence - b.sequence);
+  if (items.length === 0) return [];
+  const first = events[0]!;
+  return [{ applicationId: first.applicationId, endpointId: endpoint.id, customerId: first.customerId, items }];
 }
+
+/** The deliveries a run creates, each naming the run's job. */
+export const deliveriesOf = (run: DeliveryRun): NewDelivery[] =>
+  run.items.map((item) => ({
+    applicationId: run.applicationId,
+    endpointId: run.endpointId,
+    customerId: run.customerId,
+    eventId: item.eventId,
+    eventType: item.eventType,
+    sequence: item.sequence,
+    body: item.body,
+    job: runJobId(run),
+  }));

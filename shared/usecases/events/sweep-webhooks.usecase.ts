@@ -1,32 +1,55 @@
 /**
  * The safety net of the outbox, run periodically by every delivery worker (concurrent sweeps
- * are harmless): events written but never dispatched (their job died between the write and the
- * queueing, or the dispatch job failed), pending deliveries whose job is gone (lost from Redis,
- * or failed on infrastructure errors), and the retention of old events and finished deliveries.
+ * are harmless): pending deliveries whose job is gone (a recording job failed for good between
+ * writing them and queueing their job, the job was lost from Redis, or it failed on
+ * infrastructure errors), events of the previous release never dispatched, and the retention of
+ * old events and finished deliveries.
  */
+import { eventOfBody, type EventRecord } from '../../domain/events.js';
 import type { WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 
 export type SweepDeps = Pick<Services, 'repos' | 'config' | 'now'> & {
   webhooks: Pick<WebhookQueue, 'redispatch' | 'deliver' | 'isQueued'>;
+  /** Told at once whether undispatched events exist (before their dispatch or any delivery is queued). */
+  noteUndispatched?: (exist: boolean) => void;
 };
 
 const BATCH = 500;
 const DAY_MS = 86_400_000;
 
-export async function sweepWebhooks(deps: SweepDeps): Promise<{ redispatched: number; requeued: number; deleted: number }> {
+/** What a sweep did. */
+export interface SweepResult {
+  redispatched: number;
+  requeued: number;
+  deleted: number;
+}
+
+export async function sweepWebhooks(deps: SweepDeps): Promise<SweepResult> {
   const { repos, config } = deps;
   const now = deps.now();
   const overdue = new Date(now.getTime() - config.webhookOverdueMs);
 
-  const redispatched = await deps.webhooks.redispatch(await repos.events.listUndispatched(overdue, BATCH));
+  const undispatched = await repos.events.anyUndispatched();
+  deps.noteUndispatched?.(undispatched);
+  const redispatched = undispatched ? await deps.webhooks.redispatch(await repos.events.listUndispatched(overdue, BATCH)) : 0;
 
   const requeue = [];
   for (const t of await repos.webhookDeliveries.listOverdue(overdue, BATCH)) {
-    // Late but still queued (a backlog): leave it, its job will run.
+    // Late but still queued (a backlog, a run waiting behind a retry): leave it, its job will run.
     if (await deps.webhooks.isQueued(t)) continue;
     const taken = await repos.webhookDeliveries.takeOver(t, now);
     if (taken) requeue.push(taken);
+  }
+  if (requeue.length > 0) {
+    // A recording job that failed for good between writing the deliveries and the events left the
+    // outbox without them: put them back from the bytes the deliveries send (a no-op if there).
+    const events = new Map<string, EventRecord>();
+    for (const body of (await repos.webhookDeliveries.bodiesOf(requeue.map((t) => t.deliveryId))).values()) {
+      const event = eventOfBody(body);
+      events.set(event.id, event);
+    }
+    await repos.events.record([...events.values()], { dispatched: true });
   }
   await deps.webhooks.deliver(requeue);
 
