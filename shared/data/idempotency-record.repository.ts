@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import { isDuplicateKeyError, type Models } from './db.js';
+import type { Models } from './db.js';
 import type { IdempotencyRecordDoc } from './idempotency-record.schema.js';
 
 /** The stored outcome of the first request (a value, or a domain refusal). */
@@ -30,9 +30,10 @@ export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
     async claimOrFind(applicationId: string, key: string, fingerprint: string, expiresAt: Date): Promise<IdempotencyRecordDoc | null> {
       try {
         return (await claim(applicationId, key, fingerprint, expiresAt)) as IdempotencyRecordDoc | null;
-      } catch (err) {
-        // Two first requests raced on the unique index: the loser reads the winner's record.
-        if (!isDuplicateKeyError(err)) throw err;
+      } catch {
+        // Two first requests raced on the unique index (E11000 on MongoDB; FerretDB reports it as
+        // an internal error): the loser's second upsert finds the winner's record. Any other error
+        // fails the second attempt too and is thrown from there.
         return (await claim(applicationId, key, fingerprint, expiresAt)) as IdempotencyRecordDoc | null;
       }
     },

@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import { isDuplicateKeyError, type Models } from './db.js';
+import type { Models } from './db.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
 
 export interface BalanceRecord {
@@ -40,7 +40,13 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
           },
           { upsert: true, returnDocument: 'after' },
         );
-      const doc = await create().catch((err) => (isDuplicateKeyError(err) ? create() : Promise.reject(err)));
+      // A concurrent first use that won the race makes this upsert fail (E11000; FerretDB reports it
+      // as an internal error): whatever the error, the balance is there if someone created it.
+      const doc = await create().catch(async (err) => {
+        const existing = await WalletBalance.findById(_id).lean<WalletBalanceDoc>();
+        if (existing) return existing;
+        throw err;
+      });
       return toRecord(doc as unknown as WalletBalanceDoc);
     },
     async findById(id: string): Promise<BalanceRecord | null> {

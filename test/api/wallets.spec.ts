@@ -179,6 +179,14 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     expect(read.body[0].loyalty_points).to.equal(7);
   });
 
+  it('when 20 requests with one new Idempotency-Key arrive at once, then all answer the same 200 and it applies once', async () => {
+    const headers = { 'Idempotency-Key': `burst-${Date.now()}` };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => put({ type: 'credit', points: 4 }, undefined, headers)));
+    expect(answers.map((a) => a.status)).to.deep.equal(Array(20).fill(200));
+    expect(new Set(answers.map((a) => a.body.txn_id)).size).to.equal(1);
+    expect(answers.every((a) => a.body.loyalty_points === 4)).to.equal(true);
+  });
+
   it('when the same Idempotency-Key comes with another body, then 409', async () => {
     await put({ type: 'credit', points: 7 }, undefined, { 'idempotency-key': 'k-2' });
     const res = await put({ type: 'credit', points: 8 }, undefined, { 'idempotency-key': 'k-2' });
