@@ -60,7 +60,9 @@ async function redemptionFacts(
   const cashbackTxnId = `${type === 'redemption.completed' ? 'cashback' : 'cashback-revert'}:${r.key}`;
   const [app, cashback] = await Promise.all([
     deps.applications.get(input.applicationId),
-    r.cashbackWallet && r.cashbackCents > 0 ? deps.repos.walletTransactions.findByTxnId(input.applicationId, cashbackTxnId) : null,
+    r.cashbackWallet && r.cashbackCents > 0
+      ? deps.repos.walletTransactions.findByTxnId(input.applicationId, input.customerId, cashbackTxnId)
+      : null,
   ]);
   const facts: ChangeFact[] = [
     {

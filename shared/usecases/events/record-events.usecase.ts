@@ -33,13 +33,13 @@ export class EventRecorder {
 
   /** Records the events of `op`; returns their ids (empty when nothing is to be reported). */
   async record(op: FinishedOperation): Promise<string[]> {
-    const { applicationId, customerId, requestId } = op.input;
+    const { applicationId, customerId, requestId, sourceId: given } = op.input;
     // Events are kept for delivery: an application with no endpoint at all records none.
     if (!(await this.hasEndpoints(applicationId))) return [];
     const facts = await changesOf(this.deps, op);
     if (facts.length === 0) return [];
     const [sourceId, first] = await Promise.all([
-      this.sourceIdOf(applicationId, customerId),
+      given ?? this.sourceIdOf(applicationId, customerId),
       this.deps.repos.eventSequences.reserve(applicationId, customerId, facts.length),
     ]);
     const createdAt = this.deps.now();
@@ -68,6 +68,7 @@ export class EventRecorder {
     return has;
   }
 
+  /** For jobs queued before they carried the source id: read once per customer, then cached. */
   private async sourceIdOf(applicationId: string, customerId: string): Promise<string> {
     const key = `${applicationId}:${customerId}`;
     const hit = this.sourceIds.get(key);
