@@ -35,7 +35,10 @@ export interface Config {
   readonly bodyLimit: string;
   /** Prefix of every BullMQ key. Default `coupons`. */
   readonly queuePrefix: string;
-  /** Number of per-customer partition queues. Persisted: change only with drained queues. Default 16. */
+  /**
+   * Number of per-customer partition queues. Change it only with the procedure of docs/scaling.md
+   * ("Changing the partition count": workers first, with QUEUE_PARTITIONS_PREVIOUS). Default 16.
+   */
   readonly queuePartitions: number;
   /**
    * Workers only: the partition count before a change of QUEUE_PARTITIONS; they also consume its

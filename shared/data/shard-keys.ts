@@ -5,7 +5,9 @@
  * test/worker/shard-keys.spec.ts runs the hot paths (list, validate, redeem, revert, wallet read,
  * wallet credit and debit, with webhooks on) under the driver's command monitoring and fails on
  * any command on a sharded collection that neither targets its shard key ({@link targetsShardKey})
- * nor is one of the scatter-gather queries listed here — so the plan cannot rot silently.
+ * nor is one of the delivery worker's scatter-gather queries listed here — so the plan cannot rot
+ * silently. Admin and background scatter-gathers are listed for the record; none runs while a
+ * client request waits.
  *
  * Unique indexes of a sharded collection must start with its shard key (and `_id` is unique only
  * per shard unless the `_id` determines the shard): every key below was chosen so that they do.
@@ -14,10 +16,14 @@
 /** A shard key as `sh.shardCollection` takes it. */
 export type ShardKey = Record<string, 1 | 'hashed'>;
 
+/** Where a scatter-gather query runs: never while a client request waits for it. */
+export type ScatterWhere = 'delivery worker' | 'admin' | 'background';
+
 /** A query that goes to every shard holding the collection, on purpose. */
 export interface ScatterQuery {
   /** The repository method sending it. */
   query: string;
+  where: ScatterWhere;
   /** The filter's top-level fields, which identify it in the command stream … */
   fields: readonly string[];
   /** … and those it may have besides. */
@@ -32,6 +38,8 @@ export interface ShardedCollection {
   scatter: readonly ScatterQuery[];
 }
 
+const PAGED = 'paged, indexed on every shard, never on a client request';
+
 export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
   limit_counters: {
     key: { _id: 'hashed' },
@@ -44,9 +52,16 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
     scatter: [
       {
         query: 'redemptions.list',
+        where: 'admin',
         fields: ['application', 'state'],
         optional: ['customer', 'campaign', '$or'],
-        why: 'admin listing (paged, indexed on each shard), never on a client request',
+        why: PAGED,
+      },
+      {
+        query: 'redemptions.unsettledLegacy',
+        where: 'background',
+        fields: ['state'],
+        why: 'the counter migration at worker start, once per release (empty once done)',
       },
     ],
   },
@@ -61,15 +76,24 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
     scatter: [
       {
         query: 'walletTransactions.hasEntries',
+        where: 'admin',
         fields: ['application', 'wallet'],
-        why: 'admin only: refusing to delete a wallet that has entries (one indexed probe per shard)',
+        why: 'refusing to delete a wallet that has entries: one indexed probe per shard',
       },
     ],
   },
   customers: {
     key: { application: 1, sourceId: 1 },
-    why: 'every client request names its customer by `source_id`; the unique index (application, sourceId) is the key',
-    scatter: [],
+    why: 'every client request names its customer by `source_id`, and jobs carry it; the unique index (application, sourceId) is the key',
+    scatter: [
+      {
+        query: 'customers.findByIds / resolve by id',
+        where: 'admin',
+        fields: ['application', '_id'],
+        optional: ['archivedAt'],
+        why: 'admin reads by the service id, assigned-customer lists, and the events of jobs queued by an earlier release (no `source_id` in the job: one read per customer per worker, cached); within one application',
+      },
+    ],
   },
   idempotency_records: {
     key: { application: 1, key: 1 },
@@ -82,8 +106,16 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
     scatter: [
       {
         query: 'events.hasUndispatchedBefore',
+        where: 'delivery worker',
         fields: ['application', 'customer', 'sequence', 'dispatched'],
-        why: 'webhook ordering, in the delivery worker (never on a client request): an indexed probe for one earlier undispatched event of the customer on each shard, answering at most one id',
+        why: 'webhook ordering: an indexed probe per shard for one earlier undispatched event of the customer, answering at most one id',
+      },
+      { query: 'events.list / inRange', where: 'admin', fields: ['application'], optional: ['type', 'customer', 'createdAt'], why: PAGED },
+      {
+        query: 'events.listUndispatched / deleteDispatchedBefore',
+        where: 'background',
+        fields: ['dispatched', 'createdAt'],
+        why: 'the sweep and retention, once a minute / a day, on an index',
       },
     ],
   },
@@ -98,8 +130,24 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
     scatter: [
       {
         query: 'webhookDeliveries.firstPendingBefore / firstPendingAfter',
+        where: 'delivery worker',
         fields: ['endpoint', 'customer', 'sequence', 'status'],
-        why: 'stream ordering, in the delivery worker (never on a client request): an indexed probe on each shard for the first pending delivery of one (endpoint, customer)',
+        why: 'stream ordering: an indexed probe per shard for the first pending delivery of one (endpoint, customer)',
+      },
+      { query: 'webhookDeliveries.list', where: 'admin', fields: ['application', 'endpoint'], optional: ['status', 'event'], why: PAGED },
+      {
+        query: 'webhookDeliveries.cancelPendingOfEndpoint',
+        where: 'admin',
+        fields: ['endpoint', 'status'],
+        optional: ['_id'],
+        why: 'disabling an endpoint (or the receiver answering 410): once per endpoint',
+      },
+      {
+        query: 'webhookDeliveries.listOverdue / deleteFinishedBefore',
+        where: 'background',
+        fields: ['status'],
+        optional: ['nextAttemptAt', 'createdAt'],
+        why: 'the sweep and retention, on an index',
       },
     ],
   },
@@ -156,10 +204,16 @@ export function targetsShardKey(key: ShardKey, filter: Filter): boolean {
   return or.every((branch) => targetsShardKey(key, { ...rest, ...branch }));
 }
 
-/** The planned scatter-gather query a filter is, if any: all of its fields, and nothing but its optional ones besides. */
-export function plannedScatter(collection: string, filter: Filter): ScatterQuery | undefined {
+/**
+ * The planned scatter-gather query (of those running `where`) a filter is, if any: it has all of
+ * the query's fields, and nothing but its optional ones besides.
+ */
+export function plannedScatter(collection: string, filter: Filter, where: readonly ScatterWhere[]): ScatterQuery | undefined {
   const fields = Object.keys(filter);
   return SHARDED[collection]?.scatter.find(
-    (s) => s.fields.every((f) => fields.includes(f)) && fields.every((f) => s.fields.includes(f) || !!s.optional?.includes(f)),
+    (s) =>
+      where.includes(s.where) &&
+      s.fields.every((f) => fields.includes(f)) &&
+      fields.every((f) => s.fields.includes(f) || !!s.optional?.includes(f)),
   );
 }
