@@ -198,7 +198,7 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
     expect(await usageOf(t.services, app.id, campaign.id, 'total')).to.equal(30);
   });
 
-  it('when Bull Board, metrics, a webhook and the CLI are used on the cluster, then each works: every queue listed with its counts, depth per queue, a delivery through webhooks-{wh}, a redelivery queued by the CLI', async () => {
+  it('when Bull Board, readiness, metrics, a webhook and the CLI are used on the cluster, then each works: every queue listed with its counts, Redis up, depth per queue, a delivery through webhooks-{wh}, a redelivery queued by the CLI', async () => {
     const t = topology();
     const receiver = await new WebhookReceiver().up();
     try {
@@ -232,6 +232,10 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
       const stats = await call(api(1), 'GET', '/admin/queues/api/redis/stats', { headers: ADMIN });
       expect(stats.status, stats.text).to.equal(200);
       expect(stats.body).to.include({ mode: 'cluster' });
+
+      // Readiness pings the cluster.
+      for (const i of [0, 1])
+        expect((await call(api(i), 'GET', '/readyz')).body).to.deep.equal({ status: 'ready', mongodb: 'up', redis: 'up' });
 
       // Metrics: the depth of every queue, read from the cluster.
       const metrics = await call(api(0), 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
