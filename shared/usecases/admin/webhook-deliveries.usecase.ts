@@ -53,7 +53,7 @@ export const presentDelivery = (d: DeliveryRecord) => ({
 
 export async function listDeliveries(deps: Pick<Services, 'repos'>, applicationId: string, webhookId: string, query: unknown) {
   await requireWebhook(deps, applicationId, webhookId);
-  const q = validateInput(listDeliveriesSchema, query) as { status?: DeliveryStatus; event?: string; limit?: number };
+  const q = validateInput(listDeliveriesSchema, query, { query: true }) as { status?: DeliveryStatus; event?: string; limit?: number };
   const rows = await deps.repos.webhookDeliveries.list(applicationId, webhookId, {
     status: q.status,
     eventId: q.event,
@@ -64,7 +64,7 @@ export async function listDeliveries(deps: Pick<Services, 'repos'>, applicationI
 
 export async function listEvents(deps: Pick<Services, 'repos'>, applicationId: string, query: unknown) {
   await requireApplication(deps, applicationId);
-  const q = validateInput(listEventsSchema, query) as { type?: EventType; customer?: string; limit?: number };
+  const q = validateInput(listEventsSchema, query, { query: true }) as { type?: EventType; customer?: string; limit?: number };
   let customerId: string | undefined;
   if (q.customer) {
     const c = await deps.repos.customers.resolve(applicationId, q.customer);
