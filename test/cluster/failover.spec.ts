@@ -192,7 +192,14 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
       sentAfterFailover: afterFailover.length,
       sentAfterFailoverOnFailedPrimary: afterFailover.filter((o) => o.onVictim).length,
     };
-    process.stdout.write(`      failover: ${JSON.stringify(figures)}\n`);
+    process.stdout.write(
+      [
+        '      | attempted | acknowledged | 503 answers | applied | applied twice | lost |',
+        `      | ${figures.attempted} | ${figures.acknowledged} | ${figures.answered503} | ${figures.applied} | ${figures.appliedTwice} | ${figures.lost} |`,
+        `      failover: ${JSON.stringify(figures)}`,
+        '',
+      ].join('\n'),
+    );
 
     expect(unexpected, 'answers other than 200, a limit refusal or a documented 503').to.deep.equal([]);
     expect(ops.every((o) => o.final)).to.equal(true);
