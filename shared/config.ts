@@ -5,6 +5,7 @@
  */
 import { BlockList } from 'node:net';
 import Joi from 'joi';
+import { clusterSeeds } from './queue/redis.js';
 
 export interface Config {
   /** `development` enables pretty logs and the embedded servers of `npm run dev`. */
@@ -34,7 +35,10 @@ export interface Config {
   readonly bodyLimit: string;
   /** Prefix of every BullMQ key. Default `coupons`. */
   readonly queuePrefix: string;
-  /** Number of per-customer partition queues. Persisted: change only with drained queues. Default 16. */
+  /**
+   * Number of per-customer partition queues. Change it only with the procedure of docs/scaling.md
+   * ("Changing the partition count": workers first, with QUEUE_PARTITIONS_PREVIOUS). Default 16.
+   */
   readonly queuePartitions: number;
   /**
    * Workers only: the partition count before a change of QUEUE_PARTITIONS; they also consume its
@@ -110,7 +114,13 @@ const schema = Joi.object({
   PORT: Joi.number().port().default(3000),
   WORKER_PORT: Joi.number().port().default(9464),
   MONGODB_URI: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/, 'mongodb:// URI'),
-  REDIS_URL: Joi.string().pattern(/^rediss?(\+cluster)?:\/\/\S+$/, 'redis:// or redis+cluster:// URI'),
+  REDIS_URL: Joi.string()
+    .pattern(/^rediss?(\+cluster)?:\/\/\S+$/, 'redis:// or redis+cluster:// URI')
+    .custom((v: string) => {
+      clusterSeeds(v); // throws on a cluster URL it cannot read
+      return v;
+    })
+    .messages({ 'any.custom': '{{#label}} is not a valid cluster URL: {{#error.message}}' }),
   ADMIN_TOKEN: Joi.string().min(16),
   METRICS_TOKEN: Joi.string().min(16),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),

@@ -9,6 +9,19 @@ export interface BalanceRecord {
   version: number;
 }
 
+/** A balance's `_id`: `<application>:<customer>:<wallet>`. */
+export const balanceIdOf = (applicationId: string, customerId: string, walletDbId: string) =>
+  `${applicationId}:${customerId}:${walletDbId}`;
+
+/**
+ * The filter of one balance by `_id`, with the application and customer it carries: the shard
+ * key of wallet_balances (shared/data/shard-keys.ts), so a sharded cluster reads one shard.
+ */
+export function balanceFilter(id: string) {
+  const [application, customer] = id.split(':');
+  return { _id: id, application: new Types.ObjectId(application), customer: new Types.ObjectId(customer) };
+}
+
 const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
   id: String(d._id),
   walletDbId: String(d.wallet),
@@ -20,18 +33,17 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
   return {
     /** The balance document of a customer in a wallet, created at 0 on first use (one round trip either way). */
     async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
-      const _id = `${applicationId}:${customerId}:${walletDbId}`;
-      const found = await WalletBalance.findById(_id).lean<WalletBalanceDoc>();
+      const filter = balanceFilter(balanceIdOf(applicationId, customerId, walletDbId));
+      const found = await WalletBalance.findOne(filter).lean<WalletBalanceDoc>();
       if (found) return toRecord(found);
       // First use: create it, or read the one a concurrent first use created (an upsert by `_id`
       // can still race on the unique index: the loser retries once and finds it).
       const create = () =>
         WalletBalance.collection.findOneAndUpdate(
-          { _id: _id as never },
+          filter as never,
           {
+            // `_id`, application and customer come from the filter's equalities.
             $setOnInsert: {
-              application: new Types.ObjectId(applicationId),
-              customer: new Types.ObjectId(customerId),
               wallet: new Types.ObjectId(walletDbId),
               points: 0,
               version: 0,
@@ -43,14 +55,14 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
       // A concurrent first use that won the race makes this upsert fail (E11000; FerretDB reports it
       // as an internal error): whatever the error, the balance is there if someone created it.
       const doc = await create().catch(async (err) => {
-        const existing = await WalletBalance.findById(_id).lean<WalletBalanceDoc>();
+        const existing = await WalletBalance.findOne(filter).lean<WalletBalanceDoc>();
         if (existing) return existing;
         throw err;
       });
       return toRecord(doc as unknown as WalletBalanceDoc);
     },
     async findById(id: string): Promise<BalanceRecord | null> {
-      const d = await WalletBalance.findById(id).lean<WalletBalanceDoc>();
+      const d = await WalletBalance.findOne(balanceFilter(id)).lean<WalletBalanceDoc>();
       return d ? toRecord(d) : null;
     },
     /** A customer's balances in every wallet (wallet read). */
@@ -63,7 +75,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
      * Matches nothing when someone already did: the version guard makes it apply once.
      */
     async applyAtVersion(id: string, version: number, after: number): Promise<void> {
-      await WalletBalance.updateOne({ _id: id, version }, { $set: { points: after, version: version + 1 } });
+      await WalletBalance.updateOne({ ...balanceFilter(id), version }, { $set: { points: after, version: version + 1 } });
     },
   };
 }

@@ -7,7 +7,10 @@ import { Schema, type Types } from 'mongoose';
  * shared/usecases/wallet-ledger.ts), which makes a re-run or a concurrent duplicate a no-op.
  */
 export interface WalletBalanceDoc {
-  /** `<application>:<customer>:<wallet>`: found by `_id`, the cheapest lookup on any MongoDB-wire store. */
+  /**
+   * `<application>:<customer>:<wallet>`: found by `_id`, filtered also on the application and
+   * customer it carries (the shard key, shared/data/shard-keys.ts; `balanceFilter`).
+   */
   _id: string;
   application: Types.ObjectId;
   wallet: Types.ObjectId;

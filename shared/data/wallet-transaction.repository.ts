@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import { isDuplicateKeyError, type Models } from './db.js';
 import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
+import { balanceFilter, balanceIdOf } from './wallet-balance.repository.js';
 
 export interface LedgerEntry {
   id: string;
@@ -39,17 +40,23 @@ export const stateOf = (e: StoredEntry, version: number): LedgerEntry['state'] =
   e.stored === 'refused' || e.stored === 'void' ? e.stored : e.seq !== null && e.seq < version ? 'applied' : 'pending';
 
 export const slotOf = (balanceId: string, version: number) => `${balanceId}:${version}`;
-export const refusedIdOf = (applicationId: string, txnId: string) => `refused:${applicationId}:${txnId}`;
-export const voidIdOf = (applicationId: string, txnId: string) => `void:${applicationId}:${txnId}`;
+// A txnId is unique per customer: so are these ids. (Entries written before they named the customer
+// carry `refused:<application>:<txnId>`; a re-run still finds them, by their txnId.)
+export const refusedIdOf = (applicationId: string, customerId: string, txnId: string) => `refused:${applicationId}:${customerId}:${txnId}`;
+export const voidIdOf = (applicationId: string, customerId: string, txnId: string) => `void:${applicationId}:${customerId}:${txnId}`;
 
 export function walletTransactionRepository({ WalletTransaction, WalletBalance }: Models) {
   const col = WalletTransaction.collection;
   const versionOf = async (applicationId: string, customerId: string, walletDbId: string) =>
-    (await WalletBalance.findById(`${applicationId}:${customerId}:${walletDbId}`, { version: 1 }).lean<{ version?: number }>())?.version ??
-    0;
+    (
+      await WalletBalance.findOne(balanceFilter(balanceIdOf(applicationId, customerId, walletDbId)), { version: 1 }).lean<{
+        version?: number;
+      }>()
+    )?.version ?? 0;
   return {
-    async findByTxnId(applicationId: string, txnId: string): Promise<StoredEntry | null> {
-      const d = await WalletTransaction.findOne({ application: applicationId, txnId }).lean<WalletTransactionDoc>();
+    /** A customer's entry by its txnId (unique per application and customer). */
+    async findByTxnId(applicationId: string, customerId: string, txnId: string): Promise<StoredEntry | null> {
+      const d = await WalletTransaction.findOne({ application: applicationId, customer: customerId, txnId }).lean<WalletTransactionDoc>();
       return d ? toStored(d) : null;
     },
     /**
@@ -58,11 +65,17 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
      */
     async findSlotOrTxn(
       applicationId: string,
+      customerId: string,
       slot: string,
       txnId: string,
     ): Promise<{ atSlot: StoredEntry | null; mine: StoredEntry | null }> {
+      // Both are the customer's entries: the shard key (application, customer) targets one shard.
       const ds = (await col
-        .find({ $or: [{ _id: slot as never }, { application: new Types.ObjectId(applicationId), txnId }] })
+        .find({
+          application: new Types.ObjectId(applicationId),
+          customer: new Types.ObjectId(customerId),
+          $or: [{ _id: slot as never }, { txnId }],
+        })
         .toArray()) as unknown as WalletTransactionDoc[];
       const atSlot = ds.find((d) => d._id === slot && String(d.application) === applicationId);
       const mine = ds.find((d) => d.txnId === txnId && String(d.application) === applicationId);

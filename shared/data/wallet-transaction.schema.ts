@@ -8,7 +8,7 @@ import { Schema, type Types } from 'mongoose';
  * cashback whose redemption was reverted before it was credited).
  */
 export interface WalletTransactionDoc {
-  /** The slot it holds (`<balance>:<version>`), or `refused:`/`void:<application>:<txnId>`: found by `_id`. */
+  /** The slot it holds (`<balance>:<version>`), or `refused:`/`void:<application>:<customer>:<txnId>`: found by `_id`. */
   _id: string;
   application: Types.ObjectId;
   wallet: Types.ObjectId;
@@ -49,6 +49,9 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
   { collection: 'wallet_transactions', timestamps: true, versionKey: false },
 );
 // Serves the journal write of a wallet operation: a re-run of the same operation collides here.
-walletTransactionSchema.index({ application: 1, txnId: 1 }, { unique: true });
+// It starts with the shard key (application, customer), as a unique index of a sharded collection
+// must (shared/data/shard-keys.ts); a txnId is one customer's. (Databases created before this
+// index also have the stricter { application, txnId } one: drop it before sharding, docs/scaling.md.)
+walletTransactionSchema.index({ application: 1, customer: 1, txnId: 1 }, { unique: true });
 // Serves the admin ledger read (a customer's entries in a wallet, newest first).
 walletTransactionSchema.index({ application: 1, customer: 1, wallet: 1, createdAt: -1 });

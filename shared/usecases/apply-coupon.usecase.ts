@@ -44,6 +44,8 @@ import { postLedgerEntry, voidEntry, type Posting } from './wallet-ledger.js';
 interface ApplyInputBase {
   applicationId: string;
   customerId: string;
+  /** The customer's `source_id`, for its events (absent in jobs queued by an earlier release). */
+  sourceId?: string;
   campaignId: string;
   bulkCodeId: string | null;
   /** `coupon_id` as sent (echoed as `couponId`). */
@@ -128,6 +130,7 @@ export async function prepareApply(
   const base: ApplyInputBase = {
     applicationId: app.id,
     customerId: customer.id,
+    sourceId: customer.sourceId,
     campaignId: found.campaign.id,
     bulkCodeId: found.bulkCodeId,
     couponId: nonEmptyString(detail.coupon_id) ? detail.coupon_id : found.couponCodeId,
@@ -368,7 +371,7 @@ async function revertCashback(deps: Pick<Services, 'repos' | 'wallets'>, r: Rede
   if (!walletDbId) return null;
   const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };
   if (await voidEntry(deps, { ...entry, txnId: cashbackTxnId(r.key), description: `cashback voided: order ${r.orderId}` })) return null;
-  const credit = await deps.repos.walletTransactions.findByTxnId(r.applicationId, cashbackTxnId(r.key));
+  const credit = await deps.repos.walletTransactions.findByTxnId(r.applicationId, r.customerId, cashbackTxnId(r.key));
   if (!credit || credit.stored === 'refused' || credit.stored === 'void') return null;
   return posting(deps, {
     ...entry,

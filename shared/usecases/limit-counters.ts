@@ -13,8 +13,10 @@
  * lane (committed) or undoes the step (abandoned). An abandoned attempt can never commit, so no
  * change is ever counted twice or lost, whatever runs overlap.
  *
- * Lanes are the partition queues (`p<NN>`): at most one live job per partition, so a counter holds
- * at most one entry per partition whatever its volume. Limits count completed redemptions plus
+ * Lanes are the partition queues under the partition count that queued the job (`p16_07`,
+ * shared/queue/names.ts `laneOf`; jobs of an earlier release: `p07`): at most one live job per
+ * lane, so a counter holds at most one entry per lane whatever its volume — and jobs queued before
+ * and after a change of QUEUE_PARTITIONS never share one (docs/scaling.md). Limits count completed redemptions plus
  * the changes in flight (decision 16).
  */
 import { randomBytes } from 'node:crypto';

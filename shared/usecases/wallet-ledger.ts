@@ -4,7 +4,7 @@
  *
  * The balance carries a `version`; the ledger entry that moves it from v to v + 1 holds the
  * unique slot `<balance>:<v>` (its `_id`) and records its decision (before, after). So:
- *  - a re-run of the same operation (same txnId, unique too) collides with its own entry and
+ *  - a re-run of the same operation (same txnId, unique per customer) collides with its own entry and
  *    returns its recorded outcome, applying it first if the balance has not moved yet;
  *  - a crash after the entry was written but before the balance moved leaves an entry at the
  *    balance's current slot; the next write there — of this operation or of the customer's next
@@ -59,7 +59,7 @@ export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInp
     if (short && input.clampToBalance) points = balance.points;
     const refuse = short && !input.clampToBalance;
     const after = refuse ? balance.points : balance.points + (input.type === 'credit' ? points : -points);
-    const slot = refuse ? refusedIdOf(applicationId, txnId) : slotOf(balance.id, balance.version);
+    const slot = refuse ? refusedIdOf(applicationId, input.customerId, txnId) : slotOf(balance.id, balance.version);
     const written = await repos.walletTransactions.insert({
       ...entryBase(input),
       points,
@@ -75,7 +75,7 @@ export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInp
       return { state: 'applied', before: balance.points, after, points, written: true };
     }
     // Collided: with this operation's own entry (a re-run), or with another entry at the slot.
-    const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(applicationId, slot, txnId);
+    const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(applicationId, input.customerId, slot, txnId);
     if (mine) {
       if (mine.stored === 'void') return { state: 'void' };
       if (mine.stored === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
@@ -98,7 +98,7 @@ export async function voidEntry({ repos }: LedgerDeps, input: Omit<PostEntryInpu
   return repos.walletTransactions.insert({
     ...entryBase({ ...input, type: 'credit' }),
     points: 0,
-    slot: voidIdOf(input.applicationId, input.txnId),
+    slot: voidIdOf(input.applicationId, input.customerId, input.txnId),
     seq: null,
     before: null,
     after: null,

@@ -13,6 +13,8 @@ import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeM
 export interface WalletOperationInput {
   applicationId: string;
   customerId: string;
+  /** The customer's `source_id`, for its events (absent in jobs queued by an earlier release). */
+  sourceId?: string;
   walletDbId: string;
   walletId: string;
   type: 'credit' | 'debit';
@@ -68,6 +70,7 @@ export async function prepareWalletOperation(
   return {
     applicationId: req.applicationId,
     customerId: customer.id,
+    sourceId: customer.sourceId,
     walletDbId: wallet.id,
     walletId: wallet.walletId,
     type: body.type,

@@ -441,6 +441,19 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       expect((await call(api.url, 'GET', path, { auth: ADMIN })).body.deliveries[0]).to.include({ attempts: 1, last_error: null });
     });
 
+    it('when events and deliveries are listed with ?limit=1 (a query string, text), then one of each comes back; ?limit=0 is a 400', async () => {
+      const { app, endpoint } = await setUp();
+      for (const points of [1, 2]) expect((await credit(app, 'c1', points)).status).to.equal(200);
+      const all = async () => (await call(api.url, 'GET', `${hooks(app)}/${endpoint.id}/deliveries`, { auth: ADMIN })).body.deliveries;
+      await waitFor('both deliveries', async () => (await all()).length === 2);
+      const events = await call(api.url, 'GET', `/admin/applications/${app.id}/events?limit=1`, { auth: ADMIN });
+      expect([events.status, events.body.events?.length]).to.deep.equal([200, 1]);
+      const deliveries = await call(api.url, 'GET', `${hooks(app)}/${endpoint.id}/deliveries?limit=1`, { auth: ADMIN });
+      expect([deliveries.status, deliveries.body.deliveries?.length]).to.deep.equal([200, 1]);
+      const zero = await call(api.url, 'GET', `${hooks(app)}/${endpoint.id}/deliveries?limit=0`, { auth: ADMIN });
+      expect([zero.status, zero.body.details]).to.deep.equal([400, '"limit" must be greater than or equal to 1']);
+    });
+
     it('when an endpoint subscribes to some types only, then it receives only those, and redelivering another type is refused', async () => {
       const { app, endpoint } = await setUp({ event_types: ['redemption.completed'] });
       expect((await credit(app, 'c1', 1)).status).to.equal(200);

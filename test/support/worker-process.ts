@@ -4,6 +4,7 @@
  * reports ready over IPC.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { TEST_QUEUE_PREFIX, testMongoUri } from './context.js';
 
 export interface ServiceProcess {
@@ -15,7 +16,13 @@ export interface ServiceProcess {
 }
 export type WorkerProcess = ServiceProcess;
 
-async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+/** Where a process's stdout and stderr go: inherited (default), or appended to a file (its logs, kept for grepping). */
+export interface ProcessOptions {
+  output?: string;
+}
+
+async function startProcess(script: string, env: NodeJS.ProcessEnv, opts: ProcessOptions = {}): Promise<ServiceProcess> {
+  const fd = opts.output ? openSync(opts.output, 'a') : undefined;
   const child = fork(script, [], {
     execArgv: ['--import', 'tsx', ...(env.TEST_SLOW_DB_MS ? ['--import', './test/support/slow-db.ts'] : [])],
     env: {
@@ -28,10 +35,14 @@ async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<Ser
       WORKER_PORT: '0',
       ...env,
     },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: fd === undefined ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', fd, fd, 'ipc'],
   });
+  if (fd !== undefined) closeSync(fd); // the child holds its own copy
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not become ready in 60 s`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never leave a half-started process behind
+      reject(new Error(`${script} did not become ready in 60 s`));
+    }, 60_000);
     child.on('message', (m) => {
       if (m === 'ready') {
         clearTimeout(timer);
@@ -57,5 +68,5 @@ async function startProcess(script: string, env: NodeJS.ProcessEnv): Promise<Ser
   };
 }
 
-export const startWorkerProcess = (env: NodeJS.ProcessEnv = {}) => startProcess('worker/main.ts', env);
-export const startApiProcess = (env: NodeJS.ProcessEnv = {}) => startProcess('api/server.ts', env);
+export const startWorkerProcess = (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) => startProcess('worker/main.ts', env, opts);
+export const startApiProcess = (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) => startProcess('api/server.ts', env, opts);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { parseConfig } from '../../shared/config.js';
+import { clusterSeeds } from '../../shared/queue/redis.js';
 
 describe('configuration', () => {
   it('when nothing is set, then the documented defaults apply and the object is frozen', () => {
@@ -21,16 +22,41 @@ describe('configuration', () => {
     ['PORT', { PORT: 'eighty' }],
     ['MONGODB_URI', { MONGODB_URI: 'http://example.com' }],
     ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
+    // Cluster URLs it cannot read used to be accepted and then connected somewhere else.
+    ['REDIS_URL', { REDIS_URL: 'redis+cluster://10.0.0.1' }],
+    ['REDIS_URL', { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000?timeout=5' }],
+    ['REDIS_URL', { REDIS_URL: 'redis+cluster://10.0.0.1:7000,,10.0.0.2:7000' }],
+    ['REDIS_URL', { REDIS_URL: 'rediss+cluster://redis-1:70000' }],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short' }],
     ['QUEUE_PARTITIONS', { QUEUE_PARTITIONS: '0' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['BODY_LIMIT', { BODY_LIMIT: 'huge' }],
   ];
   for (const [variable, env] of bad) {
-    it(`when ${variable} is invalid, then start-up fails naming ${variable}`, () => {
+    it(`when ${variable} is invalid (${env[variable]}), then start-up fails naming ${variable}`, () => {
       expect(() => parseConfig(env)).to.throw(new RegExp(`^Invalid configuration: ${variable}:`));
     });
   }
+
+  it('when REDIS_URL names cluster seeds, then each seed, TLS and credentials are read from it; a plain URL has none', () => {
+    expect(clusterSeeds('redis+cluster://redis-1:6379,redis-2:6380/')).to.deep.equal({
+      nodes: [
+        { host: 'redis-1', port: 6379 },
+        { host: 'redis-2', port: 6380 },
+      ],
+      tls: false,
+    });
+    expect(clusterSeeds('rediss+cluster://app:p%40ss@[::1]:7000')).to.deep.equal({
+      nodes: [{ host: '::1', port: 7000 }],
+      tls: true,
+      username: 'app',
+      password: 'p@ss',
+    });
+    expect(clusterSeeds('redis://localhost:6379')).to.equal(null);
+    expect(parseConfig({ REDIS_URL: 'redis+cluster://redis-1:6379,redis-2:6379' }).redisUrl).to.equal(
+      'redis+cluster://redis-1:6379,redis-2:6379',
+    );
+  });
 
   it('when production is given the .env.example placeholder or a short admin token, then start-up fails naming ADMIN_TOKEN', () => {
     for (const token of ['change-me-to-a-long-random-token', 'x'.repeat(20), 'an-example-token-of-sufficient-length-0123']) {

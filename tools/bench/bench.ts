@@ -5,15 +5,22 @@
  *   endpoints (default)  each route vs the baseline and the no-op job, 1 and 2 workers, webhooks
  *   partitions           16 vs 64 partitions, 1 and 2 workers
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
+ *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
 import { cpus } from 'node:os';
+import { clusterBench } from './cluster.js';
 import { endpointsBench } from './endpoints.js';
 import { flashBench } from './flash.js';
 import { partitionsBench } from './partitions.js';
 import { log, SECONDS } from './stack.js';
 
-const MODES: Record<string, () => Promise<string[]>> = { endpoints: endpointsBench, partitions: partitionsBench, flash: flashBench };
+const MODES: Record<string, () => Promise<string[]>> = {
+  endpoints: endpointsBench,
+  partitions: partitionsBench,
+  flash: flashBench,
+  cluster: clusterBench,
+};
 
 async function main() {
   const mode = process.argv[2] ?? 'endpoints';

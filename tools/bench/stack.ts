@@ -6,11 +6,11 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import { freePort, startEmbeddedServers, withDbName, type EmbeddedServers } from '../../scripts/embedded-servers.js';
 import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { partitionQueues } from '../../shared/queue/names.js';
+import { redisConnection, type RedisClient } from '../../shared/queue/redis.js';
 import { createServices, type Services } from '../../shared/services.js';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -57,33 +57,42 @@ export interface Load {
   amount?: number;
 }
 
-/** One autocannon measurement. */
-export async function measure(name: string, url: string, load: Load): Promise<Result> {
+/**
+ * One autocannon measurement. Given several URLs (API replicas), the connections are split evenly
+ * and the runs go in parallel: requests and errors add up, and p50/p99 are the slower replica's.
+ */
+export async function measure(name: string, url: string | string[], load: Load): Promise<Result> {
   const started = Date.now();
   const ticker = setInterval(() => log(`  ${name} @${load.connections}: ${Math.round((Date.now() - started) / 1000)} s`), 5000);
-  const out = await autocannon({
-    url,
-    connections: load.connections,
-    ...(load.amount ? { amount: load.amount } : { duration: SECONDS }),
-    timeout: 30,
-    requests: [
-      {
-        method: load.method ?? 'POST',
-        headers: { authorization: load.auth, 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, ...(load.path ? { path: load.path() } : {}), body: JSON.stringify(load.body()) }),
-      },
-    ],
-  });
+  const urls = Array.isArray(url) ? url : [url];
+  const outs = await Promise.all(
+    urls.map((u) =>
+      autocannon({
+        url: u,
+        connections: Math.max(1, Math.round(load.connections / urls.length)),
+        ...(load.amount ? { amount: Math.round(load.amount / urls.length) } : { duration: SECONDS }),
+        timeout: 30,
+        requests: [
+          {
+            method: load.method ?? 'POST',
+            headers: { authorization: load.auth, 'content-type': 'application/json' },
+            setupRequest: (req) => ({ ...req, ...(load.path ? { path: load.path() } : {}), body: JSON.stringify(load.body()) }),
+          },
+        ],
+      }),
+    ),
+  );
   clearInterval(ticker);
+  const sum = (f: (o: (typeof outs)[number]) => number) => outs.reduce((s, o) => s + f(o), 0);
   const r: Result = {
     name,
     connections: load.connections,
-    rps: out.requests.average,
-    p50: out.latency.p50,
-    p99: out.latency.p99,
-    non2xx: out.non2xx,
-    errors: out.errors,
-    requests: out.requests.total,
+    rps: sum((o) => o.requests.average),
+    p50: Math.max(...outs.map((o) => o.latency.p50)),
+    p99: Math.max(...outs.map((o) => o.latency.p99)),
+    non2xx: sum((o) => o.non2xx),
+    errors: sum((o) => o.errors),
+    requests: sum((o) => o.requests.total),
   };
   log(
     `  ${name} @${load.connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}`,
@@ -103,7 +112,8 @@ export interface Stack {
   config: Config;
   db: Database;
   services: Services;
-  redis: Redis;
+  /** A connection to the stack's Redis (a cluster client for a `redis+cluster://` URL). */
+  redis: RedisClient;
   /** Starts an API process; resolves with its URL. */
   startApi(extra?: Record<string, string>): Promise<{ url: string; child: ChildProcess }>;
   startWorker(extra?: Record<string, string>): Promise<ChildProcess>;
@@ -112,8 +122,12 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
-  const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
+/**
+ * @param extraEnv - environment of every process the stack spawns (and of its config).
+ * @param opts.redisUrl - the Redis to use instead of REDIS_URL / an embedded one (the cluster mode's cluster).
+ */
+export async function startStack(extraEnv: Record<string, string> = {}, opts: { redisUrl?: string } = {}): Promise<Stack> {
+  const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: opts.redisUrl ?? process.env.REDIS_URL });
   const mongodbUri = withDbName(servers.mongodbUri, `coupons_bench_${Date.now()}`);
   const env: Record<string, string> = {
     NODE_ENV: 'production',
@@ -127,7 +141,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   const config = parseConfig(env);
   const db = await connectDatabase(mongodbUri);
   const services = createServices(config, db);
-  const redis = new Redis(servers.redisUrl);
+  const redis = redisConnection(servers.redisUrl);
   const children: ChildProcess[] = [];
   const spawn = async (script: string, extra: Record<string, string>) => {
     const child = await spawnChild(script, { ...env, ...extra });

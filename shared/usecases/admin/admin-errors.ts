@@ -14,9 +14,13 @@ export async function foundOr404<T>(lookup: Promise<T | null>, what: Parameters<
 /** A duplicate id or code, or a delete or archive that what depends on the resource refuses. */
 export const adminConflict = (details: string) => new DomainError('conflict', 'conflict', details, { code: 409 });
 
-/** Validates with joi; a failure is a 400 whose details name every bad field. */
-export function validateInput<T>(schema: Joi.Schema<T>, input: unknown): T {
-  const { value, error } = schema.validate(input, { abortEarly: false, convert: false });
+/**
+ * Validates with joi; a failure is a 400 whose details name every bad field. JSON bodies are taken
+ * as typed (no conversion); a query string carries every value as text, so `query` converts
+ * (`limit=20` is the number 20).
+ */
+export function validateInput<T>(schema: Joi.Schema<T>, input: unknown, opts: { query?: boolean } = {}): T {
+  const { value, error } = schema.validate(input, { abortEarly: false, convert: opts.query ?? false });
   if (error) throw adminInvalid(error.details.map((d) => d.message).join('; '));
   return value as T;
 }

@@ -78,8 +78,8 @@ function observedEntry(op: FinishedOperation, txnId: string): LedgerEntry | null
 }
 
 /** The ledger entry under `txnId` that moved points, read (a refused or voided one moved nothing). */
-async function readEntry(deps: Deps, applicationId: string, txnId: string): Promise<LedgerEntry | null> {
-  const e = await deps.repos.walletTransactions.findByTxnId(applicationId, txnId);
+async function readEntry(deps: Deps, applicationId: string, customerId: string, txnId: string): Promise<LedgerEntry | null> {
+  const e = await deps.repos.walletTransactions.findByTxnId(applicationId, customerId, txnId);
   return e && e.stored !== 'refused' && e.stored !== 'void' ? e : null;
 }
 
@@ -95,7 +95,7 @@ async function redemptionFacts(
   const observed = hasCashback ? observedEntry(op, cashbackTxnId) : null;
   const [app, cashback] = await Promise.all([
     deps.applications.get(applicationId),
-    observed === undefined ? readEntry(deps, applicationId, cashbackTxnId) : observed,
+    observed === undefined ? readEntry(deps, applicationId, op.input.customerId, cashbackTxnId) : observed,
   ]);
   const facts: ChangeFact[] = [
     {

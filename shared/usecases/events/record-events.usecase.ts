@@ -38,7 +38,7 @@ export class EventRecorder {
   /** Records the events of `op`; returns their ids (empty when nothing is to be reported). */
   async record(op: FinishedOperation): Promise<string[]> {
     const { repos } = this.deps;
-    const { applicationId, customerId, requestId } = op.input;
+    const { applicationId, customerId, requestId, sourceId: given } = op.input;
     // Events are kept for delivery: an application with no endpoint at all records none.
     const endpoints = await this.deps.webhookEndpoints.get(applicationId);
     if (endpoints.length === 0) return [];
@@ -66,7 +66,7 @@ export class EventRecorder {
     const now = this.deps.now();
     const needsNumbers = facts.some((f, i) => !stored.has(ids[i]!) && !sentBody(ids[i]!, f.type));
     const [sourceId, reservation] = await Promise.all([
-      needsNumbers ? this.sourceIdOf(applicationId, customerId) : '',
+      needsNumbers ? (given ?? this.sourceIdOf(applicationId, customerId)) : '',
       needsNumbers ? repos.eventSequences.reserve(applicationId, customerId, facts.length, `${op.jobId}/${facts.length}`, now) : null,
     ]);
     const events: EventRecord[] = [];
@@ -97,6 +97,7 @@ export class EventRecorder {
     return ids;
   }
 
+  /** For jobs queued before they carried the source id: read once per customer, then cached. */
   private async sourceIdOf(applicationId: string, customerId: string): Promise<string> {
     const key = `${applicationId}:${customerId}`;
     const hit = this.sourceIds.get(key);

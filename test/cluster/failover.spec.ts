@@ -1,0 +1,228 @@
+import { expect } from 'chai';
+import { keySlot } from '../../scripts/redis-cluster.js';
+import { partitionOf, partitionQueueName } from '../../shared/queue/names.js';
+import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
+import { createTestApplication } from '../support/context.js';
+import { useClusterTopology } from '../support/cluster-topology.js';
+import { assertMatchesSpec } from '../support/openapi.js';
+import { waitFor } from '../support/webhook-receiver.js';
+
+const WAIT_MS = 10_000;
+
+/**
+ * A Redis primary SIGKILLed in the middle of a burst of wallet credits and redeems through two API
+ * processes and three workers. Clients behave as documented: a 503 names the operation's key and
+ * they retry with `Idempotency-Key: <key>` until the answer is final. After the replica took over,
+ * every acknowledged operation must be applied exactly once and nothing may be lost; every answer
+ * meanwhile is a final one or a documented 503 — never another 5xx, never a hang — and once the
+ * cluster is healthy again the service answers without 503s, on the failed primary's partitions too.
+ */
+describe('Redis Cluster: a primary killed mid-burst', function () {
+  this.timeout(180_000);
+  const topology = useClusterTopology({
+    apis: 2,
+    workers: 3,
+    env: {
+      // A job whose lock lived on the dead primary is re-run soon after the failover (safe: idempotent).
+      JOB_LOCK_MS: '4000',
+      STALLED_INTERVAL_MS: '1000',
+      JOB_WAIT_TIMEOUT_MS: String(WAIT_MS),
+    },
+  });
+
+  it('when a primary dies during a burst, then every acknowledged operation is applied exactly once, none is lost, the others get documented 503s until final, and after the failover no 503 at all', async () => {
+    const t = topology();
+    const { services } = t;
+    const app = await createTestApplication(services);
+    const sourceIds = Array.from({ length: 48 }, (_, i) => `fo-${i}`);
+    const customers = await createCustomers(services, app.id, sourceIds);
+    const wallet = await createWallet(services, app.id);
+    const limit = 20;
+    const campaign = await createCampaign(services, app.id, { code: 'FAILOVER20', limits: { total: limit } });
+
+    // The victim: the primary serving the most of these customers' partitions.
+    const partitions = Number(t.env.QUEUE_PARTITIONS);
+    const primaryOf = new Map<string, number>();
+    for (const c of customers) {
+      const slot = keySlot(partitionQueueName(partitionOf(`${app.id}:${c.id}`, partitions)));
+      primaryOf.set(c.sourceId, (await t.cluster.primaryOf(slot)).port);
+    }
+    const load = new Map<number, number>();
+    for (const port of primaryOf.values()) load.set(port, (load.get(port) ?? 0) + 1);
+    const victimPort = [...load].sort((a, b) => b[1] - a[1])[0]![0];
+    const victim = t.cluster.nodes.find((n) => n.port === victimPort)!;
+
+    interface Answer {
+      status: number;
+      at: number;
+      ms: number;
+      applied?: boolean;
+    }
+    interface Op {
+      i: number;
+      kind: 'credit' | 'redeem';
+      sourceId: string;
+      onVictim: boolean;
+      sentAt: number;
+      method: 'PUT' | 'POST';
+      path: string;
+      body: any;
+      key?: string;
+      answers: Answer[];
+      final?: { status: number; body: any };
+    }
+    const makeOp = (i: number): Op => {
+      const sourceId = sourceIds[i % sourceIds.length]!;
+      const common = { i, sourceId, onVictim: primaryOf.get(sourceId) === victimPort, sentAt: Date.now(), answers: [] };
+      return i % 3 === 2
+        ? {
+            ...common,
+            kind: 'redeem',
+            method: 'POST',
+            path: '/coupons/apply?type=redeem',
+            body: { source_id: sourceId, coupon_details: [{ coupon_id: campaign.id, coupon_code: 'FAILOVER20' }], order: makeOrder() },
+          }
+        : {
+            ...common,
+            kind: 'credit',
+            method: 'PUT',
+            path: `/wallets/customer/${sourceId}/transactions/loyalty`,
+            body: { type: 'credit', points: (i % 5) + 1, description: `op-${i}` },
+          };
+    };
+    const unexpected: string[] = [];
+    /** One client's operation: retried with the key of its 503 until a final answer. */
+    const send = async (op: Op): Promise<void> => {
+      const deadline = Date.now() + 90_000;
+      for (let attempt = 0; Date.now() < deadline; attempt++) {
+        const api = t.apis[(op.i + attempt) % t.apis.length]!;
+        const headers: Record<string, string> = { authorization: app.auth, 'content-type': 'application/json' };
+        if (op.key) headers['idempotency-key'] = op.key;
+        const started = Date.now();
+        let res: Response;
+        try {
+          res = await fetch(`${api.url}${op.path}`, {
+            method: op.method,
+            headers,
+            body: JSON.stringify(op.body),
+            // Longer than the API's own wait (10 s) plus its 5 s guard: past this, it hangs.
+            signal: AbortSignal.timeout(WAIT_MS + 15_000),
+          });
+        } catch (err) {
+          unexpected.push(`op ${op.i}: no answer (${(err as Error).name}: ${(err as Error).message})`);
+          return;
+        }
+        const body = (await res.json().catch(() => null)) as any;
+        op.answers.push({
+          status: res.status,
+          at: Date.now(),
+          ms: Date.now() - started,
+          ...(res.status === 503 ? { applied: body?.applied } : {}),
+        });
+        if (res.status === 503) {
+          const template = op.kind === 'credit' ? '/wallets/customer/{source_id}/transactions/{wallet_id}' : '/coupons/apply';
+          try {
+            assertMatchesSpec(op.method, template, 503, body);
+            expect(body.idempotency_key).to.be.a('string');
+            if (op.key) expect(body.idempotency_key).to.equal(op.key);
+          } catch (err) {
+            unexpected.push(`op ${op.i}: 503 ${(err as Error).message}`);
+          }
+          op.key = body.idempotency_key;
+          await new Promise((r) => setTimeout(r, 250));
+          continue;
+        }
+        if (res.status !== 200 && !(op.kind === 'redeem' && res.status === 400))
+          unexpected.push(`op ${op.i}: ${res.status} ${JSON.stringify(body)}`);
+        op.final = { status: res.status, body };
+        return;
+      }
+      unexpected.push(`op ${op.i}: no final answer in 90 s (${op.answers.map((a) => a.status).join(',')})`);
+    };
+
+    // 24 clients send until, 2 s after the cluster is healthy again (time for every client's slot
+    // map and every worker's blocking connection to follow), 48 more operations have been sent, 12
+    // of them on the failed primary's partitions (at most 30 s: past that, the recovery is too slow).
+    // The primary dies after 2 s.
+    const ops: Op[] = [];
+    let killedAt = 0;
+    let healthyAt = 0;
+    const settled = () => healthyAt && Date.now() > healthyAt + 2000;
+    const afterFailover = () => (settled() ? ops.filter((o) => o.sentAt > healthyAt + 2000) : []);
+    const enoughAfter = () => afterFailover().length >= 48 && afterFailover().filter((o) => o.onVictim).length >= 12;
+    const clients = Array.from({ length: 24 }, async () => {
+      while (!settled() || (!enoughAfter() && Date.now() < healthyAt + 30_000)) {
+        const op = makeOp(ops.length);
+        ops.push(op);
+        await send(op);
+      }
+    });
+    const killer = (async () => {
+      await new Promise((r) => setTimeout(r, 2000));
+      killedAt = Date.now();
+      await t.cluster.kill(victim);
+      await t.cluster.waitHealthy(30_000);
+      healthyAt = Date.now();
+    })();
+    await Promise.all([...clients, killer]);
+
+    // What was applied, per operation: ledger entries by description, journal cycles by order.
+    const ledger = (
+      await Promise.all(customers.map((c) => services.repos.walletTransactions.listForCustomer(app.id, c.id, wallet.id)))
+    ).flat();
+    const appliedCredits = new Map<string, number>();
+    for (const e of ledger) if (e.state === 'applied') appliedCredits.set(e.description, (appliedCredits.get(e.description) ?? 0) + 1);
+    const cycles = await services.db.models.Redemption.find({ campaign: campaign.id, state: 'completed' }).lean();
+    const appliedRedeems = new Map<string, number>();
+    for (const r of cycles) appliedRedeems.set(r.orderId, (appliedRedeems.get(r.orderId) ?? 0) + 1);
+    const appliedOf = (op: Op) =>
+      (op.kind === 'credit' ? appliedCredits.get(`op-${op.i}`) : appliedRedeems.get(op.body.order.order_id)) ?? 0;
+    const acknowledged = ops.filter((o) => o.final?.status === 200);
+    const all503 = ops.flatMap((o) => o.answers.filter((a) => a.status === 503));
+    const sentAfter = afterFailover();
+    const figures = {
+      attempted: ops.length,
+      acknowledged: acknowledged.length,
+      refusedByLimit: ops.filter((o) => o.final?.status === 400).length,
+      answered503: all503.length,
+      notApplied503: all503.filter((a) => a.applied === false).length,
+      opsWith503: ops.filter((o) => o.answers.some((a) => a.status === 503)).length,
+      applied: ops.filter((o) => appliedOf(o) === 1).length,
+      appliedTwice: ops.filter((o) => appliedOf(o) > 1).length,
+      lost: acknowledged.filter((o) => appliedOf(o) === 0).length,
+      failoverMs: healthyAt - killedAt,
+      first503AfterKillMs: all503.length ? Math.min(...all503.map((a) => a.at - killedAt)) : null,
+      last503AfterKillMs: all503.length ? Math.max(...all503.map((a) => a.at - killedAt)) : null,
+      slowest503Ms: all503.length ? Math.max(...all503.map((a) => a.ms)) : null,
+      sentAfterFailover: sentAfter.length,
+      sentAfterFailoverOnFailedPrimary: sentAfter.filter((o) => o.onVictim).length,
+    };
+    process.stdout.write(
+      [
+        '      | attempted | acknowledged | 503 answers | applied | applied twice | lost |',
+        `      | ${figures.attempted} | ${figures.acknowledged} | ${figures.answered503} | ${figures.applied} | ${figures.appliedTwice} | ${figures.lost} |`,
+        `      failover: ${JSON.stringify(figures)}`,
+        '',
+      ].join('\n'),
+    );
+
+    expect(unexpected, 'answers other than 200, a limit refusal or a documented 503').to.deep.equal([]);
+    expect(ops.every((o) => o.final)).to.equal(true);
+    expect(figures.appliedTwice, 'applied twice').to.equal(0);
+    expect(figures.lost, 'acknowledged but not applied').to.equal(0);
+    expect(figures.applied, 'applied = acknowledged').to.equal(figures.acknowledged);
+    // The limit is exact: every redeem completes until it is reached, and none after.
+    const redeems = ops.filter((o) => o.kind === 'redeem');
+    expect(acknowledged.filter((o) => o.kind === 'redeem')).to.have.length(Math.min(limit, redeems.length));
+    expect(await usageOf(services, app.id, campaign.id, 'total')).to.equal(Math.min(limit, redeems.length));
+    // The victim's slots are served by its promoted replica, and the service recovered fully:
+    // operations sent after the failover, on those partitions too, were answered without a 503.
+    expect((await t.cluster.primaries()).map((p) => p.node.port)).to.not.include(victimPort);
+    expect(figures.sentAfterFailoverOnFailedPrimary).to.be.at.least(12);
+    expect(sentAfter.filter((o) => o.answers.some((a) => a.status === 503)).map((o) => o.i)).to.deep.equal([]);
+    // A job acknowledged by the old primary whose completion never reached the replica is re-run
+    // (a no-op: idempotent) after the failover; the queues then empty.
+    await waitFor('every queue to be empty', async () => Object.values(await t.unfinishedJobs()).every((n) => n === 0), 30_000);
+    await t.expectNoCrossSlot();
+  });
+});
