@@ -145,7 +145,10 @@ export async function reserveAll(
         if (res.ok) return 'changed';
         const held = res.doc?.lanes?.[run.lane];
         if (!res.doc) return 'absent'; // a give-back of a counter that does not exist: nothing to give
-        if (!held) return { spec, doc: res.doc }; // a limit is reached
+        if (!held) {
+          if (run.step > 0 && reached(spec, res.doc, run.periods)) return { spec, doc: res.doc }; // a limit is reached
+          continue; // neither: the counter was being created by another taker (its upsert won): again
+        }
         if (held.a === run.attempt) return 'changed'; // ours already (a repeated call)
         await settle(deps, spec, run.lane, held);
       }
@@ -156,6 +159,16 @@ export async function reserveAll(
     changed: specs.filter((_, i) => outcomes[i] === 'changed'),
     refused: outcomes.filter((o): o is Refused => typeof o === 'object'),
   };
+}
+
+/** Whether `doc` is at one of `spec`'s limits now (a period that is not the current one counts 0). */
+function reached(spec: CounterSpec, doc: LimitCounterDoc, periods: PeriodKeys | null): boolean {
+  const l = spec.limits;
+  if (l.total && doc.total >= l.total) return true;
+  if (spec.kind !== 'campaign' || !periods) return false;
+  const at = (p: { k: string; n: number } | undefined, key: string, limit: number | undefined) =>
+    !!limit && !!p && p.k === key && p.n >= limit;
+  return at(doc.d, periods.day, l.day) || at(doc.w, periods.week, l.week) || at(doc.m, periods.month, l.month);
 }
 
 /** Settles the change another attempt left in `lane`: frees the lane if it committed, undoes it if not. */
