@@ -40,7 +40,7 @@ export async function flashBench(): Promise<string[]> {
       createCampaign(stack.services, app.application.id, {
         name: code,
         code,
-        discount: { type: 'percentage', value: 10 },
+        discount: { kind: 'discount', type: 'percentage', value: 10 },
         limits,
       }) as Promise<{ id: string }>;
     const flash = await campaign('FLASH', { total: 1_000_000, per_customer: 1, per_day: 900_000 });
