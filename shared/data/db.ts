@@ -57,7 +57,7 @@ export async function connectDatabase(uri: string, opts: { monitorCommands?: boo
     maxPoolSize: 20,
     // Bounded waits: while the database is away a request fails (503) in seconds, never hangs.
     serverSelectionTimeoutMS: 5_000,
-    socketTimeoutMS: 30_000,
+    socketTimeoutMS: 60_000,
   });
   await connection.asPromise();
   const models = bindModels(connection);
