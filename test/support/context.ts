@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { buildApp } from '../../api/app.js';
 import { createHttpServer, listen } from '../../api/http-server.js';
 import { withDbName } from '../../scripts/embedded-servers.js';
-import { ensureInfra } from './hooks.js';
+import { atTheEnd, ensureInfra } from './hooks.js';
 import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
@@ -48,7 +48,14 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
 export const testMongoUri = () => withDbName(process.env.MONGODB_URI!, TEST_DB_NAME);
 
 export function testDatabase(): Promise<Database> {
-  dbPromise ??= ensureInfra().then(() => connectDatabase(testMongoUri(), { monitorCommands: true }));
+  dbPromise ??= ensureInfra().then(async () => {
+    const db = await connectDatabase(testMongoUri(), { monitorCommands: true });
+    atTheEnd(async () => {
+      await db.connection.dropDatabase();
+      await db.close();
+    });
+    return db;
+  });
   return dbPromise;
 }
 
