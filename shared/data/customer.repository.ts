@@ -1,5 +1,7 @@
 import { Types } from 'mongoose';
 import type { CustomerDoc } from './customer.schema.js';
+import type { Collection, Document } from 'mongodb';
+import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import { applicationScopedAdmin } from './admin-queries.js';
 
@@ -22,6 +24,7 @@ const toRecord = (d: CustomerDoc): CustomerRecord => ({
 });
 
 export function customerRepository({ Customer }: Models) {
+  const batch = new CommandBatcher(Customer.collection as unknown as Collection<Document>);
   return {
     /**
      * Resolves the client's `source_id` or, failing that, the service's customer id — both are
@@ -31,7 +34,10 @@ export function customerRepository({ Customer }: Models) {
      */
     async resolve(applicationId: string, idOrSourceId: string, opts: { includeArchived?: boolean } = {}): Promise<CustomerRecord | null> {
       const live = opts.includeArchived ? {} : { archivedAt: null };
-      const bySource = await Customer.findOne({ application: applicationId, sourceId: idOrSourceId, ...live }).lean<CustomerDoc>();
+      const bySource = (await batch.findOne(
+        { application: new Types.ObjectId(applicationId), sourceId: idOrSourceId },
+        { where: live },
+      )) as CustomerDoc | null;
       if (bySource) return toRecord(bySource);
       if (!Types.ObjectId.isValid(idOrSourceId) || String(new Types.ObjectId(idOrSourceId)) !== idOrSourceId) return null;
       const byId = await Customer.findOne({ application: applicationId, _id: idOrSourceId, ...live }).lean<CustomerDoc>();

@@ -5,6 +5,8 @@
  * clear, and settling a lane left behind) is in shared/usecases/limit-counters.ts.
  */
 import { Types } from 'mongoose';
+import type { Collection, Document } from 'mongodb';
+import { CommandBatcher } from './batched.js';
 import { isDuplicateKeyError, type Models } from './db.js';
 import type { CounterKind, CounterLane, LimitCounterDoc, PeriodCount } from './limit-counter.schema.js';
 
@@ -37,6 +39,7 @@ export type ReserveResult = { ok: true } | { ok: false; doc: LimitCounterDoc | n
 
 export function limitCounterRepository({ LimitCounter }: Models) {
   const col = LimitCounter.collection;
+  const batch = new CommandBatcher(col as unknown as Collection<Document>);
 
   /**
    * Applies step `s` with lane entry `lane` → `entry`, unless the lane is taken or (for a take)
@@ -70,13 +73,10 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       set.campaign = { $ifNull: ['$campaign', { $literal: new Types.ObjectId(spec.campaignId) }] };
       set.kind = { $literal: spec.kind };
     }
-    try {
-      const res = await col.updateOne(filter, [{ $set: set }], { upsert: take });
-      if (res.matchedCount === 1 || res.upsertedCount === 1) return { ok: true };
-    } catch (err) {
-      // The upsert of a take found the counter but not the guards: refused or lane taken.
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    if (take) {
+      // Refused: the upsert found the counter but not the guards (a limit reached or the lane taken).
+      if ((await batch.upsert(filter, [{ $set: set }])) !== 'refused') return { ok: true };
+    } else if ((await col.updateOne(filter, [{ $set: set }])).matchedCount === 1) return { ok: true };
     return { ok: false, doc: await find(spec.id) };
   }
 
@@ -101,11 +101,11 @@ export function limitCounterRepository({ LimitCounter }: Models) {
           set[field] = { $cond: [same, { k: `$${field}.k`, n: { $subtract: [`$${field}.n`, `${at}.s`] } }, `$${field}`] };
         }
       }
-      await col.updateOne({ _id: spec.id as never, [`lanes.${lane}.a`]: attempt }, [{ $set: set }, { $unset: `lanes.${lane}` }]);
+      await batch.updateBlind({ _id: spec.id, [`lanes.${lane}.a`]: attempt }, [{ $set: set }, { $unset: `lanes.${lane}` }]);
     },
     /** Frees `lane` once attempt `attempt`'s change is settled for good. A no-op when it holds none. */
     async clear(id: string, lane: string, attempt: string): Promise<void> {
-      await col.updateOne({ _id: id as never, [`lanes.${lane}.a`]: attempt }, { $unset: { [`lanes.${lane}`]: '' } });
+      await batch.updateBlind({ _id: id, [`lanes.${lane}.a`]: attempt }, { $unset: { [`lanes.${lane}`]: '' } });
     },
     /** The counters with these ids (list/validate: one query for any number of campaigns). */
     async findMany(ids: string[]): Promise<Map<string, LimitCounterDoc>> {

@@ -3,7 +3,9 @@
  * commits of the counters' protocol (shared/usecases/limit-counters.ts).
  */
 import { Types } from 'mongoose';
-import { isDuplicateKeyError, type Models } from './db.js';
+import type { Collection, Document } from 'mongodb';
+import { CommandBatcher } from './batched.js';
+import type { Models } from './db.js';
 import type { RedemptionDoc } from './redemption.schema.js';
 
 export interface RedemptionRecord {
@@ -63,20 +65,15 @@ export const redemptionKey = (campaignId: string, orderId: string, cycle: number
 
 export function redemptionJournalRepository({ Redemption }: Models) {
   const col = Redemption.collection;
+  const batch = new CommandBatcher(col as unknown as Collection<Document>);
 
   /** Writes `set` on cycle `key` for attempt `attempt` if the guard holds; false when it does not. */
   async function commit(key: string, attempt: string, guard: Record<string, unknown>, set: Record<string, unknown>, upsert: boolean) {
-    try {
-      const res = await col.updateOne(
-        { _id: key as never, ...guard, [`att.${attempt}`]: { $exists: false } },
-        { $set: { ...set, [`att.${attempt}`]: 'c', updatedAt: new Date() } },
-        { upsert },
-      );
-      return res.matchedCount === 1 || res.upsertedCount === 1;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false; // the upsert found the cycle, not the guard
-      throw err;
-    }
+    const filter = { _id: key, ...guard, [`att.${attempt}`]: { $exists: false } };
+    const update = { $set: { ...set, [`att.${attempt}`]: 'c', updatedAt: new Date() } };
+    // Refused: the upsert found the cycle, not the guard.
+    if (upsert) return (await batch.upsert(filter, update)) !== 'refused';
+    return (await col.updateOne(filter as never, update)).matchedCount === 1;
   }
 
   return {
@@ -141,16 +138,9 @@ export function redemptionJournalRepository({ Redemption }: Models) {
      * `c` when it had committed, `x` when it is (now) abandoned — it can never commit after this.
      */
     async settle(key: string, attempt: string): Promise<'c' | 'x'> {
-      try {
-        const res = await col.updateOne(
-          { _id: key as never, [`att.${attempt}`]: { $exists: false } },
-          { $set: { [`att.${attempt}`]: 'x' } },
-          { upsert: true },
-        );
-        if (res.matchedCount === 1 || res.upsertedCount === 1) return 'x';
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err; // the upsert found the cycle with this attempt settled
-      }
+      // Refused: the upsert found the cycle with this attempt settled.
+      if ((await batch.upsert({ _id: key, [`att.${attempt}`]: { $exists: false } }, { $set: { [`att.${attempt}`]: 'x' } })) !== 'refused')
+        return 'x';
       const d = (await col.findOne({ _id: key as never }, { projection: { [`att.${attempt}`]: 1 } })) as RedemptionDoc | null;
       return d?.att?.[attempt] === 'c' ? 'c' : 'x';
     },

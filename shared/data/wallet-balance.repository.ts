@@ -1,4 +1,6 @@
 import { Types } from 'mongoose';
+import type { Collection, Document } from 'mongodb';
+import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
 
@@ -30,11 +32,12 @@ const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
 });
 
 export function walletBalanceRepository({ WalletBalance }: Models) {
+  const batch = new CommandBatcher(WalletBalance.collection as unknown as Collection<Document>);
   return {
     /** The balance document of a customer in a wallet, created at 0 on first use (one round trip either way). */
     async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
       const filter = balanceFilter(balanceIdOf(applicationId, customerId, walletDbId));
-      const found = await WalletBalance.findOne(filter).lean<WalletBalanceDoc>();
+      const found = (await batch.findOne(filter)) as WalletBalanceDoc | null;
       if (found) return toRecord(found);
       // First use: create it, or read the one a concurrent first use created (an upsert by `_id`
       // can still race on the unique index: the loser retries once and finds it).
@@ -75,7 +78,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
      * Matches nothing when someone already did: the version guard makes it apply once.
      */
     async applyAtVersion(id: string, version: number, after: number): Promise<void> {
-      await WalletBalance.updateOne({ ...balanceFilter(id), version }, { $set: { points: after, version: version + 1 } });
+      await batch.updateBlind({ ...balanceFilter(id), version }, { $set: { points: after, version: version + 1 } });
     },
   };
 }

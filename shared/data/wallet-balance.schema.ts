@@ -32,5 +32,7 @@ export const walletBalanceSchema = new Schema<WalletBalanceDoc>(
   },
   { collection: 'wallet_balances', timestamps: { createdAt: false, updatedAt: true }, versionKey: false },
 );
-// Serves wallet read (a customer's balances) and the guarded balance update (one customer, one wallet).
-walletBalanceSchema.index({ application: 1, customer: 1, wallet: 1 }, { unique: true });
+// Wallet read (a customer's balances) and the shard key's index. Not unique: the `_id` already is
+// one per (application, customer, wallet) — and, carrying the shard key, unique across shards too —
+// so a second unique index would only cost every balance move an index check.
+walletBalanceSchema.index({ application: 1, customer: 1 });

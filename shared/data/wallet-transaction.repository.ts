@@ -1,5 +1,7 @@
 import { Types } from 'mongoose';
-import { isDuplicateKeyError, type Models } from './db.js';
+import type { Collection, Document } from 'mongodb';
+import { CommandBatcher } from './batched.js';
+import type { Models } from './db.js';
 import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
 import { balanceFilter, balanceIdOf } from './wallet-balance.repository.js';
 
@@ -47,6 +49,7 @@ export const voidIdOf = (applicationId: string, customerId: string, txnId: strin
 
 export function walletTransactionRepository({ WalletTransaction, WalletBalance }: Models) {
   const col = WalletTransaction.collection;
+  const batch = new CommandBatcher(col as unknown as Collection<Document>);
   const versionOf = async (applicationId: string, customerId: string, walletDbId: string) =>
     (
       await WalletBalance.findOne(balanceFilter(balanceIdOf(applicationId, customerId, walletDbId)), { version: 1 }).lean<{
@@ -94,29 +97,23 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
       },
     ): Promise<boolean> {
       const now = new Date();
-      try {
-        await col.insertOne({
-          _id: entry.slot as never,
-          application: new Types.ObjectId(entry.applicationId),
-          wallet: new Types.ObjectId(entry.walletDbId),
-          customer: new Types.ObjectId(entry.customerId),
-          txnId: entry.txnId,
-          seq: entry.seq,
-          type: entry.type,
-          points: entry.points,
-          before: entry.before,
-          after: entry.after,
-          description: entry.description,
-          state: entry.stored,
-          origin: entry.origin,
-          createdAt: now,
-          updatedAt: now,
-        });
-        return true;
-      } catch (err) {
-        if (isDuplicateKeyError(err)) return false;
-        throw err;
-      }
+      return batch.insert({
+        _id: entry.slot as never,
+        application: new Types.ObjectId(entry.applicationId),
+        wallet: new Types.ObjectId(entry.walletDbId),
+        customer: new Types.ObjectId(entry.customerId),
+        txnId: entry.txnId,
+        seq: entry.seq,
+        type: entry.type,
+        points: entry.points,
+        before: entry.before,
+        after: entry.after,
+        description: entry.description,
+        state: entry.stored,
+        origin: entry.origin,
+        createdAt: now,
+        updatedAt: now,
+      });
     },
     /** Sum of applied entries (credits minus debits) — the invariant the balance must equal. */
     async sumApplied(applicationId: string, customerId: string, walletDbId: string): Promise<number> {

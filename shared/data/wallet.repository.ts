@@ -1,4 +1,6 @@
+import type { Collection, Document } from 'mongodb';
 import { Types } from 'mongoose';
+import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import { applicationScopedAdmin } from './admin-queries.js';
 import type { WalletDoc } from './wallet.schema.js';
@@ -26,17 +28,17 @@ export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
 });
 
 export function walletRepository({ Wallet }: Models) {
+  const batch = new CommandBatcher(Wallet.collection as unknown as Collection<Document>);
   return {
     /**
      * Wallet update and cashback: the application's wallet by its client-visible `wallet_id`.
      * An archived wallet is unknown to the client routes; the admin reads it with `includeArchived`.
      */
     async findByWalletId(applicationId: string, walletId: string, opts: { includeArchived?: boolean } = {}): Promise<WalletRecord | null> {
-      const d = await Wallet.findOne({
-        application: applicationId,
-        walletId,
-        ...(opts.includeArchived ? {} : { archivedAt: null }),
-      }).lean<WalletDoc>();
+      const d = (await batch.findOne(
+        { application: new Types.ObjectId(applicationId), walletId },
+        { where: opts.includeArchived ? {} : { archivedAt: null } },
+      )) as WalletDoc | null;
       return d ? toWalletRecord(d) : null;
     },
     /** Wallet read: every unarchived wallet of the application, in creation order. */

@@ -59,11 +59,21 @@ export function isValidTimeZone(tz: string): boolean {
  * @throws RangeError when `tz` is not a valid timezone (check with {@link isValidTimeZone} first)
  */
 export function localParts(now: Date, tz: string): LocalParts {
+  // One request reads the same instant once per coupon (schedules, period keys): the last reading is kept.
+  const t = now.getTime();
+  if (last && last.t === t && last.tz === tz) return last.parts;
+  const parts = readLocalParts(now, tz);
+  last = { t, tz, parts };
+  return parts;
+}
+let last: { t: number; tz: string; parts: LocalParts } | undefined;
+
+function readLocalParts(now: Date, tz: string): LocalParts {
   const raw: Record<string, number> = {};
   for (const p of formatter(tz).formatToParts(now)) if (p.type !== 'literal') raw[p.type] = Number(p.value);
   const { year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = raw;
   // Some ICU versions print midnight as 24 even with h23; the modulo keeps 0-23.
-  return { year, month, day, hour: hour % 24, minute, second, weekday: isoWeekday(year, month, day) };
+  return Object.freeze({ year, month, day, hour: hour % 24, minute, second, weekday: isoWeekday(year, month, day) });
 }
 
 /** ISO weekday (1 = Monday … 7 = Sunday) of a calendar date. */

@@ -81,7 +81,7 @@ export function presentSavingsOrder(input: PresentSavingsInput): SavingsOrder {
     metadata: order ? declaredMetadata(order.metadata, campaign.metadataKeys, 'order') : {},
     items: !order
       ? []
-      : result.itemDiscountCents.length === 0 && !readsItemMetadata(campaign)
+      : result.itemDiscountCents.every((d) => d === null) && !readsItemMetadata(campaign)
         ? plainItems(order)
         : order.items.map((item, i) => presentItem(item, campaign, result.itemDiscountCents[i] ?? null)),
   };
