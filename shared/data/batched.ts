@@ -18,8 +18,11 @@
  * (`setImmediate`), so a lone operation pays no delay, and operations that run in step (their
  * previous answers arrived in one batch) share their next command too.
  */
-import type { Collection, Document, MongoBulkWriteError, UpdateFilter } from 'mongodb';
+import type { mongo } from 'mongoose';
 import { isDuplicateKeyError } from './db.js';
+
+type Document = mongo.Document;
+type UpdateFilter<T extends Document> = mongo.UpdateFilter<T>;
 
 /** How an upsert went: `refused` when a unique index refused it (the document exists, its guard did not hold). */
 export type UpsertOutcome = 'matched' | 'upserted' | 'refused';
@@ -50,7 +53,12 @@ export class CommandBatcher {
   private writes: WriteRequest[] = [];
   private scheduled = false;
 
-  constructor(private readonly col: Collection<Document>) {}
+  private readonly col: mongo.Collection<Document>;
+
+  /** Batches the commands of `model`'s collection (through the driver: no casting, no hydration). */
+  constructor(model: { collection: unknown }) {
+    this.col = model.collection as unknown as mongo.Collection<Document>;
+  }
 
   /**
    * The one document whose fields equal `match` (null when there is none): `_id` with the shard
@@ -183,7 +191,7 @@ export class CommandBatcher {
         return;
       }
       failed = perStatement;
-      upserted = new Set(Object.keys((err as MongoBulkWriteError).result?.upsertedIds ?? {}).map(Number));
+      upserted = new Set(Object.keys((err as mongo.MongoBulkWriteError).result?.upsertedIds ?? {}).map(Number));
     }
     list.forEach((r, i) => {
       const e = failed.get(i);
@@ -200,7 +208,7 @@ export class CommandBatcher {
  * statement's fate is unknown, as for a single command, and each caller gets the error.
  */
 function writeErrorsOf(err: unknown): Map<number, unknown> | null {
-  const e = err as Partial<MongoBulkWriteError> & { name?: string };
+  const e = err as Partial<mongo.MongoBulkWriteError> & { name?: string };
   if (e?.name !== 'MongoBulkWriteError' || e.writeConcernError || !e.writeErrors) return null;
   const list = Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
   if (list.length === 0) return null;

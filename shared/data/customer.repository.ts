@@ -1,6 +1,5 @@
 import { Types } from 'mongoose';
 import type { CustomerDoc } from './customer.schema.js';
-import type { Collection, Document } from 'mongodb';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import { applicationScopedAdmin } from './admin-queries.js';
@@ -24,7 +23,7 @@ const toRecord = (d: CustomerDoc): CustomerRecord => ({
 });
 
 export function customerRepository({ Customer }: Models) {
-  const batch = new CommandBatcher(Customer.collection as unknown as Collection<Document>);
+  const batch = new CommandBatcher(Customer);
   return {
     /**
      * Resolves the client's `source_id` or, failing that, the service's customer id — both are

@@ -1,3 +1,4 @@
+import type { mongo } from 'mongoose';
 import { isDuplicateKeyError, type Models } from './db.js';
 import type { EventSequenceDoc } from './event-sequence.schema.js';
 
@@ -8,6 +9,8 @@ export interface Reservation {
 }
 
 export function eventSequenceRepository({ EventSequence }: Models) {
+  // The driver's collection: no casting or hydration on the path of every recorded operation.
+  const col = EventSequence.collection as unknown as mongo.Collection<{ _id: string }>;
   return {
     /**
      * Reserves `count` consecutive numbers for a customer's events, for `holder` (a job), in one
@@ -21,11 +24,11 @@ export function eventSequenceRepository({ EventSequence }: Models) {
       const of = (d: Pick<EventSequenceDoc, 'value' | 'at'>): Reservation => ({ first: d.value - count + 1, at: d.at ?? now });
       for (let round = 0; round < 3; round++) {
         // The usual case: the counter exists and another job took the last numbers.
-        const taken = await EventSequence.findOneAndUpdate(
+        const taken = (await col.findOneAndUpdate(
           { _id, holder: { $ne: holder } },
           { $inc: { value: count }, $set: { holder, at: now } },
           { returnDocument: 'after' },
-        ).lean<EventSequenceDoc>();
+        )) as EventSequenceDoc | null;
         if (taken) return of(taken);
         // A customer's first events: create the counter. (Not an upsert above: a duplicate key in
         // an upserting findAndModify is not reported as one by every MongoDB-wire store.)

@@ -4,6 +4,7 @@
  */
 import { Types } from 'mongoose';
 import type { EventRecord, EventType } from '../domain/events.js';
+import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { EventDoc } from './event.schema.js';
 
@@ -22,18 +23,20 @@ const toRecord = (d: EventDoc): StoredEvent => ({
 });
 
 export function eventRepository({ Event }: Models) {
+  const batch = new CommandBatcher(Event);
   return {
     /**
-     * Writes the events that are not there yet (one round trip); existing ones are left as they
-     * are. `dispatched`: whether their deliveries exist already (written before them).
+     * Writes the events that are not there yet (one round trip, shared with other jobs' events of
+     * the moment); existing ones are left as they are — and one a concurrent re-run inserted first
+     * (refused by the unique `_id`) is there too. `dispatched`: whether their deliveries exist
+     * already (written before them).
      */
     async record(events: EventRecord[], { dispatched }: { dispatched: boolean }): Promise<void> {
-      if (events.length === 0) return;
-      await Event.bulkWrite(
-        events.map((e) => ({
-          updateOne: {
-            filter: { _id: e.id },
-            update: {
+      await Promise.all(
+        events.map((e) =>
+          batch.upsert(
+            { _id: e.id },
+            {
               $setOnInsert: {
                 application: new Types.ObjectId(e.applicationId),
                 customer: new Types.ObjectId(e.customerId),
@@ -42,21 +45,14 @@ export function eventRepository({ Event }: Models) {
                 requestId: e.requestId,
                 data: e.data,
                 dispatched,
+                // The event's `created`: the same instant in the body and here.
                 createdAt: e.createdAt,
                 updatedAt: e.createdAt,
               },
             },
-            upsert: true,
-            // `createdAt` is the event's `created`, set above: the same instant in the body and here.
-            timestamps: false,
-          },
-        })),
-        // Each is independent: a duplicate key (a concurrent re-run) must not stop the others.
-        { ordered: false },
-      ).catch((err: { code?: number; writeErrors?: { code?: number }[] }) => {
-        const errors = err.writeErrors ?? [err];
-        if (!errors.every((e) => e.code === 11000)) throw err;
-      });
+          ),
+        ),
+      );
     },
     async get(id: string): Promise<StoredEvent | null> {
       const d = await Event.findById(id).lean<EventDoc>();

@@ -5,7 +5,6 @@
  * clear, and settling a lane left behind) is in shared/usecases/limit-counters.ts.
  */
 import { Types } from 'mongoose';
-import type { Collection, Document } from 'mongodb';
 import { CommandBatcher } from './batched.js';
 import { isDuplicateKeyError, type Models } from './db.js';
 import type { CounterKind, CounterLane, LimitCounterDoc, PeriodCount } from './limit-counter.schema.js';
@@ -39,7 +38,7 @@ export type ReserveResult = { ok: true } | { ok: false; doc: LimitCounterDoc | n
 
 export function limitCounterRepository({ LimitCounter }: Models) {
   const col = LimitCounter.collection;
-  const batch = new CommandBatcher(col as unknown as Collection<Document>);
+  const batch = new CommandBatcher(LimitCounter);
 
   /**
    * Applies step `s` with lane entry `lane` → `entry`, unless the lane is taken or (for a take)

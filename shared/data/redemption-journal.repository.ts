@@ -3,7 +3,6 @@
  * commits of the counters' protocol (shared/usecases/limit-counters.ts).
  */
 import { Types } from 'mongoose';
-import type { Collection, Document } from 'mongodb';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { RedemptionDoc } from './redemption.schema.js';
@@ -65,7 +64,7 @@ export const redemptionKey = (campaignId: string, orderId: string, cycle: number
 
 export function redemptionJournalRepository({ Redemption }: Models) {
   const col = Redemption.collection;
-  const batch = new CommandBatcher(col as unknown as Collection<Document>);
+  const batch = new CommandBatcher(Redemption);
 
   /** Writes `set` on cycle `key` for attempt `attempt` if the guard holds; false when it does not. */
   async function commit(key: string, attempt: string, guard: Record<string, unknown>, set: Record<string, unknown>, upsert: boolean) {

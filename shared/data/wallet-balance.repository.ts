@@ -1,5 +1,4 @@
 import { Types } from 'mongoose';
-import type { Collection, Document } from 'mongodb';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
@@ -32,7 +31,7 @@ const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
 });
 
 export function walletBalanceRepository({ WalletBalance }: Models) {
-  const batch = new CommandBatcher(WalletBalance.collection as unknown as Collection<Document>);
+  const batch = new CommandBatcher(WalletBalance);
   return {
     /** The balance document of a customer in a wallet, created at 0 on first use (one round trip either way). */
     async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
@@ -78,7 +77,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
      * Matches nothing when someone already did: the version guard makes it apply once.
      */
     async applyAtVersion(id: string, version: number, after: number): Promise<void> {
-      await batch.updateBlind({ ...balanceFilter(id), version }, { $set: { points: after, version: version + 1 } });
+      await batch.updateBlind({ ...balanceFilter(id), version }, { $set: { points: after, version: version + 1, updatedAt: new Date() } });
     },
   };
 }

@@ -1,5 +1,4 @@
 import { Types } from 'mongoose';
-import type { Collection, Document } from 'mongodb';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
@@ -49,7 +48,7 @@ export const voidIdOf = (applicationId: string, customerId: string, txnId: strin
 
 export function walletTransactionRepository({ WalletTransaction, WalletBalance }: Models) {
   const col = WalletTransaction.collection;
-  const batch = new CommandBatcher(col as unknown as Collection<Document>);
+  const batch = new CommandBatcher(WalletTransaction);
   const versionOf = async (applicationId: string, customerId: string, walletDbId: string) =>
     (
       await WalletBalance.findOne(balanceFilter(balanceIdOf(applicationId, customerId, walletDbId)), { version: 1 }).lean<{

@@ -1,4 +1,3 @@
-import type { Collection, Document } from 'mongodb';
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
@@ -28,7 +27,7 @@ export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
 });
 
 export function walletRepository({ Wallet }: Models) {
-  const batch = new CommandBatcher(Wallet.collection as unknown as Collection<Document>);
+  const batch = new CommandBatcher(Wallet);
   return {
     /**
      * Wallet update and cashback: the application's wallet by its client-visible `wallet_id`.

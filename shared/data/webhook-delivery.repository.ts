@@ -4,6 +4,7 @@
  * record an attempt, its attempt count), so a stale or duplicated job changes nothing.
  */
 import { Types, type AnyBulkWriteOperation, type UpdateQuery } from 'mongoose';
+import { CommandBatcher } from './batched.js';
 import { isDuplicateKeyError, type Models } from './db.js';
 import type { DeliveryStatus, WebhookDeliveryDoc } from './webhook-delivery.schema.js';
 
@@ -122,6 +123,7 @@ const staticFields = (d: NewDelivery) => ({
 });
 
 export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
+  const batch = new CommandBatcher(WebhookDelivery);
   /** Upserts one document per delivery, in one round trip. */
   const upsertEach = (deliveries: NewDelivery[], ids: string[], updateOf: (d: NewDelivery) => UpdateQuery<WebhookDeliveryDoc>) =>
     WebhookDelivery.bulkWrite(
@@ -132,14 +134,27 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
   return {
     /** Creates the deliveries that do not exist yet (`pending`, generation 0), in one round trip; the others stay as they are. */
     async createMissing(deliveries: NewDelivery[], now: Date): Promise<void> {
-      if (deliveries.length === 0) return;
-      const ids = deliveries.map((d) => deliveryIdOf(d.eventId, d.endpointId));
-      await upsertEach(deliveries, ids, (d) => ({
-        $setOnInsert: { ...staticFields(d), job: d.job ?? null, status: 'pending', generation: 0, attempts: 0, nextAttemptAt: now },
-      })).catch((err: { writeErrors?: unknown[] }) => {
-        // Two upserts of one delivery at once (overlapping runs of one job): the loser's exists.
-        if (!(err.writeErrors ?? [err]).every(isDuplicateKeyError)) throw err;
-      });
+      // Shared with other jobs' deliveries of the moment. Refused: two upserts of one delivery at
+      // once (overlapping runs of one job) — the loser's exists.
+      await Promise.all(
+        deliveries.map((d) =>
+          batch.upsert(
+            { _id: deliveryIdOf(d.eventId, d.endpointId) },
+            {
+              $setOnInsert: {
+                ...staticFields(d),
+                job: d.job ?? null,
+                status: 'pending',
+                generation: 0,
+                attempts: 0,
+                nextAttemptAt: now,
+                createdAt: now,
+                updatedAt: now,
+              },
+            },
+          ),
+        ),
+      );
     },
     /**
      * Redelivery: each delivery (created if missing) becomes `pending` again with a fresh attempt
@@ -189,22 +204,26 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
         nextAttemptAt: d.nextAttemptAt ?? null,
       }));
     },
-    /** Applies guarded changes to pending deliveries in one round trip; returns how many applied. */
-    async settle(changes: DeliveryChange[]): Promise<number> {
-      if (changes.length === 0) return 0;
-      const ops: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = changes.map((c) => ({
-        updateOne: {
-          filter: {
-            _id: c.deliveryId,
-            generation: c.generation,
-            status: 'pending',
-            ...(c.attempts !== undefined ? { attempts: c.attempts } : {}),
-          },
-          update: { $set: c.set },
-        },
-      }));
-      const res = await WebhookDelivery.bulkWrite(ops, { ordered: false });
-      return res.modifiedCount;
+    /**
+     * Applies guarded changes to pending deliveries (one round trip, shared with other runs' of the
+     * moment): a change whose delivery moved on meanwhile (another generation, attempt or status)
+     * applies to nothing.
+     */
+    async settle(changes: DeliveryChange[]): Promise<void> {
+      const now = new Date();
+      await Promise.all(
+        changes.map((c) =>
+          batch.updateBlind(
+            {
+              _id: c.deliveryId,
+              generation: c.generation,
+              status: 'pending',
+              ...(c.attempts !== undefined ? { attempts: c.attempts } : {}),
+            },
+            { $set: { ...c.set, updatedAt: now } },
+          ),
+        ),
+      );
     },
     /** The endpoint was disabled: its pending deliveries are cancelled; their jobs then stop. */
     async cancelPendingOfEndpoint(endpointId: string, reason: string): Promise<number> {

@@ -55,15 +55,32 @@ export class WebhookQueue {
     return queued;
   }
 
-  /** Queues one job per run, carrying it (one round trip). `delay`: when the first attempt is due. */
-  async deliverRuns(runs: readonly DeliveryRun[], delayMs = 0): Promise<void> {
-    if (runs.length === 0) return;
-    await this.queue.addBulk(
-      runs.map((run) => ({
-        name: WEBHOOK_JOB.deliver,
-        data: { deliveryId: run.items[0]!.deliveryId, generation: run.items[0]!.generation, run } satisfies DeliveryJobData,
-        opts: { ...this.jobOptions, jobId: runJobId(run), ...(delayMs > 0 ? { delay: delayMs } : {}) },
-      })),
+  /**
+   * Queues one job per run, carrying it. `delay`: when the first attempt is due. The runs that
+   * jobs of this process queue in the same turn of the event loop go in one `addBulk` (one round
+   * trip for all of them).
+   */
+  deliverRuns(runs: readonly DeliveryRun[], delayMs = 0): Promise<void> {
+    if (runs.length === 0) return Promise.resolve();
+    const jobs = runs.map((run) => ({
+      name: WEBHOOK_JOB.deliver,
+      data: { deliveryId: run.items[0]!.deliveryId, generation: run.items[0]!.generation, run } satisfies DeliveryJobData,
+      opts: { ...this.jobOptions, jobId: runJobId(run), ...(delayMs > 0 ? { delay: delayMs } : {}) },
+    }));
+    return new Promise((resolve, reject) => {
+      if (this.adding.length === 0) setImmediate(() => this.addPending());
+      this.adding.push({ jobs, resolve, reject });
+    });
+  }
+
+  private adding: { jobs: Parameters<Queue['addBulk']>[0]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+
+  private addPending() {
+    const callers = this.adding;
+    this.adding = [];
+    this.queue.addBulk(callers.flatMap((c) => c.jobs)).then(
+      () => callers.forEach((c) => c.resolve()),
+      (err: unknown) => callers.forEach((c) => c.reject(err)),
     );
   }
 

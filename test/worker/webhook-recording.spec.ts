@@ -100,6 +100,59 @@ describe('webhook recording', function () {
     }
   });
 
+  it('when a job wrote its events and deliveries but died before queueing them, then its re-run queues them once; a new endpoint gets no old event', async () => {
+    const services = await testServices();
+    const queue = new WebhookQueue({ ...services.config, queuePrefix: `${TEST_QUEUE_PREFIX}-recording-rerun` });
+    try {
+      const recorder = new EventRecorder({ ...services, webhooks: queue });
+      const app = await createTestApplication(services);
+      await createCustomers(services, app.id, ['rerun']);
+      await createWallet(services, app.id);
+      const endpoint = await services.repos.webhookEndpoints.create(app.id, {
+        url: 'https://93.184.216.34/hooks',
+        eventTypes: ['*'],
+        description: '',
+        secret: 'whsec_rerun',
+      });
+      const input = await prepareWalletOperation(services, {
+        applicationId: app.id,
+        sourceId: 'rerun',
+        walletId: 'loyalty',
+        body: { type: 'credit', points: 2 },
+        txnId: 'txn-rerun-1',
+        requestId: 'req-rerun-1',
+      });
+      const observed: Committed[] = [];
+      const value = await applyWalletOperation(services, input, { observe: (c) => observed.push(c) });
+      const op = { name: 'wallet-transaction' as const, input, jobId: 'job-rerun-1', outcome: { ok: true as const, value }, observed };
+      const [id] = await recorder.record(op);
+      // As if the worker had died after both writes, before its delivery job reached Redis.
+      const [job] = await queue.queue.getJobs(['waiting']);
+      await job!.remove();
+      // An endpoint registered meanwhile: the event happened before it existed.
+      const later = await services.repos.webhookEndpoints.create(app.id, {
+        url: 'https://93.184.216.35/hooks',
+        eventTypes: ['*'],
+        description: '',
+        secret: 'whsec_later',
+      });
+      services.webhookEndpoints.forget(app.id);
+
+      // The stall check runs the job again: its use case finds the entry written and says nothing.
+      const again = await applyWalletOperation(services, input, { observe: () => undefined });
+      await recorder.record({ ...op, outcome: { ok: true, value: again }, observed: [] });
+      await recorder.record({ ...op, outcome: { ok: true, value: again }, observed: [] }); // and once more
+
+      const jobs = await queue.queue.getJobs(['waiting']);
+      expect(jobs.map((j) => j.id)).to.deep.equal([job!.id]);
+      expect(jobs[0]!.data.run.items.map((i: { deliveryId: string }) => i.deliveryId)).to.deep.equal([`${id}-${endpoint.id}`]);
+      expect(await services.repos.webhookDeliveries.get(`${id}-${later.id}`)).to.equal(null);
+    } finally {
+      await queue.queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+
   describe('with a delivery pool whose endpoints cache is not re-read during the test', () => {
     let api: TestApi;
     let receiver: WebhookReceiver;

@@ -82,7 +82,7 @@ documentdb.maxUserLimit = 100
 # update about what it costs MongoDB. Measured here, database CPU per single-document update: no
 # index 0.7 ms; with a compound index 1.0 → 0.7 ms; with a unique compound one 2.8 → 1.4 ms.
 # Same query results either way.
-documentdb.defaultUseCompositeOpClass = true
+documentdb.defaultUseCompositeOpClass = ${TESTDB_COMPOSITE:-true}
 EOF
 fi
 pg_port=$(sed -n "s/^port = \([0-9]*\)$/\1/p" "$dir/pgdata/postgresql.conf" | tail -1)

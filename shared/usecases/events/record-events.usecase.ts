@@ -49,9 +49,12 @@ export class EventRecorder {
     const targetsOf = (id: string, type: string) =>
       endpoints.filter((e) => subscribes(e.eventTypes, type)).map((e) => deliveryIdOf(id, e.id));
 
-    // An event already in the outbox was recorded by an earlier job (a repeat, a replayed key):
-    // it and its deliveries stay as they are. And the deliveries of one not there yet may exist
-    // (that job failed between the two writes): their bytes are the event's.
+    // An event already in the outbox was recorded by an earlier run: by another job (a repeat),
+    // or by this job before it died — possibly before it queued the deliveries. Its deliveries'
+    // runs are queued again: their job ids derive from the deliveries, so a run still queued is
+    // not queued twice, and one already delivered finds nothing pending. The deliveries of an event
+    // not in the outbox yet may exist too (the run died between the two writes): their bytes are
+    // the event's.
     let stored = new Set<string>();
     let sent = new Map<string, string>();
     if (!fresh) {
@@ -59,7 +62,6 @@ export class EventRecorder {
         repos.events.existing(ids),
         repos.webhookDeliveries.bodiesOf(ids.flatMap((id, i) => targetsOf(id, facts[i]!.type))),
       ]);
-      if (stored.size === ids.length) return ids;
     }
     const sentBody = (id: string, type: string) => targetsOf(id, type).flatMap((d) => sent.get(d) ?? [])[0];
 
@@ -72,8 +74,8 @@ export class EventRecorder {
     const events: EventRecord[] = [];
     facts.forEach((f, i) => {
       const id = ids[i]!;
-      if (stored.has(id)) return;
       const body = sentBody(id, f.type);
+      if (stored.has(id) && !body) return; // recorded, with no delivery to any endpoint it has now
       events.push(
         body
           ? eventOfBody(body)
@@ -90,9 +92,15 @@ export class EventRecorder {
       );
     });
 
-    const runs = runsOf(endpoints, events);
+    // A recorded event goes again only to the endpoints it has deliveries for (not to one added since).
+    const runs = runsOf(endpoints, events)
+      .map((run) => ({ ...run, items: run.items.filter((i) => !stored.has(i.eventId) || sent.has(i.deliveryId)) }))
+      .filter((run) => run.items.length > 0);
     await repos.webhookDeliveries.createMissing(runs.flatMap(deliveriesOf), now);
-    await repos.events.record(events, { dispatched: true });
+    await repos.events.record(
+      events.filter((e) => !stored.has(e.id)),
+      { dispatched: true },
+    );
     await this.deps.webhooks.deliverRuns(runs);
     return ids;
   }
