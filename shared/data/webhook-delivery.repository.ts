@@ -3,9 +3,9 @@
  * single-document update guarded by the delivery's `generation` and `status: pending` (and, to
  * record an attempt, its attempt count), so a stale or duplicated job changes nothing.
  */
-import { Types, type AnyBulkWriteOperation, type UpdateQuery } from 'mongoose';
+import { Types, type UpdateQuery } from 'mongoose';
 import { CommandBatcher } from './batched.js';
-import { isDuplicateKeyError, type Models } from './db.js';
+import type { Models } from './db.js';
 import type { DeliveryStatus, WebhookDeliveryDoc } from './webhook-delivery.schema.js';
 
 /** A delivery as the use cases see it: the document with string ids. */
