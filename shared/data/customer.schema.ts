@@ -23,11 +23,7 @@ export const customerSchema = new Schema<CustomerDoc>(
   },
   { collection: 'customers', timestamps: true, versionKey: false },
 );
-// Serves resolving `source_id` within an application (list, validate, apply, wallets) and keeps it
-// unique; the shard key (shared/data/shard-keys.ts). `sourceId` first: every query pins both fields,
-// so either order serves them on MongoDB, and the more selective first keeps the uniqueness check
-// of an insert cheap where an index probe is less clever (on the test database a unique index
-// compares an insert with every document sharing its first field: one application's customers).
-customerSchema.index({ sourceId: 1, application: 1 }, { unique: true });
+// Serves resolving `source_id` within an application (list, validate, apply, wallets) and keeps it unique.
+customerSchema.index({ application: 1, sourceId: 1 }, { unique: true });
 // Serves the admin's pages of an application's customers (by _id, after a cursor).
 customerSchema.index({ application: 1, _id: 1 });

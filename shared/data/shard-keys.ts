@@ -83,8 +83,8 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
     ],
   },
   customers: {
-    key: { sourceId: 1, application: 1 },
-    why: "every client request names its customer by `source_id` within its application, and jobs carry it; the unique index (sourceId, application) is the key. `sourceId` leads: an application's customers spread over chunks by their ids (a big shop is not one range), and customer listings are admin pages anyway",
+    key: { application: 1, sourceId: 1 },
+    why: 'every client request names its customer by `source_id`, and jobs carry it; the unique index (application, sourceId) is the key',
     scatter: [
       {
         query: 'customers.findByIds / resolve by id',
