@@ -7,12 +7,15 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 import { partitionQueueName, queueOptions } from '../shared/queue/names.js';
-import { redisConnection } from '../shared/queue/redis.js';
+import { redisConnection, type RedisClient } from '../shared/queue/redis.js';
+import { sendReply, type ReplyBody } from '../shared/queue/replies.js';
 
 export type JobListener = (event: { job: Job; outcome: 'completed' | 'failed'; durationMs: number }) => void;
 
 export class WorkerPool {
   private readonly workers: Worker[] = [];
+  /** Where finished jobs' outcomes go back to the API that waits for them (shared/queue/replies.ts). */
+  private replies: RedisClient | undefined;
 
   constructor(
     private readonly config: Config,
@@ -22,6 +25,7 @@ export class WorkerPool {
   ) {}
 
   async start(): Promise<void> {
+    this.replies = redisConnection(this.config.redisUrl!);
     const admin = redisConnection(this.config.redisUrl!);
     // While the partition count changes, workers also drain the partitions of the previous count.
     const partitions = Math.max(this.config.queuePartitions, this.config.queuePartitionsPrevious ?? 0);
@@ -43,9 +47,15 @@ export class WorkerPool {
       });
       const started = new Map<string, number>();
       worker.on('active', (job) => started.set(job.id!, Date.now()));
-      worker.on('completed', (job) => this.report(job, 'completed', started));
+      worker.on('completed', (job, result) => {
+        this.report(job, 'completed', started);
+        this.reply(job, { outcome: JSON.stringify(result ?? null) });
+      });
       worker.on('failed', (job, err) => {
-        if (job) this.report(job, 'failed', started);
+        if (job) {
+          this.report(job, 'failed', started);
+          this.reply(job, { failed: err.message });
+        }
         // `jobName`, not `name`: pino's own `name` field is the logger's (worker).
         this.logger.error({ err, jobId: job?.id, jobName: job?.name, queue: name }, 'job failed');
       });
@@ -59,6 +69,16 @@ export class WorkerPool {
     await Promise.all(this.workers.map((w) => w.waitUntilReady()));
   }
 
+  /** Tells the API that queued `job` how it ended (jobs of an earlier release name no stream: their API reads the queue's events). */
+  private reply(job: Job, body: ReplyBody) {
+    const stream = (job.data as { replyTo?: unknown } | null)?.replyTo;
+    if (typeof stream !== 'string') return;
+    // A reply lost here (Redis away) is not an operation lost: the API reads the finished job when its wait ends.
+    sendReply(this.replies!, stream, job.id!, body).catch((err: Error) =>
+      this.logger.warn({ err: err.message, jobId: job.id }, 'reply not sent'),
+    );
+  }
+
   private report(job: Job, outcome: 'completed' | 'failed', started: Map<string, number>) {
     const t = started.get(job.id!);
     started.delete(job.id!);
@@ -68,5 +88,6 @@ export class WorkerPool {
   /** Finishes the jobs in progress, takes no new ones. */
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()));
+    await this.replies?.quit().catch(() => undefined);
   }
 }

@@ -12,12 +12,15 @@
  *  - past the wait, a job that has not started is withdrawn atomically (removed from the wait
  *    list; a worker can no longer take it): the operation was not applied; one that has started
  *    will be applied at most once, and the 503 names the key to retry with for its result.
- * Each 503 carries the operation key. Waiters are registered in a map *before* the job is added,
- * and one 'completed'/'failed' listener per QueueEvents dispatches to them, so no completion is
- * missed and no per-waiter listener piles up.
+ * Each 503 carries the operation key. Waiters are registered in a map *before* the job is added;
+ * the job names this process's reply stream (shared/queue/replies.ts), where the worker puts its
+ * outcome, and one reader dispatches the replies to the waiters: no completion is missed, no
+ * per-waiter listener piles up, and this process reads only its own operations' outcomes. A
+ * request that joins a job another process queued (a key seen before) also reads the job itself
+ * until it is finished.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Job, Queue, QueueEvents } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { DomainError } from '../errors.js';
@@ -25,6 +28,7 @@ import type { Logger } from '../logger.js';
 import { finishedJobRetention, laneOf, partitionOf, partitionQueueName, queueOptions, type JobName, type JobPayloads } from './names.js';
 import type { Outcome } from './outcome.js';
 import { redisConnection } from './redis.js';
+import { ReplyReader, type ReplyBody } from './replies.js';
 
 interface Waiter {
   resolve: (outcome: Outcome<unknown>) => void;
@@ -73,14 +77,15 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** How often a request that joined a job queued by another process reads it (it gets no reply). */
+const JOIN_POLL_MS = 250;
+
 export class JobGateway {
   private readonly queues: Queue[] = [];
-  private readonly events: QueueEvents[] = [];
+  private replies: ReplyReader | undefined;
   /** Per job id: the requests waiting for it (the same key may be sent twice at once). */
   private readonly waiters = new Map<string, Set<Waiter>>();
   private connection: RedisClient | undefined;
-  /** What every QueueEvents of this gateway duplicates for its blocking reads (closed with it). */
-  private eventsConnection: RedisClient | undefined;
   /** Hears every answered job (metrics); set by the app. */
   onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
@@ -106,17 +111,19 @@ export class JobGateway {
     for (let p = 0; p < this.config.queuePartitions; p++) {
       const name = partitionQueueName(p);
       const queue = new Queue(name, queueOptions(this.config, this.connection));
-      this.eventsConnection ??= redisConnection(this.config.redisUrl!);
-      const events = new QueueEvents(name, { connection: this.eventsConnection, prefix: this.config.queuePrefix });
-      events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, returnvalue));
-      events.on('failed', ({ jobId, failedReason }) => this.fail(jobId, failedReason));
-      // Without listeners an 'error' event would throw and end the process.
+      // Without a listener an 'error' event would throw and end the process.
       queue.on('error', (err) => this.logger?.warn({ err: err.message, queue: name }, 'queue error'));
-      events.on('error', (err) => this.logger?.warn({ err: err.message, queue: name }, 'queue events error'));
       this.queues.push(queue);
-      this.events.push(events);
     }
-    await Promise.all([...this.queues.map((q) => q.waitUntilReady()), ...this.events.map((e) => e.waitUntilReady())]);
+    await Promise.all(this.queues.map((q) => q.waitUntilReady()));
+    this.replies = new ReplyReader(
+      this.connection,
+      this.config.redisUrl!,
+      this.config.queuePrefix,
+      (jobId, body) => this.reply(jobId, body),
+      (err) => this.logger?.warn({ err: err.message }, 'reply stream'),
+    );
+    await this.replies.start();
   }
 
   /** Queues `payload` on the partition of `customerKey` and resolves with the job's outcome. */
@@ -139,7 +146,7 @@ export class JobGateway {
         try {
           await queue.add(
             name,
-            { ...payload, lane: laneOf(partition, this.config.queuePartitions) },
+            { ...payload, lane: laneOf(partition, this.config.queuePartitions), replyTo: this.replies!.stream },
             {
               jobId,
               // A retried job goes to the back of its queue and would overtake the customer's later
@@ -153,8 +160,9 @@ export class JobGateway {
           this.logger?.warn({ err: (err as Error).message, jobId }, 'queue add failed');
           waiter.reject(operationUnavailable('pending', opts.operationKey));
         }
-      // A key seen before may name a job that already finished: take its outcome from the job.
-      if (!opts.fresh) void this.finishedOutcome(queue, jobId).then((o) => o && waiter.resolve(o));
+      // A key seen before may name a job another process queued (its reply goes there) or one that
+      // already finished: take the outcome from the job, now and until it comes.
+      if (!opts.fresh) this.watch(queue, jobId, waiter, done);
       const outcome = await done;
       this.onOutcome?.(name, payload, outcome);
       return outcome;
@@ -163,6 +171,21 @@ export class JobGateway {
       set.delete(waiter);
       if (set.size === 0 && this.waiters.get(jobId) === set) this.waiters.delete(jobId);
     }
+  }
+
+  /** Reads a joined job until it is finished or `done` settles (replies of other processes never reach this one). */
+  private watch(queue: Queue, jobId: string, waiter: Waiter, done: Promise<unknown>) {
+    let over = false;
+    done.then(
+      () => (over = true),
+      () => (over = true),
+    );
+    const look = async () => {
+      const outcome = await this.finishedOutcome(queue, jobId);
+      if (outcome) waiter.resolve(outcome);
+      else if (!over) setTimeout(() => void look(), JOIN_POLL_MS).unref();
+    };
+    void look();
   }
 
   /** The outcome of a job that is already finished (a failed one is queued again); null otherwise. */
@@ -198,9 +221,10 @@ export class JobGateway {
     for (const w of waiting) w.reject(operationUnavailable(standing, w.operationKey));
   }
 
-  private settle(jobId: string, returnvalue: unknown) {
-    const outcome = parse(returnvalue);
-    for (const w of this.waiters.get(jobId) ?? []) w.resolve(outcome);
+  private reply(jobId: string, body: ReplyBody) {
+    if (!this.waiters.has(jobId)) return; // answered already (a timeout, a joined job read meanwhile)
+    if ('failed' in body) this.fail(jobId, body.failed);
+    else for (const w of this.waiters.get(jobId) ?? []) w.resolve(parse(body.outcome));
   }
 
   private fail(jobId: string, reason: string) {
@@ -222,9 +246,9 @@ export class JobGateway {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.events.map((e) => e.close()));
+    await this.replies?.close();
     await Promise.all(this.queues.map((q) => q.close()));
-    await Promise.all([this.connection, this.eventsConnection].map((c) => c?.quit().catch(() => undefined)));
+    await this.connection?.quit().catch(() => undefined);
   }
 }
 

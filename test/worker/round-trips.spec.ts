@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { startRedisServer } from '../../scripts/embedded-servers.js';
 import type { CommandStartedEvent } from 'mongodb';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
@@ -175,6 +177,88 @@ describe('database round trips per operation', function () {
       // …in fewer commands than statements (each collection's statements of one moment go together).
       const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
       expect(total(commands)).to.be.below(total(statements));
+    });
+  });
+
+  describe('Redis commands per job', () => {
+    let redis: Awaited<ReturnType<typeof startRedisServer>>;
+    let own: TestApi;
+    let ownApp: TestApplication;
+    before(async () => {
+      // A Redis of its own: every command it sees is this API's and worker's.
+      redis = await startRedisServer();
+      own = await startTestApi({ REDIS_URL: redis.url, CACHE_CHECK_MS: '60000', QUEUE_PREFIX: 'redis-rt' });
+      ownApp = await createTestApplication(own.services);
+      await createCustomers(own.services, ownApp.id, ['r1', 'r2']);
+      await createWallet(own.services, ownApp.id);
+      await createCampaign(own.services, ownApp.id, { code: 'RT', limits: { total: 1000, perCustomer: 500 } });
+    });
+    after(async () => {
+      await own?.close();
+      await redis?.stop();
+    });
+
+    /** Top-level commands (not those scripts run) per operation, by name, while `n` operations run one after another, less what the same time idle sends. */
+    async function perOperation(n: number, run: (i: number) => Promise<{ status: number }>) {
+      const client = new Redis(redis.url);
+      const monitor = await client.monitor();
+      const count = async (work: () => Promise<void>) => {
+        const seen = new Map<string, number>();
+        const on = (_t: string, args: string[], source: string) => {
+          if (source !== 'lua') seen.set(args[0]!.toLowerCase(), (seen.get(args[0]!.toLowerCase()) ?? 0) + 1);
+        };
+        monitor.on('monitor', on);
+        const started = Date.now();
+        await work();
+        monitor.off('monitor', on);
+        return { seen, ms: Date.now() - started };
+      };
+      try {
+        const busy = await count(async () => {
+          for (let i = 0; i < n; i++) expect((await run(i)).status).to.equal(200);
+        });
+        const idle = await count(() => new Promise((r) => setTimeout(r, busy.ms)));
+        const per = new Map<string, number>();
+        for (const name of new Set([...busy.seen.keys(), ...idle.seen.keys()]))
+          per.set(name, ((busy.seen.get(name) ?? 0) - (idle.seen.get(name) ?? 0)) / n);
+        if (process.env.ROUND_TRIPS_PRINT) process.stdout.write(`      ${JSON.stringify([...per].map(([k, v]) => [k, v.toFixed(2)]))}\n`);
+        return per;
+      } finally {
+        monitor.disconnect();
+        client.disconnect();
+      }
+    }
+
+    // One operation at a time: the queue's add; the worker's wake-up, take and finish (BullMQ
+    // wakes and takes twice per job when the queue runs dry between jobs); the reply to this API
+    // and its read. (BullMQ's queue event stream is no longer read: it was three reads per job.)
+    const EXPECTED = { evalsha: 4, bzpopmin: 2, xadd: 1, xread: 1 };
+    const within = (per: Map<string, number>) => {
+      for (const [name, n] of Object.entries(EXPECTED)) expect(per.get(name) ?? 0, name).to.be.closeTo(n, 0.2);
+      const total = [...per.values()].reduce((a, b) => a + b, 0);
+      expect(total, 'all commands').to.be.at.most(8.3);
+    };
+
+    it('when redeems run one after another, then 8 Redis commands each', async () => {
+      within(
+        await perOperation(60, (i) =>
+          call(own.url, 'POST', '/coupons/apply?type=redeem', {
+            auth: ownApp.auth,
+            body: { source_id: `r${(i % 2) + 1}`, coupon_details: [{ coupon_id: 'RT', coupon_code: 'RT' }], order: makeOrder() },
+          }),
+        ),
+      );
+    });
+
+    it('when wallet credits run one after another, then 8 Redis commands each', async () => {
+      within(
+        await perOperation(60, (i) =>
+          call(own.url, 'PUT', `/wallets/customer/r${(i % 2) + 1}/transactions/loyalty`, {
+            auth: ownApp.auth,
+            body: { type: 'credit', points: 1 },
+          }),
+        ),
+      );
     });
   });
 });
