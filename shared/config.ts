@@ -131,7 +131,7 @@ const schema = Joi.object({
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9_-]+$/)
     .default('coupons'),
-  QUEUE_PARTITIONS: Joi.number().integer().min(1).max(1024).default(16),
+  QUEUE_PARTITIONS: Joi.number().integer().min(1).max(1024).default(64),
   QUEUE_PARTITIONS_PREVIOUS: Joi.number().integer().min(1).max(1024),
   JOB_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   JOB_LOCK_MS: Joi.number().integer().min(1000).default(15000),

@@ -8,14 +8,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { startRedisCluster, type RedisCluster } from '../../scripts/redis-cluster.js';
 import { partitionQueues } from '../../shared/queue/names.js';
 import { processSeconds, treeSeconds, withCpu, type CpuShares } from './cpu.js';
-import { benchOrder, loadRedeemApp } from './dataset.js';
-import { log, measure, startStack, stopChild, type Load, type Result, type Stack } from './stack.js';
+import { loadRedeemApp, queueLoads } from './dataset.js';
+import { log, measure, startStack, stopChild, type Result, type Stack } from './stack.js';
 
 const PARTITIONS = 16;
 
@@ -47,27 +46,7 @@ export async function clusterBench(): Promise<string[]> {
     const s = stack;
     log('loading data set');
     const data = await loadRedeemApp(s.services, log);
-    const order = benchOrder(5, 'bench');
-    const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
-    const loads: Record<'noop' | 'redeem' | 'credit', Load> = {
-      noop: { connections: 64, auth: data.auth, body: () => ({}) },
-      redeem: {
-        connections: 64,
-        auth: data.auth,
-        body: () => ({
-          source_id: pick(data.customers).sourceId,
-          coupon_details: [{ coupon_id: data.redeemCoupon.id, coupon_code: 'BENCHREDEEM' }],
-          order: { ...order, order_id: randomUUID() },
-        }),
-      },
-      credit: {
-        connections: 64,
-        auth: data.auth,
-        method: 'PUT',
-        body: () => ({ type: 'credit', points: 1 }),
-        path: () => `/wallets/customer/${pick(data.customers).sourceId}/transactions/loyalty`,
-      },
-    };
+    const loads = queueLoads(data);
     const paths = { noop: '/bench/noop-job', redeem: '/coupons/apply?type=redeem', credit: '/wallets/customer/x/transactions/loyalty' };
     const rows: Row[] = [];
 
@@ -88,12 +67,14 @@ export async function clusterBench(): Promise<string[]> {
       };
       const label = `${topology}, ${apis.length} API, ${workers.length} worker`;
       const one = async (op: 'noop' | 'redeem' | 'credit') => {
+        // Redeem and credit on an application of their own (a fresh ledger: see endpoints.ts).
+        const load = op === 'noop' ? loads.noop : queueLoads(await loadRedeemApp(s.services, () => undefined))[op];
         await drain();
         const { result, cpu } = await withCpu(groups, () =>
           measure(
             `${op} (${label})`,
             apis.map((a) => `${a.url}${paths[op]}`),
-            loads[op],
+            load,
           ),
         );
         return { result, cpu };

@@ -22,14 +22,18 @@ export async function partitionsBench(): Promise<string[]> {
         if (n === 2) workers.push(await stack.startWorker(env));
         const label = `${partitions} partitions, ${n} worker`;
         const drain = () => stack.drain(partitions, env.QUEUE_PREFIX);
-        const loads = queueLoads(data);
+        // Each phase on an application of its own (a fresh ledger: see endpoints.ts).
         for (const [what, path, load] of [
-          ['no-op job', '/bench/noop-job', loads.noop],
-          ['redeem', '/coupons/apply?type=redeem', loads.redeem],
-          ['wallet credit', '/wallets/customer/x/transactions/loyalty', loads.credit],
+          ['no-op job', '/bench/noop-job', () => queueLoads(data).noop],
+          ['redeem', '/coupons/apply?type=redeem', async () => queueLoads(await loadRedeemApp(stack.services, () => undefined)).redeem],
+          [
+            'wallet credit',
+            '/wallets/customer/x/transactions/loyalty',
+            async () => queueLoads(await loadRedeemApp(stack.services, () => undefined)).credit,
+          ],
         ] as const) {
           await drain();
-          results.push(await measure(`${what} (${label})`, `${api.url}${path}`, load));
+          results.push(await measure(`${what} (${label})`, `${api.url}${path}`, await load()));
         }
       }
       await Promise.all([...workers, api.child].map(stopChild));
