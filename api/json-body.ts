@@ -14,24 +14,13 @@ type Part = string | Buffer;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** One buffer of the parts, adjacent text encoded together. */
+/** One buffer of the parts. */
 function concatParts(parts: Part[]): Buffer {
-  const merged: Part[] = [];
-  let text = '';
-  for (const p of parts) {
-    if (typeof p === 'string') text += p;
-    else {
-      if (text) merged.push(text);
-      merged.push(p);
-      text = '';
-    }
-  }
-  if (text) merged.push(text);
   let size = 0;
-  for (const p of merged) size += typeof p === 'string' ? Buffer.byteLength(p) : p.length;
+  for (const p of parts) size += typeof p === 'string' ? Buffer.byteLength(p) : p.length;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const p of merged) at += typeof p === 'string' ? out.write(p, at) : p.copy(out, at);
+  for (const p of parts) at += typeof p === 'string' ? out.write(p, at) : p.copy(out, at);
   return out;
 }
 

@@ -181,13 +181,17 @@ const OPTIONAL_ITEM_FIELDS = ['cart_qty', 'quantity', 'shipping', 'sku', 'name']
  */
 export function matchesSelector(item: ParsedItem, campaign: Campaign, selector: ItemSelector): boolean {
   if (selector.properties.length === 0) return false;
-  const test = (p: ItemSelector['properties'][number]): boolean => {
-    const operator = p.operator ?? 'in';
-    const v = itemFieldValue(item, campaign, p.property);
-    if (v === undefined) return operator === 'nin' || operator === 'neq';
-    return holds({ field: p.property, operator, value: p.values }, v);
-  };
-  return selector.match === 'AND' ? selector.properties.every(test) : selector.properties.some(test);
+  // A loop, not a closure per item: list runs this for every item of every coupon with a selector.
+  const all = selector.match === 'AND';
+  for (const p of selector.properties) if (propertyHolds(item, campaign, p) !== all) return !all;
+  return all;
+}
+
+function propertyHolds(item: ParsedItem, campaign: Campaign, p: ItemSelector['properties'][number]): boolean {
+  const operator = p.operator ?? 'in';
+  const v = itemFieldValue(item, campaign, p.property);
+  if (v === undefined) return operator === 'nin' || operator === 'neq';
+  return holds({ field: p.property, operator, value: p.values }, v);
 }
 
 const isSelectedItemsBase = (base: DiscountBase): boolean => base.startsWith('selected_items_');
