@@ -25,7 +25,9 @@ export class WorkerPool {
   ) {}
 
   async start(): Promise<void> {
-    this.replies = redisConnection(this.config.redisUrl!);
+    // Replies of jobs finishing in the same turn of the event loop go out in one write (only XADDs
+    // use this connection; BullMQ's own connections stay without auto-pipelining).
+    this.replies = redisConnection(this.config.redisUrl!, { enableAutoPipelining: true });
     const admin = redisConnection(this.config.redisUrl!);
     // While the partition count changes, workers also drain the partitions of the previous count.
     const partitions = Math.max(this.config.queuePartitions, this.config.queuePartitionsPrevious ?? 0);

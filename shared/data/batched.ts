@@ -14,12 +14,14 @@
  * the guard of a guarded upsert). A plain update's own match count is not reported per statement,
  * so only updates whose caller needs no answer are batched ({@link CommandBatcher.updateBlind}).
  *
+ * The commands go to the server as they are (`find`, `insert`, `update`): the driver's bulk and
+ * cursor layers would cost more CPU than the command itself on this hot path.
+ *
  * A batch waits for nothing: it is sent once the current turn of the event loop ends
  * (`setImmediate`), so a lone operation pays no delay, and operations that run in step (their
  * previous answers arrived in one batch) share their next command too.
  */
 import type { mongo } from 'mongoose';
-import { isDuplicateKeyError } from './db.js';
 
 type Document = mongo.Document;
 type UpdateFilter<T extends Document> = mongo.UpdateFilter<T>;
@@ -47,17 +49,36 @@ const MAX_BATCH = 500;
 /** A value as a map key: ObjectIds by their hex, dates by their time, the rest as text. */
 const keyOf = (v: unknown): string => (v instanceof Date ? `date:${v.getTime()}` : String(v));
 
+/** What a batcher needs of a mongoose model: its collection's name and the driver's database. */
+export interface BatchedModel {
+  collection: { collectionName: string };
+  db: { db?: mongo.Db };
+}
+
+/** A write command's reply (the parts this module reads). */
+interface WriteReply {
+  upserted?: { index: number }[];
+  writeErrors?: { index: number; code: number; errmsg: string }[];
+  writeConcernError?: unknown;
+}
+
 export class CommandBatcher {
   private finds = new Map<string, FindRequest[]>();
   private inserts: (Pending<boolean> & { doc: Document })[] = [];
   private writes: WriteRequest[] = [];
   private scheduled = false;
 
-  private readonly col: mongo.Collection<Document>;
+  /** Batches the commands of `model`'s collection (no casting, no hydration). */
+  constructor(private readonly model: BatchedModel) {}
 
-  /** Batches the commands of `model`'s collection (through the driver: no casting, no hydration). */
-  constructor(model: { collection: unknown }) {
-    this.col = model.collection as unknown as mongo.Collection<Document>;
+  private command(cmd: Document): Promise<Document> {
+    const db = this.model.db.db;
+    if (!db) return Promise.reject(new Error('the database connection is not open'));
+    return db.command(cmd);
+  }
+
+  private get name(): string {
+    return this.model.collection.collectionName;
   }
 
   /**
@@ -75,6 +96,17 @@ export class CommandBatcher {
       list.push({ match, resolve, reject });
       this.schedule();
     });
+  }
+
+  /** Every document matching `filter` — one `find` command of its own (a query that is not by key). */
+  findMany(filter: Document, projection?: Document): Promise<Document[]> {
+    return this.findAll({ find: this.name, filter, ...(projection ? { projection } : {}), batchSize: 10_000 });
+  }
+
+  /** One `findAndModify` of its own: the document after the update, or null when nothing matched. */
+  async findAndModify(query: Document, update: UpdateFilter<Document>): Promise<Document | null> {
+    const reply = (await this.command({ findAndModify: this.name, query, update, new: true })) as { value?: Document | null };
+    return reply.value ?? null;
   }
 
   /** Inserts `doc`; false when a unique index refused it (a duplicate key). */
@@ -131,7 +163,7 @@ export class CommandBatcher {
       }
       // A projection keeps the matched fields: each answer is found by them.
       const keep = projection ? { ...projection, ...Object.fromEntries(fields.map((f) => [f, 1])) } : undefined;
-      const docs = await this.col.find(filter, keep ? { projection: keep } : {}).toArray();
+      const docs = await this.findAll({ find: this.name, filter, ...(keep ? { projection: keep } : {}), batchSize: list.length + 100 });
       const byMatch = new Map(docs.map((d) => [fields.map((f) => keyOf(d[f])).join('\n'), d]));
       for (const r of list) r.resolve(byMatch.get(fields.map((f) => keyOf(r.match[f])).join('\n')) ?? null);
     } catch (err) {
@@ -139,78 +171,67 @@ export class CommandBatcher {
     }
   }
 
+  /** Every document a `find` command answers (its first batch, and more if the cursor is still open). */
+  private async findAll(cmd: Document): Promise<Document[]> {
+    let reply = (await this.command(cmd)) as { cursor: { id: unknown; firstBatch?: Document[]; nextBatch?: Document[] } };
+    const docs = [...(reply.cursor.firstBatch ?? [])];
+    while (reply.cursor.id && String(reply.cursor.id) !== '0') {
+      reply = (await this.command({ getMore: reply.cursor.id, collection: this.name })) as typeof reply;
+      docs.push(...(reply.cursor.nextBatch ?? []));
+    }
+    return docs;
+  }
+
   private async sendInserts(list: (Pending<boolean> & { doc: Document })[]) {
-    if (list.length === 1) {
-      const [r] = list as [Pending<boolean> & { doc: Document }];
-      try {
-        await this.col.insertOne(r.doc);
-        r.resolve(true);
-      } catch (err) {
-        if (isDuplicateKeyError(err)) r.resolve(false);
-        else r.reject(err);
-      }
-      return;
-    }
-    let failed: Map<number, unknown>;
-    try {
-      await this.col.insertMany(
-        list.map((r) => r.doc),
-        { ordered: false },
-      );
-      failed = new Map();
-    } catch (err) {
-      const perStatement = writeErrorsOf(err);
-      if (!perStatement) {
-        for (const r of list) r.reject(err);
-        return;
-      }
-      failed = perStatement;
-    }
-    list.forEach((r, i) => {
-      const e = failed.get(i);
-      if (e === undefined) r.resolve(true);
-      else if (isDuplicateKeyError(e)) r.resolve(false);
-      else r.reject(e);
-    });
+    await this.sendWrite({ insert: this.name, documents: list.map((r) => r.doc), ordered: false }, list, (r, outcome) =>
+      outcome === 'duplicate' ? r.resolve(false) : r.resolve(true),
+    );
   }
 
   private async sendWrites(list: WriteRequest[]) {
-    let upserted: Set<number>;
-    let failed: Map<number, unknown>;
+    await this.sendWrite(
+      {
+        update: this.name,
+        updates: list.map((r) => ({ q: r.filter, u: r.update, upsert: r.kind === 'upsert', multi: false })),
+        ordered: false,
+      },
+      list,
+      (r, outcome) => {
+        if (outcome === 'duplicate' && r.kind !== 'upsert') r.reject(duplicateKey());
+        else r.resolve(outcome === 'duplicate' ? 'refused' : outcome);
+      },
+    );
+  }
+
+  /**
+   * Sends one unordered write command and answers each statement's caller: `upserted`, `matched`
+   * (applied, or matched nothing — a write reply does not say which statement matched), or
+   * `duplicate` (a unique index refused it). Another error of a statement goes to its caller only;
+   * an error of the whole command (network, write concern) to every caller: as for a single
+   * command, the statements' fate is then unknown.
+   */
+  private async sendWrite<R extends Pending<never>>(
+    cmd: Document,
+    list: R[],
+    answer: (r: R, outcome: 'upserted' | 'matched' | 'duplicate') => void,
+  ) {
+    let reply: WriteReply;
     try {
-      const res = await this.col.bulkWrite(
-        list.map((r) => ({ updateOne: { filter: r.filter, update: r.update, upsert: r.kind === 'upsert' } })),
-        { ordered: false },
-      );
-      upserted = new Set(Object.keys(res.upsertedIds).map(Number));
-      failed = new Map();
+      reply = (await this.command(cmd)) as WriteReply;
+      if (reply.writeConcernError) throw Object.assign(new Error('write concern error'), { writeConcernError: reply.writeConcernError });
     } catch (err) {
-      const perStatement = writeErrorsOf(err);
-      if (!perStatement) {
-        for (const r of list) r.reject(err);
-        return;
-      }
-      failed = perStatement;
-      upserted = new Set(Object.keys((err as mongo.MongoBulkWriteError).result?.upsertedIds ?? {}).map(Number));
+      for (const r of list) r.reject(err);
+      return;
     }
+    const upserted = new Set((reply.upserted ?? []).map((u) => u.index));
+    const failed = new Map((reply.writeErrors ?? []).map((e) => [e.index, e]));
     list.forEach((r, i) => {
       const e = failed.get(i);
-      if (e === undefined) r.resolve(upserted.has(i) ? 'upserted' : 'matched');
-      else if (isDuplicateKeyError(e) && r.kind === 'upsert') r.resolve('refused');
-      else r.reject(e);
+      if (!e) answer(r, upserted.has(i) ? 'upserted' : 'matched');
+      else if (e.code === 11000) answer(r, 'duplicate');
+      else r.reject(Object.assign(new Error(e.errmsg), { name: 'MongoServerError', code: e.code }));
     });
   }
 }
 
-/**
- * The per-statement errors of a write that failed only in some statements (index → error), or
- * null when the whole command failed (a network error, a write concern error…): then every
- * statement's fate is unknown, as for a single command, and each caller gets the error.
- */
-function writeErrorsOf(err: unknown): Map<number, unknown> | null {
-  const e = err as Partial<mongo.MongoBulkWriteError> & { name?: string };
-  if (e?.name !== 'MongoBulkWriteError' || e.writeConcernError || !e.writeErrors) return null;
-  const list = Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
-  if (list.length === 0) return null;
-  return new Map(list.map((w) => [w.index, Object.assign(new Error(w.errmsg), { code: w.code, name: 'MongoServerError' })]));
-}
+const duplicateKey = () => Object.assign(new Error('E11000 duplicate key'), { name: 'MongoServerError', code: 11000 });

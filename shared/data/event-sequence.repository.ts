@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { CommandBatcher } from './batched.js';
 import { isDuplicateKeyError, type Models } from './db.js';
 import type { EventSequenceDoc } from './event-sequence.schema.js';
 
@@ -9,8 +9,8 @@ export interface Reservation {
 }
 
 export function eventSequenceRepository({ EventSequence }: Models) {
-  // The driver's collection: no casting or hydration on the path of every recorded operation.
-  const col = EventSequence.collection as unknown as mongo.Collection<{ _id: string }>;
+  // Raw commands: no casting or hydration on the path of every recorded operation.
+  const commands = new CommandBatcher(EventSequence);
   return {
     /**
      * Reserves `count` consecutive numbers for a customer's events, for `holder` (a job), in one
@@ -24,10 +24,9 @@ export function eventSequenceRepository({ EventSequence }: Models) {
       const of = (d: Pick<EventSequenceDoc, 'value' | 'at'>): Reservation => ({ first: d.value - count + 1, at: d.at ?? now });
       for (let round = 0; round < 3; round++) {
         // The usual case: the counter exists and another job took the last numbers.
-        const taken = (await col.findOneAndUpdate(
+        const taken = (await commands.findAndModify(
           { _id, holder: { $ne: holder } },
           { $inc: { value: count }, $set: { holder, at: now } },
-          { returnDocument: 'after' },
         )) as EventSequenceDoc | null;
         if (taken) return of(taken);
         // A customer's first events: create the counter. (Not an upsert above: a duplicate key in

@@ -82,9 +82,7 @@ export function redemptionJournalRepository({ Redemption }: Models) {
      */
     async cycles(applicationId: string, campaignId: string, orderId: string): Promise<RedemptionRecord[]> {
       const prefix = `${campaignId}:${orderId}:`;
-      const ds = (await col
-        .find({ _id: { $gt: prefix, $lt: `${prefix}~` } as never, orderId, state: { $exists: true } })
-        .toArray()) as unknown as RedemptionDoc[];
+      const ds = (await batch.findMany({ _id: { $gt: prefix, $lt: `${prefix}~` }, orderId, state: { $exists: true } })) as RedemptionDoc[];
       return ds
         .filter((d) => String(d.application) === applicationId)
         .map(toRecord)

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { CommandStartedEvent } from 'mongodb';
-import type { mongo } from 'mongoose';
-import { CommandBatcher } from '../../shared/data/batched.js';
+import { Schema, type mongo } from 'mongoose';
+import { CommandBatcher, type BatchedModel } from '../../shared/data/batched.js';
 import type { Database } from '../../shared/data/db.js';
 import { testDatabase } from '../support/context.js';
 
@@ -15,15 +15,18 @@ describe('coalesced database commands', function () {
   this.timeout(30_000);
   let db: Database;
   let col: mongo.Collection<mongo.Document>;
+  let model: BatchedModel;
   let batch: CommandBatcher;
 
   before(async () => {
     db = await testDatabase();
-    col = db.connection.db!.collection(`batched_spec_${process.pid}`);
+    const name = `batched_spec_${process.pid}`;
+    col = db.connection.db!.collection(name);
+    model = db.connection.model(name, new Schema({}, { strict: false, collection: name }));
   });
   beforeEach(async () => {
     await col.deleteMany({});
-    batch = new CommandBatcher({ collection: col });
+    batch = new CommandBatcher(model);
   });
   after(async () => {
     await col.drop().catch(() => undefined);
