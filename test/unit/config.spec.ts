@@ -10,7 +10,7 @@ describe('configuration', () => {
       workerPort: 9464,
       bodyLimit: '1mb',
       queuePrefix: 'coupons',
-      queuePartitions: 16,
+      queuePartitions: 64,
       jobWaitTimeoutMs: 10000,
       logLevel: 'info',
     });
