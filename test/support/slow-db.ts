@@ -27,4 +27,6 @@ if (delay > 0) {
     'bulkWrite',
   ]);
   slow(mongoose.mongo.FindCursor.prototype as unknown as Proto, ['toArray']);
+  // The server's own commands (find, insert, update, findAndModify) sent raw by the batcher.
+  slow(mongoose.mongo.Db.prototype as unknown as Proto, ['command']);
 }
