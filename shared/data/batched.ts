@@ -98,9 +98,9 @@ export class CommandBatcher {
     });
   }
 
-  /** Every document matching `filter` — one `find` command of its own (a query that is not by key). */
-  findMany(filter: Document, projection?: Document): Promise<Document[]> {
-    return this.findAll({ find: this.name, filter, ...(projection ? { projection } : {}), batchSize: 10_000 });
+  /** The documents matching `filter` — one `find` command of its own (a query that is not by key). */
+  findMany(filter: Document, opts: { projection?: Document; sort?: Document; limit?: number } = {}): Promise<Document[]> {
+    return this.findAll({ find: this.name, filter, ...opts, batchSize: Math.min(opts.limit ?? 10_000, 10_000) });
   }
 
   /** One `findAndModify` of its own: the document after the update, or null when nothing matched. */

@@ -109,7 +109,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
     /** The counters with these ids (list/validate: one query for any number of campaigns). */
     async findMany(ids: string[]): Promise<Map<string, LimitCounterDoc>> {
       if (ids.length === 0) return new Map();
-      const ds = (await batch.findMany({ _id: { $in: ids } }, { total: 1, d: 1, w: 1, m: 1 })) as LimitCounterDoc[];
+      const ds = (await batch.findMany({ _id: { $in: ids } }, { projection: { total: 1, d: 1, w: 1, m: 1 } })) as LimitCounterDoc[];
       return new Map(ds.map((d) => [d._id, d]));
     },
     /** Writes a whole counter unless it exists (the legacy migration). True when written. */

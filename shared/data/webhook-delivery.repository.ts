@@ -189,13 +189,15 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
      * below the run) and which deliveries of the run are still pending, with their attempts.
      */
     async pendingOfStream(endpointId: string, customerId: string, upTo: number, limit: number): Promise<PendingDelivery[]> {
-      const ds = await WebhookDelivery.find(
-        { endpoint: endpointId, customer: customerId, status: 'pending', sequence: { $lte: upTo } },
-        { sequence: 1, generation: 1, attempts: 1, nextAttemptAt: 1 },
-      )
-        .sort({ sequence: 1 })
-        .limit(limit)
-        .lean<Pick<WebhookDeliveryDoc, '_id' | 'sequence' | 'generation' | 'attempts' | 'nextAttemptAt'>[]>();
+      const ds = (await batch.findMany(
+        {
+          endpoint: new Types.ObjectId(endpointId),
+          customer: new Types.ObjectId(customerId),
+          status: 'pending',
+          sequence: { $lte: upTo },
+        },
+        { projection: { sequence: 1, generation: 1, attempts: 1, nextAttemptAt: 1 }, sort: { sequence: 1 }, limit },
+      )) as Pick<WebhookDeliveryDoc, '_id' | 'sequence' | 'generation' | 'attempts' | 'nextAttemptAt'>[];
       return ds.map((d) => ({
         id: d._id,
         sequence: d.sequence,

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { benchOrder, loadBenchData, loadRedeemApp, queueLoads } from './dataset.js';
-import { log, measure, pct, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
+import { log, measure, medianOf, pct, ROUNDS, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
 
 export async function endpointsBench(): Promise<string[]> {
   const stack = await startStack({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
@@ -65,21 +65,40 @@ export async function endpointsBench(): Promise<string[]> {
       if (withHook) await createWebhook(stack.services, app.application.id, { url: `http://127.0.0.1:${port}/hook` });
       return queueLoads(app);
     };
+    // Each queue measurement ROUNDS times, interleaved, the median kept (this shared 2-core machine
+    // drifts by ±20 % between runs minutes apart; docs/benchmarks.md gives the spread).
     const queueRows: [number, Result, Result, Result][] = [];
     let hookedRedeem: Result | undefined;
     for (const n of [1, 2]) {
       if (n === 2) await stack.startWorker();
-      await stack.drain();
-      const noop = await run(`no-op job (${n} worker)`, '/bench/noop-job', queueLoads(data).noop);
-      await stack.drain();
-      const redeem = await run(`redeem (${n} worker)`, '/coupons/apply?type=redeem', (await fresh()).redeem);
-      await stack.drain();
-      if (n === 1) {
-        hookedRedeem = await run(`redeem, one webhook endpoint (${n} worker)`, '/coupons/apply?type=redeem', (await fresh(true)).redeem);
+      const rounds: Record<'noop' | 'redeem' | 'hooked' | 'credit', Result[]> = { noop: [], redeem: [], hooked: [], credit: [] };
+      for (let r = 0; r < ROUNDS; r++) {
+        const round = ` (${n} worker, round ${r + 1}/${ROUNDS})`;
         await stack.drain();
+        rounds.noop.push(await measure(`no-op job${round}`, `${url}/bench/noop-job`, queueLoads(data).noop));
+        await stack.drain();
+        rounds.redeem.push(await measure(`redeem${round}`, `${url}/coupons/apply?type=redeem`, (await fresh()).redeem));
+        await stack.drain();
+        if (n === 1) {
+          rounds.hooked.push(
+            await measure(`redeem, one webhook endpoint${round}`, `${url}/coupons/apply?type=redeem`, (await fresh(true)).redeem),
+          );
+          await stack.drain();
+        }
+        rounds.credit.push(
+          await measure(`wallet credit${round}`, `${url}/wallets/customer/x/transactions/loyalty`, (await fresh()).credit),
+        );
       }
-      const credit = await run(`wallet credit (${n} worker)`, '/wallets/customer/x/transactions/loyalty', (await fresh()).credit);
       await stack.drain();
+      const kept = (name: string, of: Result[]) => {
+        const m = medianOf(of, `${name} (${n} worker)`);
+        results.push(m);
+        return m;
+      };
+      const noop = kept('no-op job', rounds.noop);
+      const redeem = kept('redeem', rounds.redeem);
+      if (n === 1) hookedRedeem = kept('redeem, one webhook endpoint', rounds.hooked);
+      const credit = kept('wallet credit', rounds.credit);
       queueRows.push([n, noop, redeem, credit]);
     }
     const [, , redeem1] = queueRows[0]!;
@@ -99,8 +118,8 @@ export async function endpointsBench(): Promise<string[]> {
         `| redeem / no-op job, ${n} worker | ${pct(redeem.rps / noop.rps)} | >= 30% | ${met(redeem.rps / noop.rps >= 0.3)} |`,
         `| wallet credit / no-op job, ${n} worker | ${pct(credit.rps / noop.rps)} | >= 40% | ${met(credit.rps / noop.rps >= 0.4)} |`,
       ]),
-      `| redeem, 2 workers / 1 worker | ${pct(queueRows[1]![2].rps / redeem1.rps)} | >= 100% (not slower) | ${met(queueRows[1]![2].rps >= redeem1.rps * 0.95)} |`,
-      `| wallet credit, 2 workers / 1 worker | ${pct(queueRows[1]![3].rps / queueRows[0]![3].rps)} | >= 100% (not slower) | ${met(queueRows[1]![3].rps >= queueRows[0]![3].rps * 0.95)} |`,
+      `| redeem, 2 workers / 1 worker | ${pct(queueRows[1]![2].rps / redeem1.rps)} | not slower (>= 95%) | ${met(queueRows[1]![2].rps >= redeem1.rps * 0.95)} |`,
+      `| wallet credit, 2 workers / 1 worker | ${pct(queueRows[1]![3].rps / queueRows[0]![3].rps)} | not slower (>= 95%) | ${met(queueRows[1]![3].rps >= queueRows[0]![3].rps * 0.95)} |`,
       `| redeem with one webhook endpoint / without, 1 worker | ${pct(hookedRedeem!.rps / redeem1.rps)} | >= 85% | ${met(hookedRedeem!.rps >= 0.85 * redeem1.rps)} |`,
       `| webhook deliveries received during the run | ${received} | | |`,
     ];

@@ -5,7 +5,7 @@
  * each with 1 and 2 workers (a fresh queue prefix per partition count: the count is persisted).
  */
 import { loadRedeemApp, queueLoads } from './dataset.js';
-import { log, measure, row, startStack, stopChild, TABLE_HEAD, type Result } from './stack.js';
+import { log, measure, medianOf, pct, ROUNDS, row, startStack, stopChild, TABLE_HEAD, type Result } from './stack.js';
 
 export async function partitionsBench(): Promise<string[]> {
   const stack = await startStack();
@@ -22,8 +22,9 @@ export async function partitionsBench(): Promise<string[]> {
         if (n === 2) workers.push(await stack.startWorker(env));
         const label = `${partitions} partitions, ${n} worker`;
         const drain = () => stack.drain(partitions, env.QUEUE_PREFIX);
-        // Each phase on an application of its own (a fresh ledger: see endpoints.ts).
-        for (const [what, path, load] of [
+        // Each phase ROUNDS times, interleaved, the median kept; redeem and credit each on an
+        // application of their own (a fresh ledger: see endpoints.ts).
+        const phases = [
           ['no-op job', '/bench/noop-job', () => queueLoads(data).noop],
           ['redeem', '/coupons/apply?type=redeem', async () => queueLoads(await loadRedeemApp(stack.services, () => undefined)).redeem],
           [
@@ -31,14 +32,34 @@ export async function partitionsBench(): Promise<string[]> {
             '/wallets/customer/x/transactions/loyalty',
             async () => queueLoads(await loadRedeemApp(stack.services, () => undefined)).credit,
           ],
-        ] as const) {
-          await drain();
-          results.push(await measure(`${what} (${label})`, `${api.url}${path}`, await load()));
+        ] as const;
+        const runs: Result[][] = phases.map(() => []);
+        for (let r = 0; r < ROUNDS; r++) {
+          for (const [i, [what, path, load]] of phases.entries()) {
+            await drain();
+            runs[i]!.push(await measure(`${what} (${label}, round ${r + 1}/${ROUNDS})`, `${api.url}${path}`, await load()));
+          }
         }
+        phases.forEach(([what], i) => results.push(medianOf(runs[i]!, `${what} (${label})`)));
       }
       await Promise.all([...workers, api.child].map(stopChild));
     }
-    return ['', ...TABLE_HEAD, ...results.map(row)];
+    // results: per partition count, per worker count: no-op, redeem, credit.
+    const at = (p: number, n: number, k: number) => results[(p === 16 ? 0 : 6) + (n - 1) * 3 + k]!.rps;
+    return [
+      '',
+      ...TABLE_HEAD,
+      ...results.map(row),
+      '',
+      '| partitions | workers | redeem / no-op | credit / no-op | redeem vs 1 worker | credit vs 1 worker |',
+      '|---|---|---|---|---|---|',
+      ...[16, 64].flatMap((p) =>
+        [1, 2].map(
+          (n) =>
+            `| ${p} | ${n} | ${pct(at(p, n, 1) / at(p, n, 0))} | ${pct(at(p, n, 2) / at(p, n, 0))} | ${pct(at(p, n, 1) / at(p, 1, 1))} | ${pct(at(p, n, 2) / at(p, 1, 2))} |`,
+        ),
+      ),
+    ];
   } finally {
     await stack.stop();
   }

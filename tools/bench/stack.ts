@@ -14,6 +14,8 @@ import { redisConnection, type RedisClient } from '../../shared/queue/redis.js';
 import { createServices, type Services } from '../../shared/services.js';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** How many times the queue measurements are repeated (interleaved); their median is reported. */
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 export const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export interface Result {
@@ -99,6 +101,14 @@ export async function measure(name: string, url: string | string[], load: Load):
     `  ${name} @${load.connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}`,
   );
   return r;
+}
+
+/** The run with the median throughput of several, named `name`, its throughput range in `spread`. */
+export function medianOf(runs: Result[], name: string): Result {
+  const sorted = [...runs].sort((a, b) => a.rps - b.rps);
+  const m = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  const spread = sorted.length > 1 ? ` [${sorted[0]!.rps.toFixed(0)}-${sorted.at(-1)!.rps.toFixed(0)}]` : '';
+  return { ...m, name: `${name}${spread}` };
 }
 
 export const row = (r: Result) => `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`;
