@@ -109,11 +109,10 @@ export class CommandBatcher {
 
   /**
    * Inserts `doc`; false when a unique index refused it (a duplicate key). One `insert` command
-   * of its own, not coalesced: the test database's backends crashed (SIGSEGV in
-   * `documentdb_api.insert`, then a corrupted index after recovery) under concurrent
-   * multi-document inserts, within minutes of the benchmark's wallet phase, and never with one
-   * document per command (docs/testing.md). On MongoDB a coalesced insert would save a command's
-   * overhead per concurrent ledger write; the statement's meaning is the same either way.
+   * of its own, not coalesced: the test database's RUM indexes (Debian 12's `rum` 1.3.13) crash a
+   * backend during the unique check far more often under concurrent multi-document inserts
+   * (docs/testing.md). On MongoDB a coalesced insert would save a command's overhead per
+   * concurrent ledger write; the statement's meaning is the same either way.
    */
   insert(doc: Document): Promise<boolean> {
     return new Promise((resolve, reject) => {

@@ -24,6 +24,31 @@ import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 describe('webhook recording', function () {
   this.timeout(60_000);
 
+  /** An application with one endpoint for every event, and a wallet credit of `sourceId` applied once (its job not yet recorded). */
+  async function creditedWithEndpoint(services: Awaited<ReturnType<typeof testServices>>, queue: WebhookQueue, sourceId: string) {
+    const recorder = new EventRecorder({ ...services, webhooks: queue });
+    const app = await createTestApplication(services);
+    await createCustomers(services, app.id, [sourceId]);
+    await createWallet(services, app.id);
+    const endpoint = await services.repos.webhookEndpoints.create(app.id, {
+      url: 'https://93.184.216.34/hooks',
+      eventTypes: ['*'],
+      description: '',
+      secret: `whsec_${sourceId}`,
+    });
+    const input = await prepareWalletOperation(services, {
+      applicationId: app.id,
+      sourceId,
+      walletId: 'loyalty',
+      body: { type: 'credit', points: 3 },
+      txnId: `txn-${sourceId}-1`,
+      requestId: `req-${sourceId}-1`,
+    });
+    const observed: Committed[] = [];
+    const value = await applyWalletOperation(services, input, { observe: (c) => observed.push(c) });
+    return { recorder, app, endpoint, input, observed, value };
+  }
+
   it('when a job reserves event numbers again, then it gets the same numbers and instant; another job gets the next ones', async () => {
     const services = await testServices();
     const { eventSequences } = services.repos;
@@ -42,26 +67,7 @@ describe('webhook recording', function () {
     const services = await testServices();
     const queue = new WebhookQueue({ ...services.config, queuePrefix: `${TEST_QUEUE_PREFIX}-recording` });
     try {
-      const recorder = new EventRecorder({ ...services, webhooks: queue });
-      const app = await createTestApplication(services);
-      await createCustomers(services, app.id, ['rec']);
-      await createWallet(services, app.id);
-      const endpoint = await services.repos.webhookEndpoints.create(app.id, {
-        url: 'https://93.184.216.34/hooks',
-        eventTypes: ['*'],
-        description: '',
-        secret: 'whsec_rec',
-      });
-      const input = await prepareWalletOperation(services, {
-        applicationId: app.id,
-        sourceId: 'rec',
-        walletId: 'loyalty',
-        body: { type: 'credit', points: 3 },
-        txnId: 'txn-rec-1',
-        requestId: 'req-rec-1',
-      });
-      const observed: Committed[] = [];
-      const value = await applyWalletOperation(services, input, { observe: (c) => observed.push(c) });
+      const { recorder, app, endpoint, input, observed, value } = await creditedWithEndpoint(services, queue, 'rec');
       const [id] = await recorder.record({ name: 'wallet-transaction', input, jobId: 'job-rec-1', outcome: { ok: true, value }, observed });
       const written = await services.repos.events.get(id!);
       const deliveryId = `${id}-${endpoint.id}`;
@@ -104,26 +110,7 @@ describe('webhook recording', function () {
     const services = await testServices();
     const queue = new WebhookQueue({ ...services.config, queuePrefix: `${TEST_QUEUE_PREFIX}-recording-rerun` });
     try {
-      const recorder = new EventRecorder({ ...services, webhooks: queue });
-      const app = await createTestApplication(services);
-      await createCustomers(services, app.id, ['rerun']);
-      await createWallet(services, app.id);
-      const endpoint = await services.repos.webhookEndpoints.create(app.id, {
-        url: 'https://93.184.216.34/hooks',
-        eventTypes: ['*'],
-        description: '',
-        secret: 'whsec_rerun',
-      });
-      const input = await prepareWalletOperation(services, {
-        applicationId: app.id,
-        sourceId: 'rerun',
-        walletId: 'loyalty',
-        body: { type: 'credit', points: 2 },
-        txnId: 'txn-rerun-1',
-        requestId: 'req-rerun-1',
-      });
-      const observed: Committed[] = [];
-      const value = await applyWalletOperation(services, input, { observe: (c) => observed.push(c) });
+      const { recorder, app, endpoint, input, observed, value } = await creditedWithEndpoint(services, queue, 'rerun');
       const op = { name: 'wallet-transaction' as const, input, jobId: 'job-rerun-1', outcome: { ok: true as const, value }, observed };
       const [id] = await recorder.record(op);
       // As if the worker had died after both writes, before its delivery job reached Redis.
