@@ -2,16 +2,17 @@
  * Coalesced commands: the single-document reads and writes that concurrent operations send to one
  * collection in the same turn of the event loop go out as one command of each kind — one `find`
  * with `$in`, one unordered `update` (inserts go one per command: {@link CommandBatcher.insert}) —
- * and each caller gets its own document's answer. Nothing changes for a caller: every statement is still a single-document
- * operation, atomic on its own, exactly as if it had been sent alone (MongoDB executes the
- * statements of an unordered write independently; a failing one does not stop the others). What
- * changes is the cost: a command's wire round trip, parsing and dispatch are paid once per batch
- * instead of once per operation (docs/architecture.md, "Batched commands"; docs/benchmarks.md
- * measures it).
+ * and each caller gets its own document's answer. Nothing changes for a caller: every statement is
+ * still a single-document operation, atomic on its own, exactly as if it had been sent alone
+ * (MongoDB executes the statements of an unordered write independently; a failing one does not
+ * stop the others). What changes is the cost: a command's wire round trip, parsing and dispatch
+ * are paid once per batch instead of once per operation (docs/architecture.md, "Batched
+ * commands"; docs/benchmarks.md measures it).
  *
- * A statement's own result is known for finds (by `_id`) and upserts (each is either upserted, matched, or refused by a unique index —
- * the guard of a guarded upsert). A plain update's own match count is not reported per statement,
- * so only updates whose caller needs no answer are batched ({@link CommandBatcher.updateBlind}).
+ * A statement's own result is known for finds (by `_id`) and upserts (each is either upserted,
+ * matched, or refused by a unique index — the guard of a guarded upsert). A plain update's own
+ * match count is not reported per statement, so only updates whose caller needs no answer are
+ * batched ({@link CommandBatcher.updateBlind}).
  *
  * The commands go to the server as they are (`find`, `insert`, `update`): the driver's bulk and
  * cursor layers would cost more CPU than the command itself on this hot path.
