@@ -26,6 +26,8 @@ export class WebhookQueue {
   readonly queue: Queue;
   private readonly connection: RedisClient;
   private readonly jobOptions: JobsOptions;
+  /** Runs queued in this turn of the event loop, added together by {@link WebhookQueue.addPending}. */
+  private adding: { jobs: Parameters<Queue['addBulk']>[0]; resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   constructor(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'keepFinishedSeconds'>) {
     this.connection = redisConnection(config.redisUrl!);
@@ -72,8 +74,6 @@ export class WebhookQueue {
       this.adding.push({ jobs, resolve, reject });
     });
   }
-
-  private adding: { jobs: Parameters<Queue['addBulk']>[0]; resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   private addPending() {
     const callers = this.adding;

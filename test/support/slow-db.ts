@@ -6,8 +6,10 @@
 import mongoose from 'mongoose';
 
 const delay = Number(process.env.TEST_SLOW_DB_MS ?? 0);
+type Proto = Record<string, (...args: unknown[]) => Promise<unknown>>;
+
 if (delay > 0) {
-  const slow = (proto: Record<string, (...args: unknown[]) => Promise<unknown>>, methods: string[]) => {
+  const slow = (proto: Proto, methods: string[]) => {
     for (const method of methods) {
       const original = proto[method]!;
       proto[method] = async function (this: unknown, ...args: unknown[]) {
@@ -16,8 +18,7 @@ if (delay > 0) {
       };
     }
   };
-  type Proto = Record<string, (...args: unknown[]) => Promise<unknown>>;
-  // Single-document commands, and the batched ones that carry them (shared/data/batched.ts).
+  // The driver's own paths (mongoose models, admin and recovery code).
   slow(mongoose.mongo.Collection.prototype as unknown as Proto, [
     'insertOne',
     'updateOne',
@@ -27,6 +28,6 @@ if (delay > 0) {
     'bulkWrite',
   ]);
   slow(mongoose.mongo.FindCursor.prototype as unknown as Proto, ['toArray']);
-  // The server's own commands (find, insert, update, findAndModify) sent raw by the batcher.
+  // The server's own commands (find, insert, update, findAndModify) sent raw by shared/data/batched.ts.
   slow(mongoose.mongo.Db.prototype as unknown as Proto, ['command']);
 }
