@@ -19,4 +19,10 @@ export default tseslint.config(
     files: ['shared/config.ts', 'test/**', 'scripts/**', 'tools/**', 'client/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  {
+    // CommonJS where a tool loads files with require() (mocha's reporters).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

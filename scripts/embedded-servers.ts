@@ -19,11 +19,14 @@ import { fileURLToPath } from 'node:url';
 export interface EmbeddedServers {
   mongodbUri: string;
   redisUrl: string;
+  /** The offline test database's PostgreSQL log, when it was started here. */
+  databaseLog?: string;
   stop(): Promise<void>;
 }
 
 interface Started {
   url: string;
+  log?: string;
   stop: () => Promise<void>;
 }
 
@@ -130,7 +133,8 @@ export async function startTestDatabase(): Promise<Started> {
     throw err;
   });
   say(`test database at ${url} (${dir})`);
-  return { url, stop: async () => void (await run('bash', [join(testdbDir, 'stop.sh'), dir, '--rm'])) };
+  const log = join(dir, 'run', 'postgresql.log');
+  return { url, log, stop: async () => void (await run('bash', [join(testdbDir, 'stop.sh'), dir, '--rm'])) };
 }
 
 async function startMongo(): Promise<Started> {
@@ -157,9 +161,11 @@ export async function startEmbeddedServers(given: { mongodbUri?: string; redisUr
   const stops: (() => Promise<void>)[] = [];
   try {
     let mongodbUri = given.mongodbUri;
+    let databaseLog: string | undefined;
     if (!mongodbUri) {
       const mongo = await startMongo();
       mongodbUri = mongo.url;
+      databaseLog = mongo.log;
       stops.push(mongo.stop);
     }
     let redisUrl = given.redisUrl;
@@ -168,7 +174,7 @@ export async function startEmbeddedServers(given: { mongodbUri?: string; redisUr
       redisUrl = redis.url;
       stops.push(redis.stop);
     }
-    return { mongodbUri, redisUrl, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+    return { mongodbUri, redisUrl, databaseLog, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
   } catch (err) {
     await Promise.all(stops.map((s) => s().catch(() => undefined)));
     throw err;

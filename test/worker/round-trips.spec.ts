@@ -186,9 +186,11 @@ describe('database round trips per operation', function () {
     let own: TestApi;
     let ownApp: TestApplication;
     before(async () => {
-      // A Redis of its own: every command it sees is this API's and worker's.
+      // A Redis of its own: every command it sees is this API's and worker's. The stalled-job
+      // check runs once a minute, not every 5 s: on a loaded machine timers fire late while the
+      // operations run, so periodic commands would not cancel out against the idle window.
       redis = await startRedisServer();
-      own = await startTestApi({ REDIS_URL: redis.url, CACHE_CHECK_MS: '60000', QUEUE_PREFIX: 'redis-rt' });
+      own = await startTestApi({ REDIS_URL: redis.url, CACHE_CHECK_MS: '60000', QUEUE_PREFIX: 'redis-rt', STALLED_INTERVAL_MS: '60000' });
       ownApp = await createTestApplication(own.services);
       await createCustomers(own.services, ownApp.id, ['r1', 'r2']);
       await createWallet(own.services, ownApp.id);

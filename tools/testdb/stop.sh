@@ -18,11 +18,11 @@ if [ -f "$dir/ferretdb.pid" ]; then
   rm -f "$dir/ferretdb.pid" "$dir/uri"
 fi
 if [ -f "$dir/pgdata/postmaster.pid" ]; then
-  if [ "$(id -u)" -eq 0 ]; then
-    runuser -u postgres -- "$pg_bin/pg_ctl" -D "$dir/pgdata" -m fast -w -t 60 stop >/dev/null 2>&1
-  else
-    "$pg_bin/pg_ctl" -D "$dir/pgdata" -m fast -w -t 60 stop >/dev/null 2>&1
-  fi
+  if [ "$(id -u)" -eq 0 ]; then as_pg() { runuser -u postgres -- "$@"; }; else as_pg() { "$@"; }; fi
+  # Fast, else immediate: after a RUM crash, recovered backends can spin without heeding a
+  # fast shutdown's SIGTERM (postgrespro/rum#184); an immediate one's SIGQUIT ends them.
+  as_pg "$pg_bin/pg_ctl" -D "$dir/pgdata" -m fast -w -t 20 stop >/dev/null 2>&1 ||
+    as_pg "$pg_bin/pg_ctl" -D "$dir/pgdata" -m immediate -w -t 20 stop >/dev/null 2>&1
   rm -f "$dir/postgres.pid"
 fi
 [ "${2:-}" = --rm ] && rm -rf "$dir"

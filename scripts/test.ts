@@ -1,0 +1,267 @@
+/**
+ * `npm test`: the whole suite, in parallel lanes.
+ *
+ * Each lane is one mocha process over a share of the spec files (its own database and queue
+ * prefix: test/support/context.ts), so the suites that mostly wait — real outages, SIGKILLed
+ * processes, a Redis Cluster failing over — overlap with the ones that compute. Files are dealt
+ * to lanes longest first, by the wall times in test/durations.json (`npm test -- --save-durations`
+ * rewrites it from a run); three lanes per core by default, TEST_LANES to change. The servers are started once here when MONGODB_URI / REDIS_URL are
+ * unset (scripts/embedded-servers.ts) and handed to every lane.
+ *
+ * The offline test database's PostgreSQL can die under concurrent writes (a SIGSEGV in Debian's
+ * RUM 1.3.13: docs/testing.md). When its log shows such a crash during the run, the files that
+ * failed are run once more, in one process, and their second results replace the first; the run
+ * says so. Without that evidence nothing is re-run.
+ *
+ * With arguments (`npm test -- test/api/list.spec.ts`), it is plain mocha in one process.
+ * Ends with "N passed, M failed"; exits non-zero on any failure.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { startEmbeddedServers, startTestDatabase } from './embedded-servers.js';
+
+interface FileResult {
+  passed: number;
+  failed: number;
+  failures: { title: string; error: string }[];
+  ms: number;
+}
+type Results = Record<string, FileResult>;
+
+const repoRoot = resolve(import.meta.dirname, '..');
+const durationsFile = join(repoRoot, 'test', 'durations.json');
+const reporter = join(repoRoot, 'test', 'support', 'lane-reporter.cjs');
+const mochaBin = join(repoRoot, 'node_modules', 'mocha', 'bin', 'mocha.js');
+/** PostgreSQL's words for a backend that died of a segmentation fault. */
+const CRASH = /terminated by signal 11/;
+
+/**
+ * Lanes running now. Each has its own process group, which a Ctrl-C at the terminal does not
+ * reach: the first SIGINT or SIGTERM stops them and the run ends as usual (cleaning up); a second
+ * one exits at once.
+ */
+const running = new Set<{ results: Promise<Results>; stop(): void }>();
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    for (const lane of running) lane.stop();
+  });
+}
+
+const args = process.argv.slice(2);
+const saveDurations = args.includes('--save-durations');
+const mochaArgs = args.filter((a) => a !== '--save-durations');
+
+if (mochaArgs.length > 0) {
+  const child = spawn(process.execPath, [mochaBin, ...mochaArgs], { stdio: 'inherit', cwd: repoRoot });
+  child.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  process.exitCode = await runLanes();
+}
+
+async function runLanes(): Promise<number> {
+  const files = specFiles();
+  const laneCount = Number(process.env.TEST_LANES) || Math.min(8, 3 * availableParallelism());
+  const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
+  const env = { ...process.env, MONGODB_URI: servers.mongodbUri, REDIS_URL: servers.redisUrl };
+  const work = mkdtempSync(join(tmpdir(), 'coupons-test-lanes-'));
+  chmodSync(work, 0o755); // the lanes' temporary directories hold test databases run as `postgres`
+  const started = Date.now();
+  try {
+    const first = await runRound('lane', files, laneCount, env, process.env.TESTDB_LOG ?? servers.databaseLog, work);
+    const results = first.results;
+    if (first.crash && !interrupted) {
+      // What ran to the end without a failure stands; the rest runs again on a new database.
+      for (const key of Object.keys(results)) if (!key.endsWith('.spec.ts')) delete results[key];
+      const again = files.filter((f) => !(results[f] && results[f].failed === 0));
+      say(`the test database crashed (docs/testing.md, "The stand-in's crash"):\n  ${first.crash.join('\n  ')}`);
+      say(
+        `${files.length - again.length} file(s) had finished without a failure; re-running the other ${again.length} on a new test database`,
+      );
+      const fresh = await startTestDatabase();
+      try {
+        const second = await runRound('re-run lane', again, laneCount, { ...env, MONGODB_URI: fresh.url }, fresh.log, work);
+        Object.assign(results, second.results);
+        if (second.crash) say(`the new test database crashed too; its failures stand:\n  ${second.crash.join('\n  ')}`);
+      } finally {
+        await fresh.stop();
+      }
+    }
+    if (interrupted) {
+      say('interrupted');
+      return 130;
+    }
+    if (saveDurations) saveDurationsOf(results);
+    return summarise(results, (Date.now() - started) / 1000);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await servers.stop();
+  }
+}
+
+/**
+ * Runs `files` in lanes. When `crashLog` (the test database's PostgreSQL log) shows a backend
+ * killed by SIGSEGV, every lane is stopped at once: after that crash the recovered database can
+ * spin on its indexes, and every later test would only wait out its timeout.
+ */
+async function runRound(
+  name: string,
+  files: string[],
+  laneCount: number,
+  env: NodeJS.ProcessEnv,
+  crashLog: string | undefined,
+  work: string,
+): Promise<{ results: Results; crash?: string[] }> {
+  const lanes = deal(files, laneCount);
+  say(`${files.length} spec files in ${lanes.length} lanes (test/durations.json)`);
+  const runs = lanes.map((lane, i) => runMocha(`${name} ${i + 1}`, lane, env, work));
+  const logOffset = crashLog && existsSync(crashLog) ? statSync(crashLog).size : 0;
+  const crashLines = () => (crashLog ? crashLinesSince(crashLog, logOffset) : []);
+  let crash: string[] | undefined;
+  const watch = setInterval(() => {
+    if (crash || crashLines().length === 0) return;
+    crash = crashLines();
+    for (const run of runs) run.stop();
+  }, 1000);
+  const results: Results = Object.assign({}, ...(await Promise.all(runs.map((r) => r.results))));
+  clearInterval(watch);
+  const lines = crashLines();
+  return { results, crash: lines.length > 0 ? lines : undefined };
+}
+
+/** Every `*.spec.ts` under test/, sorted (absolute paths, as mocha reports them). */
+function specFiles(): string[] {
+  return readdirSync(join(repoRoot, 'test'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.spec.ts'))
+    .map((f) => join(repoRoot, 'test', f))
+    .sort();
+}
+
+/** Longest first onto the least loaded lane; files not in test/durations.json count as the median. */
+function deal(files: string[], laneCount: number): string[][] {
+  const known: Record<string, number> = existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : {};
+  const values = Object.values(known).sort((a, b) => a - b);
+  const median = values[Math.floor(values.length / 2)] ?? 1;
+  const weight = (f: string) => known[rel(f)] ?? median;
+  const lanes = Array.from({ length: Math.max(1, Math.min(laneCount, files.length)) }, () => ({ files: [] as string[], load: 0 }));
+  for (const file of [...files].sort((a, b) => weight(b) - weight(a))) {
+    const lane = lanes.reduce((a, b) => (b.load < a.load ? b : a));
+    lane.files.push(file);
+    lane.load += weight(file);
+  }
+  return lanes.map((l) => l.files.sort());
+}
+
+/**
+ * One mocha process over `files`, in a process group of its own and with its own TMPDIR, so that
+ * `stop()` ends it with everything it started (test databases included). Its spec output is
+ * printed whole when it ends.
+ */
+function runMocha(name: string, files: string[], env: NodeJS.ProcessEnv, work: string): { results: Promise<Results>; stop(): void } {
+  const slug = name.replace(/\W+/g, '-');
+  const resultsPath = join(work, `${slug}.json`);
+  const tmp = join(work, slug);
+  mkdirSync(tmp, { mode: 0o755 });
+  const child = spawn(process.execPath, [mochaBin, '--reporter', reporter, ...files], {
+    cwd: repoRoot,
+    env: { ...env, LANE_RESULTS: resultsPath, TMPDIR: tmp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const output: Buffer[] = [];
+  child.stdout!.on('data', (c: Buffer) => output.push(c));
+  child.stderr!.on('data', (c: Buffer) => output.push(c));
+  const started = Date.now();
+  let stopped = false;
+  const results = new Promise<Results>((done) => {
+    child.once('close', async (code, signal) => {
+      if (stopped) await stopTestDatabasesUnder(tmp);
+      const seconds = Math.round((Date.now() - started) / 1000);
+      const how = stopped ? 'stopped' : `exit ${code ?? signal}`;
+      process.stdout.write(`\n===== ${name}: ${files.length} file(s), ${seconds} s, ${how} =====\n`);
+      process.stdout.write(Buffer.concat(output));
+      // The reporter rewrites the file as each spec file ends: a stopped lane keeps what finished.
+      const results: Results = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : {};
+      for (const file of files) results[file] ??= lost(file);
+      if (code !== 0 && !Object.values(results).some((r) => r.failed > 0)) {
+        results[`(${name}: mocha exited ${code ?? signal})`] = {
+          passed: 0,
+          failed: 1,
+          failures: [{ title: name, error: `mocha ${how}` }],
+          ms: 0,
+        };
+      }
+      done(results);
+    });
+  });
+  const stop = () => {
+    if (stopped || child.exitCode !== null || child.signalCode !== null) return;
+    stopped = true;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const lane = { results, stop };
+  running.add(lane);
+  void results.then(() => running.delete(lane));
+  return lane;
+}
+
+/** Stops every tools/testdb cluster a stopped lane left under its TMPDIR (they run as `postgres`). */
+async function stopTestDatabasesUnder(tmp: string): Promise<void> {
+  const dirs = readdirSync(tmp, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(join('pgdata', 'postmaster.pid')))
+    .map((f) => join(tmp, f, '..', '..'));
+  for (const dir of dirs) {
+    await new Promise((done) =>
+      spawn('bash', [join(repoRoot, 'tools', 'testdb', 'stop.sh'), dir], { stdio: 'ignore' }).once('close', done),
+    );
+  }
+}
+
+function lost(file: string): FileResult {
+  return { passed: 0, failed: 1, failures: [{ title: rel(file), error: 'reported no results (its mocha process ended first)' }], ms: 0 };
+}
+
+/** The PostgreSQL log's crash lines written after `offset`. */
+function crashLinesSince(log: string, offset: number): string[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log)
+    .subarray(offset)
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => CRASH.test(line));
+}
+
+function saveDurationsOf(results: Results): void {
+  const durations: Record<string, number> = {};
+  for (const [file, r] of Object.entries(results).sort(([a], [b]) => a.localeCompare(b))) {
+    if (file.endsWith('.spec.ts')) durations[rel(file)] = Math.round(r.ms / 100) / 10;
+  }
+  writeFileSync(durationsFile, `${JSON.stringify(durations, null, 2)}\n`);
+  say(`wrote ${relative(process.cwd(), durationsFile)}`);
+}
+
+function summarise(results: Results, seconds: number): number {
+  const all = Object.entries(results);
+  const passed = all.reduce((n, [, r]) => n + r.passed, 0);
+  const failed = all.reduce((n, [, r]) => n + r.failed, 0);
+  const failures = all.flatMap(([file, r]) => r.failures.map((f) => `  ${rel(file)}: ${f.title}\n      ${f.error}`));
+  if (failures.length > 0) process.stdout.write(`\nFailed:\n${failures.join('\n')}\n`);
+  process.stdout.write(`\n${all.length} files, ${Math.round(seconds)} s\n${passed} passed, ${failed} failed\n`);
+  return failed === 0 && passed > 0 ? 0 : 1;
+}
+
+function rel(file: string): string {
+  return file.startsWith(repoRoot) ? relative(repoRoot, file) : file;
+}
+
+function say(line: string): void {
+  process.stdout.write(`npm test: ${line}\n`);
+}
