@@ -501,7 +501,10 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       expect(ids(one)).to.deep.equal([all[2]!.id]);
     });
 
-    it('when the command line manages an endpoint, then it registers, lists, disables and redelivers like the API', async () => {
+    it('when the command line manages an endpoint, then it registers, lists, disables and redelivers like the API', async function () {
+      // Nine command-line processes, each loading the service with tsx: several seconds each
+      // when the suite's lanes share the cores.
+      this.timeout(180_000);
       const app = await createTestApplication(api.services);
       await createCustomers(api.services, app.id, ['c1']);
       await createWallet(api.services, app.id);
