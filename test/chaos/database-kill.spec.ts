@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { report } from './support/audit.js';
 import type { ServiceProcess } from './support/processes.js';
@@ -63,6 +64,15 @@ describe('chaos: the database killed (SIGKILL) for 30 s, or frozen (SIGSTOP), mi
     report(result);
   });
 
+  /** Resolves once the kernel shows `pid` stopped (a signal waits while a process is in uninterruptible sleep). */
+  async function stopped(pid: number): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      if (/^\S+ \(.*\) T/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return;
+      await sleep(50);
+    }
+    throw new Error(`FerretDB ${pid} did not stop within 5 s of SIGSTOP`);
+  }
+
   it('when the database stalls past the answer deadline, then a request answered with a 503 is not applied afterwards, and the next request on its connection gets an answer', async () => {
     await scenario!.reseed({ name: 'database-stall', limit: 5 });
     // One keep-alive connection: the second request reuses the socket of the first.
@@ -97,6 +107,7 @@ describe('chaos: the database killed (SIGKILL) for 30 s, or frozen (SIGSTOP), mi
       expect((await credit('warm')).status).to.equal(200);
       const pid = scenario!.database!.ferretPid;
       process.kill(pid, 'SIGSTOP');
+      await stopped(pid);
       let late: { status: number; body: any };
       let next: Promise<{ status: number; body: any }>;
       try {
