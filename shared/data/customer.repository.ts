@@ -55,7 +55,10 @@ export function customerRepository({ Customer }: Models) {
             filter: { application: new Types.ObjectId(applicationId), sourceId: c.sourceId },
             update: {
               $set: { ...(c.name !== undefined ? { name: c.name } : {}), ...(c.email !== undefined ? { email: c.email } : {}) },
-              $setOnInsert: { application: new Types.ObjectId(applicationId), sourceId: c.sourceId },
+              // The id made here, not by the server: listings page customers by id in creation
+              // order, and ids a server makes on upsert need not follow it (each DocumentDB
+              // backend has its own ObjectId generator; on a sharded cluster, each shard).
+              $setOnInsert: { _id: new Types.ObjectId(), application: new Types.ObjectId(applicationId), sourceId: c.sourceId },
             },
             upsert: true,
           },

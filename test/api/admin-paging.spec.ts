@@ -3,6 +3,7 @@
  * the last page, bad parameters answered 400 (docs/admin-api.md "Paging").
  */
 import { expect } from 'chai';
+import { Types } from 'mongoose';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, settle } from '../support/admin.js';
 import { useTestApi } from '../support/context.js';
@@ -49,6 +50,19 @@ describe('admin API: paging', () => {
       'x4',
     ]);
     expect(second.next_cursor).to.equal(null);
+  });
+
+  it('when customers are created one request after another, then their ids are made by the API process and follow creation order', async () => {
+    // Ids the database makes on upsert need not follow creation order (each DocumentDB backend has
+    // its own ObjectId generator, each shard of a MongoDB cluster too); the API's own do.
+    const app = await newApp();
+    const sourceIds = Array.from({ length: 8 }, (_, i) => `seq-${i}`);
+    for (const source_id of sourceIds) await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id }] });
+    const listed = (await must('GET', `/applications/${app.id}/customers`)).customers as { id: string; source_id: string }[];
+    expect(listed.map((c) => c.source_id)).to.deep.equal(sourceIds);
+    // An ObjectId's bytes 4-8 name the process that made it: this one, where the test API runs.
+    const processOf = (id: string) => id.slice(8, 18);
+    expect(new Set(listed.map((c) => processOf(c.id)))).to.deep.equal(new Set([processOf(new Types.ObjectId().toHexString())]));
   });
 
   it('when the old limit and skip are sent, then they still page the customers', async () => {
