@@ -129,12 +129,17 @@ export async function startTestDatabase(): Promise<Started> {
   const dir = join(tmpdir(), `coupons-testdb-${process.pid}-${Date.now()}`);
   say('starting the offline test database (tools/testdb: FerretDB 2.7 on PostgreSQL 15 + DocumentDB)');
   const url = await run('bash', [join(testdbDir, 'start.sh'), dir]).catch(async (err) => {
-    await run('bash', [join(testdbDir, 'stop.sh'), dir, '--rm']).catch(() => undefined);
+    await stopTestDatabase(dir, { rm: true }).catch(() => undefined);
     throw err;
   });
   say(`test database at ${url} (${dir})`);
   const log = join(dir, 'run', 'postgresql.log');
-  return { url, log, stop: async () => void (await run('bash', [join(testdbDir, 'stop.sh'), dir, '--rm'])) };
+  return { url, log, stop: () => stopTestDatabase(dir, { rm: true }) };
+}
+
+/** Stops what `tools/testdb/start.sh DIR` started (and deletes DIR with `rm`). */
+export async function stopTestDatabase(dir: string, opts: { rm?: boolean } = {}): Promise<void> {
+  await run('bash', [join(testdbDir, 'stop.sh'), dir, ...(opts.rm ? ['--rm'] : [])]);
 }
 
 async function startMongo(): Promise<Started> {

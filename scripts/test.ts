@@ -5,13 +5,14 @@
  * prefix: test/support/context.ts), so the suites that mostly wait — real outages, SIGKILLed
  * processes, a Redis Cluster failing over — overlap with the ones that compute. Files are dealt
  * to lanes longest first, by the wall times in test/durations.json (`npm test -- --save-durations`
- * rewrites it from a run); three lanes per core by default, TEST_LANES to change. The servers are started once here when MONGODB_URI / REDIS_URL are
- * unset (scripts/embedded-servers.ts) and handed to every lane.
+ * rewrites it from a run); three lanes per core by default, TEST_LANES to change. The servers are
+ * started once here when MONGODB_URI / REDIS_URL are unset (scripts/embedded-servers.ts) and
+ * handed to every lane.
  *
  * The offline test database's PostgreSQL can die under concurrent writes (a SIGSEGV in Debian's
- * RUM 1.3.13: docs/testing.md). When its log shows such a crash during the run, the files that
- * failed are run once more, in one process, and their second results replace the first; the run
- * says so. Without that evidence nothing is re-run.
+ * RUM 1.3.13: docs/testing.md). When its log shows such a crash, every lane is stopped, and the
+ * files that had not finished without a failure run once more, in lanes, on a new test database;
+ * the run says so. Without that evidence nothing is re-run.
  *
  * With arguments (`npm test -- test/api/list.spec.ts`), it is plain mocha in one process.
  * Ends with "N passed, M failed"; exits non-zero on any failure.
@@ -20,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { startEmbeddedServers, startTestDatabase } from './embedded-servers.js';
+import { startEmbeddedServers, startTestDatabase, stopTestDatabase } from './embedded-servers.js';
 
 interface FileResult {
   passed: number;
@@ -121,11 +122,8 @@ async function runRound(
   const runs = lanes.map((lane, i) => runMocha(`${name} ${i + 1}`, lane, env, work));
   const logOffset = crashLog && existsSync(crashLog) ? statSync(crashLog).size : 0;
   const crashLines = () => (crashLog ? crashLinesSince(crashLog, logOffset) : []);
-  let crash: string[] | undefined;
   const watch = setInterval(() => {
-    if (crash || crashLines().length === 0) return;
-    crash = crashLines();
-    for (const run of runs) run.stop();
+    if (crashLines().length > 0) for (const run of runs) run.stop();
   }, 1000);
   const results: Results = Object.assign({}, ...(await Promise.all(runs.map((r) => r.results))));
   clearInterval(watch);
@@ -218,11 +216,7 @@ async function stopTestDatabasesUnder(tmp: string): Promise<void> {
   const dirs = readdirSync(tmp, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith(join('pgdata', 'postmaster.pid')))
     .map((f) => join(tmp, f, '..', '..'));
-  for (const dir of dirs) {
-    await new Promise((done) =>
-      spawn('bash', [join(repoRoot, 'tools', 'testdb', 'stop.sh'), dir], { stdio: 'ignore' }).once('close', done),
-    );
-  }
+  for (const dir of dirs) await stopTestDatabase(dir).catch(() => undefined);
 }
 
 function lost(file: string): FileResult {
