@@ -42,7 +42,10 @@ sharedir=$("$pg_config" --sharedir)
 # 2. Extensions, staged into the cache by DESTDIR, keyed by the tarball, this script and PostgreSQL.
 tarball=$(ls "$vendor"/documentdb-*-src.tgz 2>/dev/null | head -1) || true
 [ -n "$tarball" ] || die "DocumentDB sources not found in $vendor"
-ext_key=$( (echo "$tarball_sha"; cat "$0"; "$pg_config" --version) | sha256sum | cut -c1-16)
+shopt -s nullglob
+patches=("$here"/patches/*.patch)
+shopt -u nullglob
+ext_key=$( (echo "$tarball_sha"; cat "$0" ${patches[@]+"${patches[@]}"}; "$pg_config" --version) | sha256sum | cut -c1-16)
 stage="$cache/ext-$ext_key"
 if [ ! -f "$stage.done" ]; then
   echo "$tarball_sha  $tarball" | sha256sum -c --quiet - >&2 || die "checksum mismatch: $tarball"
@@ -51,6 +54,11 @@ if [ ! -f "$stage.done" ]; then
   trap 'rm -rf "$src"' EXIT
   rm -rf "$stage" "$stage.done"
   tar xzf "$tarball" -C "$src"
+  # Our patches to the vendored sources (tools/testdb/patches/, each explained in its header and
+  # in docs/testing.md).
+  for p in ${patches[@]+"${patches[@]}"}; do
+    patch -s -p1 -d "$src" <"$p" >>"$cache/patch.log" 2>&1 || die "patch $p does not apply (log: $cache/patch.log)"
+  done
   # DocumentDB looks the Intel decimal library up as pkg-config `intelmathlib`; Debian ships the
   # archive without a .pc file.
   mkdir -p "$src/pkgconfig"

@@ -77,9 +77,11 @@ documentdb.enableSchemaValidation = true
 documentdb.enableBypassDocumentValidation = true
 documentdb.enableUserCrud = true
 documentdb.maxUserLimit = 100
-# Not set: documentdb.defaultUseCompositeOpClass (the experimental composite index operator class).
-# It makes index maintenance cheaper, but here it crashed backends (SIGSEGV in find_cursor_first_page)
-# under finds listing several values of a compound index's fields (docs/testing.md).
+# Indexes in DocumentDB's composite operator class: one ordered term per document and index, as a
+# MongoDB B-tree has, rather than one term per field path (where a compound lookup merges the
+# posting lists of every document sharing a leading value: O(n) per lookup). Its unique checks are
+# the ones tools/testdb/patches/rum-unique-check.patch keeps apart from concurrent insertions.
+documentdb.defaultUseCompositeOpClass = true
 EOF
 fi
 pg_port=$(sed -n "s/^port = \([0-9]*\)$/\1/p" "$dir/pgdata/postgresql.conf" | tail -1)
