@@ -7,7 +7,7 @@
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import { isDuplicateKeyError, type Models } from './db.js';
-import type { CounterKind, CounterLane, LimitCounterDoc, PeriodCount } from './limit-counter.schema.js';
+import type { CounterKind, CounterLane, LegacyCounterLane, LimitCounterDoc, PeriodCount } from './limit-counter.schema.js';
 
 export interface PeriodKeys {
   day: string;
@@ -36,22 +36,32 @@ const PERIOD_FIELDS = [
 
 export type ReserveResult = { ok: true } | { ok: false; doc: LimitCounterDoc | null };
 
+/** What a lane's change did, for undoing it: its step and, on a campaign counter, the periods it counted in. */
+export interface LaneStep {
+  step: 1 | -1;
+  periods: PeriodKeys | null;
+}
+
+/** The filter of a lane holding exactly `held` (a legacy lane by its attempt). */
+const holding = (lane: string, held: CounterLane | LegacyCounterLane) =>
+  typeof held === 'string' ? { [`lanes.${lane}`]: held } : { [`lanes.${lane}.a`]: held.a };
+
 export function limitCounterRepository({ LimitCounter }: Models) {
   const col = LimitCounter.collection;
   const batch = new CommandBatcher(LimitCounter);
 
   /**
-   * Applies step `s` with lane entry `lane` → `entry`, unless the lane is taken or (for a take)
-   * a limit is reached. A take creates the counter when it does not exist (upsert); a give-back
-   * never does. On refusal returns the counter as it is now (null when there is none).
+   * Applies `step` with lane `lane` → `entry`, unless the lane is taken or (for a take) a limit is
+   * reached. A take creates the counter when it does not exist (upsert); a give-back never does.
+   * On refusal returns the counter as it is now (null when there is none).
    */
-  async function change(spec: CounterSpec, lane: string, entry: CounterLane, periods: PeriodKeys | null): Promise<ReserveResult> {
-    const take = entry.s > 0;
+  async function change(spec: CounterSpec, lane: string, entry: CounterLane, { step, periods }: LaneStep): Promise<ReserveResult> {
+    const take = step > 0;
     const filter: Record<string, unknown> = { _id: spec.id, [`lanes.${lane}`]: { $exists: false } };
     const guards: Record<string, unknown>[] = [];
     if (take && spec.limits.total) filter.total = { $lt: spec.limits.total };
     const set: Record<string, unknown> = {
-      total: { $add: [{ $ifNull: ['$total', 0] }, entry.s] },
+      total: { $add: [{ $ifNull: ['$total', 0] }, step] },
       [`lanes.${lane}`]: { $literal: entry },
     };
     if (spec.kind === 'campaign' && periods) {
@@ -84,27 +94,27 @@ export function limitCounterRepository({ LimitCounter }: Models) {
   }
 
   return {
-    /** Takes one (`entry.s` = 1, guarded by the limits) or gives one back (-1) in lane `lane`. */
+    /** Takes one (step 1, guarded by the limits) or gives one back (-1) in lane `lane`. */
     change,
     find,
     /**
-     * Reverts the unsettled change of attempt `attempt` in `lane` (its recorded step and periods)
-     * and frees the lane. A no-op when that attempt holds no lane here: safe to repeat.
+     * Reverts the unsettled change `held` in `lane` (`done`: its step and periods) and frees the
+     * lane. A no-op unless the lane still holds exactly that change: safe to repeat.
      */
-    async undo(spec: Pick<CounterSpec, 'id' | 'kind'>, lane: string, attempt: string): Promise<void> {
-      const at = `$lanes.${lane}`;
-      const set: Record<string, unknown> = { total: { $subtract: ['$total', `${at}.s`] } };
-      if (spec.kind === 'campaign') {
-        for (const [field] of PERIOD_FIELDS) {
-          const same = { $eq: [`$${field}.k`, `${at}.p.${field}`] };
-          set[field] = { $cond: [same, { k: `$${field}.k`, n: { $subtract: [`$${field}.n`, `${at}.s`] } }, `$${field}`] };
+    async undo(spec: Pick<CounterSpec, 'id' | 'kind'>, lane: string, held: CounterLane | LegacyCounterLane, done: LaneStep): Promise<void> {
+      const set: Record<string, unknown> = { total: { $subtract: ['$total', done.step] } };
+      if (spec.kind === 'campaign' && done.periods) {
+        for (const [field, name] of PERIOD_FIELDS) {
+          // A period that is no longer the current one keeps what it counted.
+          const same = { $eq: [`$${field}.k`, { $literal: done.periods[name] }] };
+          set[field] = { $cond: [same, { k: `$${field}.k`, n: { $subtract: [`$${field}.n`, done.step] } }, `$${field}`] };
         }
       }
-      await batch.updateBlind({ _id: spec.id, [`lanes.${lane}.a`]: attempt }, [{ $set: set }, { $unset: `lanes.${lane}` }]);
+      await batch.updateBlind({ _id: spec.id, ...holding(lane, held) }, [{ $set: set }, { $unset: `lanes.${lane}` }]);
     },
-    /** Frees `lane` once attempt `attempt`'s change is settled for good. A no-op when it holds none. */
-    async clear(id: string, lane: string, attempt: string): Promise<void> {
-      await batch.updateBlind({ _id: id, [`lanes.${lane}.a`]: attempt }, { $unset: { [`lanes.${lane}`]: '' } });
+    /** Frees `lane` once its change `held` is settled for good. A no-op when the lane holds another. */
+    async clear(id: string, lane: string, held: CounterLane | LegacyCounterLane): Promise<void> {
+      await batch.updateBlind({ _id: id, ...holding(lane, held) }, { $unset: { [`lanes.${lane}`]: '' } });
     },
     /** The counters with these ids (list/validate: one query for any number of campaigns). */
     async findMany(ids: string[]): Promise<Map<string, LimitCounterDoc>> {

@@ -8,10 +8,16 @@ export interface PeriodCount {
 
 /**
  * One in-flight change of a counter, at most one per lane (docs/architecture.md, "Limit
- * counters"): the redemption key `k`, the attempt `a` that made it, its step `s` (+1 taken, -1
- * given back) and, on campaign counters, the period keys `p` it changed.
+ * counters"), as one short string: `<attempt>/<+|->/<day>/<ref>` — the attempt that made it, its
+ * step (+ taken, - given back), the day whose period counts it changed (empty when none), and the
+ * redemption's key without its `<campaign>:` prefix (shared/usecases/limit-counters.ts `laneEntry`).
+ * About 40 bytes with a hashed order reference, so a counter with a change in each of 64 lanes
+ * stays under 4 KB.
  */
-export interface CounterLane {
+export type CounterLane = string;
+
+/** A lane as an earlier release wrote it (settled like any other; never written now). */
+export interface LegacyCounterLane {
   k: string;
   a: string;
   s: 1 | -1;
@@ -39,7 +45,7 @@ export interface LimitCounterDoc {
   d?: PeriodCount;
   w?: PeriodCount;
   m?: PeriodCount;
-  lanes?: Record<string, CounterLane>;
+  lanes?: Record<string, CounterLane | LegacyCounterLane>;
 }
 
 export const limitCounterSchema = new Schema<LimitCounterDoc>(

@@ -2,6 +2,7 @@
  * The redemption journal (redemption.schema.ts): reading an order's cycles and the single-document
  * commits of the counters' protocol (shared/usecases/limit-counters.ts).
  */
+import { createHash } from 'node:crypto';
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
@@ -33,7 +34,7 @@ export interface RedemptionRecord {
 }
 
 /** The fields a redeem commits (everything but what the journal derives). */
-export type CycleFields = Omit<RedemptionRecord, 'id' | 'key' | 'state' | 'legacyScopes' | 'revertJobId' | 'createdAt'>;
+export type CycleFields = Omit<RedemptionRecord, 'id' | 'state' | 'legacyScopes' | 'revertJobId' | 'createdAt'>;
 
 const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   id: d._id,
@@ -59,8 +60,24 @@ const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   createdAt: d.createdAt,
 });
 
-/** A redemption's `_id` and the key its counter lanes name. */
-export const redemptionKey = (campaignId: string, orderId: string, cycle: number) => `${campaignId}:${orderId}:${cycle}`;
+/**
+ * How a campaign keys its redemptions (campaign.schema.ts `redemptionKeys`): `hashed` — every
+ * campaign created since — names an order by a fixed-length digest of its id, so that a key has
+ * the same length whatever the order id's (up to 256 characters); `order` — campaigns created
+ * before — by the order id itself. A campaign keeps its scheme for life.
+ */
+export type RedemptionKeys = 'hashed' | 'order';
+
+/** An order's part of its redemption keys: 16 base64url characters of its id's SHA-256 (96 bits), or the id itself. */
+export const orderRef = (orderId: string, keys: RedemptionKeys): string =>
+  keys === 'hashed' ? createHash('sha256').update(orderId).digest('base64url').slice(0, 16) : orderId;
+
+/**
+ * A redemption's `_id` and the key its counter lanes name: `<campaign>:<order ref>:<cycle>`. The
+ * lanes keep the part after `<campaign>:` (a counter belongs to one campaign).
+ */
+export const redemptionKey = (campaign: { id: string; redemptionKeys?: RedemptionKeys }, orderId: string, cycle: number) =>
+  `${campaign.id}:${orderRef(orderId, campaign.redemptionKeys ?? 'order')}:${cycle}`;
 
 export function redemptionJournalRepository({ Redemption }: Models) {
   const col = Redemption.collection;
@@ -77,12 +94,16 @@ export function redemptionJournalRepository({ Redemption }: Models) {
 
   return {
     /**
-     * Every cycle of one order with one campaign, oldest first, in one indexed read (a range of
-     * `_id`s; the `orderId` equality drops other orders that share the prefix).
+     * Every cycle of one order with one campaign, oldest first, in one indexed read: the ranges of
+     * `_id`s of both key schemes (a revert need not know its campaign's), the `orderId` equality
+     * dropping other orders that share a prefix.
      */
     async cycles(applicationId: string, campaignId: string, orderId: string): Promise<RedemptionRecord[]> {
-      const prefix = `${campaignId}:${orderId}:`;
-      const ds = (await batch.findMany({ _id: { $gt: prefix, $lt: `${prefix}~` }, orderId, state: { $exists: true } })) as RedemptionDoc[];
+      const range = (keys: RedemptionKeys) => {
+        const prefix = `${campaignId}:${orderRef(orderId, keys)}:`;
+        return { _id: { $gt: prefix, $lt: `${prefix}~` } };
+      };
+      const ds = (await batch.findMany({ $or: [range('hashed'), range('order')], orderId, state: { $exists: true } })) as RedemptionDoc[];
       return ds
         .filter((d) => String(d.application) === applicationId)
         .map(toRecord)
@@ -97,7 +118,7 @@ export function redemptionJournalRepository({ Redemption }: Models) {
      * abandoned. True when this call wrote it.
      */
     async commitCycle(fields: CycleFields, attempt: string, state: 'completed' | 'refused', refusal: RedemptionRecord['refusal'] = null) {
-      const key = redemptionKey(fields.campaignId, fields.orderId, fields.cycle);
+      const key = fields.key;
       return commit(
         key,
         attempt,

@@ -120,6 +120,20 @@ export function periodKeys(now: Date, tz: string): PeriodKeys {
   };
 }
 
+/**
+ * The period keys of a calendar day (`2026-11-23` → its ISO week `2026-W48` and month `2026-11`):
+ * what {@link periodKeys} gives for any instant of that local day.
+ *
+ * @throws RangeError when `day` is not a `YYYY-MM-DD` date
+ */
+export function periodKeysOfDay(day: string): PeriodKeys {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  const [y, mo, d] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [NaN, NaN, NaN];
+  if (!m || Number.isNaN(wallClockAsUtc(`${day}T00:00`))) throw new RangeError(`invalid day: ${day}`);
+  const w = isoWeek(y, mo, d);
+  return { day, week: `${pad(w.year, 4)}-W${pad(w.week)}`, month: `${pad(y, 4)}-${pad(mo)}` };
+}
+
 const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
 
 /** Parses `YYYY-MM-DDTHH:MM[:SS]` into the same wall-clock time read as UTC; NaN when invalid. */

@@ -256,7 +256,7 @@ export async function redeemCoupon(
       throw real.applicable ? refusalOf(evaluation.reason, evaluation.message) : refusalOf(real.reason, real.message);
     }
 
-    const key = redemptionKey(campaign.id, input.orderId, cycle);
+    const key = redemptionKey(campaign, input.orderId, cycle);
     const attempt = newAttempt();
     const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
     const fields: CycleFields = {
@@ -266,6 +266,7 @@ export async function redeemCoupon(
       couponCodeId: input.bulkCodeId,
       orderId: input.orderId,
       cycle,
+      key,
       couponId: input.couponId,
       code: input.code,
       discountCents: evaluation.result.totalDiscountCents,
@@ -278,7 +279,7 @@ export async function redeemCoupon(
     };
     const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods });
     if (taken.refused.length > 0) {
-      await undoAll(deps, taken.changed, run.lane, attempt);
+      await undoAll(deps, taken.changed, run.lane, taken.entry);
       const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
       if ('done' in d) return d.done;
       if ('refuse' in d) throw d.refuse;
@@ -297,7 +298,7 @@ export async function redeemCoupon(
     if (!(await deps.repos.redemptions.commitCycle(fields, attempt, 'completed'))) {
       // The cycle exists (a repeat, a re-run, a redeem after a revert) or this attempt was
       // abandoned by a settle: give back what it took and follow the journal.
-      await undoAll(deps, taken.changed, run.lane, attempt);
+      await undoAll(deps, taken.changed, run.lane, taken.entry);
       const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
       if ('refuse' in d) throw d.refuse;
       if ('done' in d) {
@@ -307,10 +308,10 @@ export async function redeemCoupon(
       cycle = d.cycle;
       continue;
     }
-    run.observe?.({ kind: 'cycle', state: 'completed', cycle: { ...fields, key } });
+    run.observe?.({ kind: 'cycle', state: 'completed', cycle: fields });
     const [posted] = await Promise.all([
-      fields.cashbackCents > 0 ? creditCashback(deps, { ...fields, key }) : null,
-      clearAll(deps, taken.changed, run.lane, attempt),
+      fields.cashbackCents > 0 ? creditCashback(deps, fields) : null,
+      clearAll(deps, taken.changed, run.lane, taken.entry),
     ]);
     if (fields.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackTxnId(key), posted });
     return result(input, 'completed');
@@ -408,11 +409,11 @@ export async function revertCoupon(deps: Pick<Services, 'repos' | 'wallets'>, in
     const counters = countersOfCycle(target);
     const given = await reserveAll(deps, counters, { lane: run.lane, key: target.key, attempt, step: -1, periods: target.periods });
     if (!(await deps.repos.redemptions.commitRevert(target.key, attempt, run.jobId))) {
-      await undoAll(deps, given.changed, run.lane, attempt);
+      await undoAll(deps, given.changed, run.lane, given.entry);
       continue; // reverted by someone else meanwhile, or this attempt was abandoned: read again
     }
     run.observe?.({ kind: 'cycle', state: 'reverted', cycle: target });
-    const [posted] = await Promise.all([revertCashback(deps, target), clearAll(deps, given.changed, run.lane, attempt)]);
+    const [posted] = await Promise.all([revertCashback(deps, target), clearAll(deps, given.changed, run.lane, given.entry)]);
     if (target.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackRevertTxnId(target.key), posted });
     return result(input, 'reverted');
   }

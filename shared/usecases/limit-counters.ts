@@ -4,8 +4,8 @@
  * "Limit counters"):
  *
  *  1. reserve: one guarded update per counter adds the step and records it in the worker's lane
- *     (`lanes.<lane>` = redemption key, attempt, step, periods) — refused when a limit is reached
- *     or the lane holds another change;
+ *     (`lanes.<lane>` = attempt, step, day, redemption key: {@link laneEntry}) — refused when a
+ *     limit is reached or the lane holds another change;
  *  2. commit: the attempt writes the redemption's state in the journal (the commit point);
  *  3. clear: the lane is freed.
  * A lane left behind by a crash is settled by whoever next needs it: `settle` asks the journal
@@ -27,7 +27,8 @@ import {
   type CounterSpec,
   type PeriodKeys,
 } from '../data/limit-counter.repository.js';
-import type { CounterKind, LimitCounterDoc } from '../data/limit-counter.schema.js';
+import type { CounterKind, CounterLane, LegacyCounterLane, LimitCounterDoc } from '../data/limit-counter.schema.js';
+import { periodKeysOfDay } from '../domain/periods.js';
 import type { Campaign, UsageCounts } from '../domain/types.js';
 import type { Services } from '../services.js';
 
@@ -36,6 +37,36 @@ type Deps = Pick<Services, 'repos'>;
 
 /** A fresh attempt id (48 random bits): names one run's changes in lanes and in the journal. */
 export const newAttempt = (): string => randomBytes(6).toString('base64url');
+
+/** One run's change of its counters: what a lane records. */
+export interface LaneChange {
+  attempt: string;
+  step: 1 | -1;
+  /** The periods it counts in (a revert: those of the redemption it reverts); null when none. */
+  periods: PeriodKeys | null;
+  /** The redemption's key, `<campaign>:<order ref>:<cycle>` (the journal's `_id`). */
+  key: string;
+}
+
+/**
+ * A change as its lanes hold it: `<attempt>/<+|->/<day>/<key without "<campaign>:">` — the week
+ * and the month follow from the day, the campaign from the counter. Attempt ids are base64url and
+ * days digits and dashes, so the first three slashes separate the fields whatever the key holds.
+ */
+export function laneEntry(c: LaneChange): CounterLane {
+  return `${c.attempt}/${c.step > 0 ? '+' : '-'}/${c.periods?.day ?? ''}/${c.key.slice(c.key.indexOf(':') + 1)}`;
+}
+
+/** The change a lane of a counter of campaign `campaignId` holds (this release's string, or an earlier release's object). */
+export function laneChange(campaignId: string, held: CounterLane | LegacyCounterLane): LaneChange {
+  if (typeof held !== 'string') {
+    const p = held.p;
+    return { attempt: held.a, step: held.s, periods: p ? { day: p.d, week: p.w, month: p.m } : null, key: held.k };
+  }
+  const [attempt = '', step, day = ''] = held.split('/', 3);
+  const ref = held.slice(attempt.length + step!.length + day.length + 3);
+  return { attempt, step: step === '-' ? -1 : 1, periods: day ? periodKeysOfDay(day) : null, key: `${campaignId}:${ref}` };
+}
 
 const hasCampaignLimit = (c: Campaign) => !!(c.limits.total || c.limits.perDay || c.limits.perWeek || c.limits.perMonth);
 
@@ -126,22 +157,19 @@ const MAX_SETTLES = 20;
 /**
  * Step 1 for every counter at once (in parallel). Takes (`step` 1) are refused at a limit; gives
  * back (-1) skip counters that do not exist. Lanes held by another attempt are settled first.
+ * Returns the lane entry written, which {@link undoAll} and {@link clearAll} take.
  */
 export async function reserveAll(
   deps: Deps,
   specs: CounterSpec[],
-  run: { lane: string; key: string; attempt: string; step: 1 | -1; periods: PeriodKeys | null },
-): Promise<{ changed: CounterSpec[]; refused: Refused[] }> {
-  const entry = {
-    k: run.key,
-    a: run.attempt,
-    s: run.step,
-    ...(run.periods ? { p: { d: run.periods.day, w: run.periods.week, m: run.periods.month } } : {}),
-  };
+  run: LaneChange & { lane: string },
+): Promise<{ changed: CounterSpec[]; refused: Refused[]; entry: CounterLane }> {
+  const entry = laneEntry(run);
   const outcomes = await Promise.all(
     specs.map(async (spec): Promise<Refused | 'changed' | 'absent'> => {
+      const done = { step: run.step, periods: spec.kind === 'campaign' ? run.periods : null };
       for (let i = 0; i < MAX_SETTLES; i++) {
-        const res = await deps.repos.limitCounters.change(spec, run.lane, entry, spec.kind === 'campaign' ? run.periods : null);
+        const res = await deps.repos.limitCounters.change(spec, run.lane, entry, done);
         if (res.ok) return 'changed';
         const held = res.doc?.lanes?.[run.lane];
         if (!res.doc) return 'absent'; // a give-back of a counter that does not exist: nothing to give
@@ -149,7 +177,7 @@ export async function reserveAll(
           if (run.step > 0 && reached(spec, res.doc, run.periods)) return { spec, doc: res.doc }; // a limit is reached
           continue; // neither: the counter was being created by another taker (its upsert won): again
         }
-        if (held.a === run.attempt) return 'changed'; // ours already (a repeated call)
+        if (held === entry) return 'changed'; // ours already (a repeated call)
         await settle(deps, spec, run.lane, held);
       }
       throw new Error(`limit counter ${spec.id}: lane ${run.lane} stayed busy`);
@@ -158,6 +186,7 @@ export async function reserveAll(
   return {
     changed: specs.filter((_, i) => outcomes[i] === 'changed'),
     refused: outcomes.filter((o): o is Refused => typeof o === 'object'),
+    entry,
   };
 }
 
@@ -172,16 +201,20 @@ function reached(spec: CounterSpec, doc: LimitCounterDoc, periods: PeriodKeys | 
 }
 
 /** Settles the change another attempt left in `lane`: frees the lane if it committed, undoes it if not. */
-async function settle(deps: Deps, spec: CounterSpec, lane: string, held: { k: string; a: string }): Promise<void> {
-  const fate = await deps.repos.redemptions.settle(held.k, held.a);
-  if (fate === 'c') await deps.repos.limitCounters.clear(spec.id, lane, held.a);
-  else await deps.repos.limitCounters.undo(spec, lane, held.a);
+async function settle(deps: Deps, spec: CounterSpec, lane: string, held: CounterLane | LegacyCounterLane): Promise<void> {
+  const change = laneChange(spec.campaignId, held);
+  const fate = await deps.repos.redemptions.settle(change.key, change.attempt);
+  if (fate === 'c') await deps.repos.limitCounters.clear(spec.id, lane, held);
+  else await deps.repos.limitCounters.undo(spec, lane, held, undoneBy(spec, change));
 }
 
-/** Undoes this attempt's uncommitted changes (a refusal, or a commit that lost). Idempotent. */
-export const undoAll = (deps: Deps, specs: CounterSpec[], lane: string, attempt: string) =>
-  Promise.all(specs.map((s) => deps.repos.limitCounters.undo(s, lane, attempt)));
+/** What undoing `change` on `spec`'s counter gives back: the step, and the periods on a campaign counter. */
+const undoneBy = (spec: CounterSpec, change: LaneChange) => ({ step: change.step, periods: spec.kind === 'campaign' ? change.periods : null });
 
-/** Step 3: frees this attempt's lanes once it committed. Idempotent. */
-export const clearAll = (deps: Deps, specs: CounterSpec[], lane: string, attempt: string) =>
-  Promise.all(specs.map((s) => deps.repos.limitCounters.clear(s.id, lane, attempt)));
+/** Undoes this attempt's uncommitted changes (`entry`, from {@link reserveAll}: a refusal, or a commit that lost). Idempotent. */
+export const undoAll = (deps: Deps, specs: CounterSpec[], lane: string, entry: CounterLane) =>
+  Promise.all(specs.map((s) => deps.repos.limitCounters.undo(s, lane, entry, undoneBy(s, laneChange(s.campaignId, entry)))));
+
+/** Step 3: frees this attempt's lanes (`entry`, from {@link reserveAll}) once it committed. Idempotent. */
+export const clearAll = (deps: Deps, specs: CounterSpec[], lane: string, entry: CounterLane) =>
+  Promise.all(specs.map((s) => deps.repos.limitCounters.clear(s.id, lane, entry)));

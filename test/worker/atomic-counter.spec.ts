@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { Types } from 'mongoose';
+import { mongo, Types } from 'mongoose';
 import { campaignCounterId, customerCounterId, type CounterSpec, type PeriodKeys } from '../../shared/data/limit-counter.repository.js';
 import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
+import { periodKeysOfDay } from '../../shared/domain/periods.js';
 import type { Services } from '../../shared/services.js';
-import { clearAll, newAttempt, reserveAll, undoAll } from '../../shared/usecases/limit-counters.js';
+import { clearAll, laneChange, laneEntry, newAttempt, reserveAll, undoAll } from '../../shared/usecases/limit-counters.js';
 import { testDatabase, testServices } from '../support/context.js';
 
 /**
@@ -37,6 +38,8 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
     kind: 'campaign',
     limits,
   });
+  /** The redemption key of an order's first cycle (the campaigns of this release hash order ids). */
+  const keyOf = (orderId: string) => redemptionKey({ id: campaignId, redemptionKeys: 'hashed' }, orderId, 1);
   /** A committed redemption's journal entry, as a redeem would write it. */
   const commit = (orderId: string, attempt: string, counters: CounterSpec[]) =>
     services.repos.redemptions.commitCycle(
@@ -47,6 +50,7 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
         couponCodeId: null,
         orderId,
         cycle: 1,
+        key: keyOf(orderId),
         couponId: 'x',
         code: 'X',
         discountCents: 0,
@@ -63,11 +67,10 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
   /** One whole redemption in `lane`: reserve, commit, clear. */
   async function redeem(spec: CounterSpec, lane: string, orderId: string, at = periods) {
     const attempt = newAttempt();
-    const key = redemptionKey(campaignId, orderId, 1);
-    const r = await reserveAll(services, [spec], { lane, key, attempt, step: 1, periods: at });
+    const r = await reserveAll(services, [spec], { lane, key: keyOf(orderId), attempt, step: 1, periods: at });
     if (r.refused.length) return false;
     expect(await commit(orderId, attempt, [spec])).to.equal(true);
-    await clearAll(services, r.changed, lane, attempt);
+    await clearAll(services, r.changed, lane, r.entry);
     return true;
   }
   const counter = () => services.repos.limitCounters.find(campaignCounterId(campaignId));
@@ -98,7 +101,7 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
   it('when a run reserves and dies before committing, then the next change in its lane undoes it exactly once', async () => {
     const spec = campaign({ total: 2 });
     const dead = newAttempt();
-    await reserveAll(services, [spec], { lane: 'p1', key: redemptionKey(campaignId, 'dead', 1), attempt: dead, step: 1, periods });
+    const { entry } = await reserveAll(services, [spec], { lane: 'p1', key: keyOf('dead'), attempt: dead, step: 1, periods });
     expect((await counter())!.total).to.equal(1);
     // The next redeem in lane p1 settles the abandoned change, then takes its own slot.
     expect(await redeem(spec, 'p1', 'next')).to.equal(true);
@@ -106,14 +109,14 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
     expect((await counter())!.total).to.equal(2);
     // The dead attempt can never commit now, and undoing it again changes nothing.
     expect(await commit('dead', dead, [spec])).to.equal(false);
-    await undoAll(services, [spec], 'p1', dead);
+    await undoAll(services, [spec], 'p1', entry);
     expect((await counter())!.total).to.equal(2);
   });
 
   it('when a run commits and dies before clearing its lane, then the next change in the lane keeps its count', async () => {
     const spec = campaign({ total: 5 });
     const attempt = newAttempt();
-    await reserveAll(services, [spec], { lane: 'p1', key: redemptionKey(campaignId, 'kept', 1), attempt, step: 1, periods });
+    await reserveAll(services, [spec], { lane: 'p1', key: keyOf('kept'), attempt, step: 1, periods });
     expect(await commit('kept', attempt, [spec])).to.equal(true);
     expect(await redeem(spec, 'p1', 'after')).to.equal(true);
     const doc = await counter();
@@ -123,17 +126,17 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
 
   it('when a stale run and its re-run overlap (a lost lock), then the order is counted once', async () => {
     const spec = campaign({ total: 10 });
-    const key = redemptionKey(campaignId, 'overlap', 1);
+    const key = keyOf('overlap');
     const stale = newAttempt();
-    await reserveAll(services, [spec], { lane: 'p3', key, attempt: stale, step: 1, periods });
+    const staleRun = await reserveAll(services, [spec], { lane: 'p3', key, attempt: stale, step: 1, periods });
     // The re-run settles the stale reservation (abandoning it), reserves and commits its own.
     const rerun = newAttempt();
     const r = await reserveAll(services, [spec], { lane: 'p3', key, attempt: rerun, step: 1, periods });
     expect(await commit('overlap', rerun, [spec])).to.equal(true);
-    await clearAll(services, r.changed, 'p3', rerun);
+    await clearAll(services, r.changed, 'p3', r.entry);
     // The stale run wakes up: its commit fails, and it gives back what it believes it took.
     expect(await commit('overlap', stale, [spec])).to.equal(false);
-    await undoAll(services, [spec], 'p3', stale);
+    await undoAll(services, [spec], 'p3', staleRun.entry);
     expect((await counter())!.total).to.equal(1);
   });
 
@@ -156,9 +159,62 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
     expect(await redeem(spec, 'p0', 'd4', tomorrow)).to.equal(true);
     expect((await counter())!.d).to.deep.equal({ k: '2026-11-24', n: 1 });
     const back = newAttempt();
-    await reserveAll(services, [spec], { lane: 'p0', key: redemptionKey(campaignId, 'd1', 1), attempt: back, step: -1, periods });
+    await reserveAll(services, [spec], { lane: 'p0', key: keyOf('d1'), attempt: back, step: -1, periods });
     const doc = await counter();
     expect(doc!.d).to.deep.equal({ k: '2026-11-24', n: 1 });
     expect(doc!.total).to.equal(2);
+  });
+
+  it('when 64 lanes each hold a change of an order with a 256-character id, then the campaign counter stays under 4 KB', async () => {
+    const spec = campaign({ total: 1_000_000, day: 900_000, week: 900_000, month: 900_000 });
+    const taken = await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        reserveAll(services, [spec], { lane: `p64_${String(i).padStart(2, '0')}`, key: keyOf(`${i}-`.padEnd(256, 'x')), attempt: newAttempt(), step: 1, periods }),
+      ),
+    );
+    expect(taken.every((t) => t.changed.length === 1)).to.equal(true);
+    const doc = await counter();
+    expect(Object.keys(doc!.lanes!)).to.have.length(64);
+    expect(mongo.BSON.calculateObjectSize(doc!)).to.be.below(4096);
+  });
+
+  it('when a lane holds a change an earlier release wrote (an object), then the next change in the lane settles it', async () => {
+    const spec = campaign({ total: 10 });
+    // Two changes of an earlier release, left in lanes p1 (never committed) and p2 (committed).
+    const legacy = (orderId: string, a: string) => ({ k: keyOf(orderId), a, s: 1, p: { d: periods.day, w: periods.week, m: periods.month } });
+    await services.repos.limitCounters.seed({ ...spec, kind: 'campaign' }, { total: 2, d: { k: periods.day, n: 2 } });
+    const col = (await testDatabase()).connection.db!.collection('limit_counters');
+    await col.updateOne({ _id: spec.id as never }, { $set: { 'lanes.p1': legacy('lost', 'old1'), 'lanes.p2': legacy('won', 'old2') } });
+    expect(await commit('won', 'old2', [spec])).to.equal(true);
+    expect(await redeem(spec, 'p1', 'n1')).to.equal(true);
+    expect(await redeem(spec, 'p2', 'n2')).to.equal(true);
+    const doc = await counter();
+    expect(doc!.total).to.equal(3); // 2 - the lost one + n1 + n2
+    expect(doc!.d).to.deep.equal({ k: periods.day, n: 3 });
+    expect(doc!.lanes ?? {}).to.deep.equal({});
+    expect(await commit('lost', 'old1', [spec])).to.equal(false); // abandoned for good
+  });
+});
+
+describe('limit counters: lane entries', () => {
+  const campaignId = new Types.ObjectId().toString();
+
+  it('when a change is written to a lane and read back, then attempt, step, day and key come back; week and month follow from the day', () => {
+    for (const key of [`${campaignId}:AbCd-_0123456789:1`, `${campaignId}:an/order:with/slashes:12`]) {
+      for (const step of [1, -1] as const) {
+        const change = { attempt: newAttempt(), step, periods: periodKeysOfDay('2027-01-03'), key };
+        expect(laneChange(campaignId, laneEntry(change))).to.deep.equal(change);
+      }
+    }
+    expect(laneChange(campaignId, laneEntry({ attempt: 'a', step: 1, periods: null, key: `${campaignId}:o:1` })).periods).to.equal(null);
+    expect(periodKeysOfDay('2027-01-03')).to.deep.equal({ day: '2027-01-03', week: '2026-W53', month: '2027-01' });
+  });
+
+  it('when an order id is hashed, then its key has the same length whatever the id, and the scheme of an earlier campaign keeps the id', () => {
+    const hashed = { id: campaignId, redemptionKeys: 'hashed' as const };
+    expect(redemptionKey(hashed, 'x'.repeat(256), 3)).to.have.length(redemptionKey(hashed, 'o1', 3).length);
+    expect(redemptionKey(hashed, 'o1', 1)).to.not.equal(redemptionKey(hashed, 'o2', 1));
+    expect(redemptionKey({ id: campaignId, redemptionKeys: 'order' }, 'o1', 2)).to.equal(`${campaignId}:o1:2`);
+    expect(redemptionKey({ id: campaignId }, 'o1', 2)).to.equal(`${campaignId}:o1:2`);
   });
 });
