@@ -1,16 +1,17 @@
 /**
  * Coalesced commands: the single-document reads and writes that concurrent operations send to one
  * collection in the same turn of the event loop go out as one command of each kind — one `find`
- * with `$in`, one unordered `update` (inserts go one per command: {@link CommandBatcher.insert}) —
- * and each caller gets its own document's answer. Nothing changes for a caller: every statement is
+ * with `$in`, one unordered `insert`, one unordered `update` — and each caller gets its own
+ * document's answer. Nothing changes for a caller: every statement is
  * still a single-document operation, atomic on its own, exactly as if it had been sent alone
  * (MongoDB executes the statements of an unordered write independently; a failing one does not
  * stop the others). What changes is the cost: a command's wire round trip, parsing and dispatch
  * are paid once per batch instead of once per operation (docs/architecture.md, "Batched
  * commands"; docs/benchmarks.md measures it).
  *
- * A statement's own result is known for finds (by `_id`) and upserts (each is either upserted,
- * matched, or refused by a unique index — the guard of a guarded upsert). A plain update's own
+ * A statement's own result is known for finds (by `_id`), inserts (a duplicate key is reported
+ * per statement) and upserts (each is either upserted, matched, or refused by a unique index —
+ * the guard of a guarded upsert). A plain update's own
  * match count is not reported per statement, so only updates whose caller needs no answer are
  * batched ({@link CommandBatcher.updateBlind}).
  *
@@ -64,6 +65,7 @@ interface WriteReply {
 
 export class CommandBatcher {
   private finds = new Map<string, FindRequest[]>();
+  private inserts: (Pending<boolean> & { doc: Document })[] = [];
   private writes: WriteRequest[] = [];
   private scheduled = false;
 
@@ -108,18 +110,11 @@ export class CommandBatcher {
     return reply.value ?? null;
   }
 
-  /**
-   * Inserts `doc`; false when a unique index refused it (a duplicate key). One `insert` command
-   * of its own, not coalesced: the test database's RUM indexes (Debian 12's `rum` 1.3.13) crash a
-   * backend during the unique check far more often under concurrent multi-document inserts
-   * (docs/testing.md). On MongoDB a coalesced insert would save a command's overhead per
-   * concurrent ledger write; the statement's meaning is the same either way.
-   */
+  /** Inserts `doc`; false when a unique index refused it (a duplicate key). */
   insert(doc: Document): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      void this.sendWrite({ insert: this.name, documents: [doc], ordered: false }, [{ resolve, reject }], (r, outcome) =>
-        r.resolve(outcome !== 'duplicate'),
-      );
+      this.inserts.push({ doc, resolve, reject });
+      this.schedule();
     });
   }
 
@@ -148,11 +143,14 @@ export class CommandBatcher {
   private flush() {
     this.scheduled = false;
     const finds = this.finds;
+    const inserts = this.inserts;
     const writes = this.writes;
     this.finds = new Map();
+    this.inserts = [];
     this.writes = [];
     for (const [group, list] of finds)
       for (let i = 0; i < list.length; i += MAX_BATCH) void this.sendFind(group, list.slice(i, i + MAX_BATCH));
+    for (let i = 0; i < inserts.length; i += MAX_BATCH) void this.sendInserts(inserts.slice(i, i + MAX_BATCH));
     for (let i = 0; i < writes.length; i += MAX_BATCH) void this.sendWrites(writes.slice(i, i + MAX_BATCH));
   }
 
@@ -183,6 +181,12 @@ export class CommandBatcher {
       docs.push(...(reply.cursor.nextBatch ?? []));
     }
     return docs;
+  }
+
+  private async sendInserts(list: (Pending<boolean> & { doc: Document })[]) {
+    await this.sendWrite({ insert: this.name, documents: list.map((r) => r.doc), ordered: false }, list, (r, outcome) =>
+      r.resolve(outcome !== 'duplicate'),
+    );
   }
 
   private async sendWrites(list: WriteRequest[]) {
