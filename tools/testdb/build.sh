@@ -88,14 +88,19 @@ EOF
   rm -rf "$src"
   touch "$stage.done"
 fi
-# Install (or refresh) the staged files where PostgreSQL 15 looks for extensions.
-install_needed=no
+# Install (or refresh) the staged files where PostgreSQL 15 looks for extensions. Each changed file
+# is copied beside its target and renamed over it: a running cluster keeps the library it mapped
+# (overwriting a mapped .so in place crashes its backends).
+changed=()
 while IFS= read -r f; do
-  cmp -s "$stage/$f" "/$f" || { install_needed=yes; break; }
+  cmp -s "$stage/$f" "/$f" || changed+=("$f")
 done < <(cd "$stage" && find . -type f | sed 's|^\./||')
-if [ "$install_needed" = yes ]; then
+if [ ${#changed[@]} -gt 0 ]; then
   say "installing the extensions into $pkglibdir and $sharedir/extension"
-  as_root cp -a "$stage/." /
+  for f in "${changed[@]}"; do
+    as_root mkdir -p "$(dirname "/$f")"
+    as_root cp -a "$stage/$f" "/$f.testdb-new" && as_root mv -f "/$f.testdb-new" "/$f" || die "could not install /$f"
+  done
 fi
 # DocumentDB requires `postgis`; some Debian versions name the control file postgis-3.control.
 if [ ! -f "$sharedir/extension/postgis.control" ] && [ -f "$sharedir/extension/postgis-3.control" ]; then
