@@ -94,16 +94,24 @@ export function redemptionJournalRepository({ Redemption }: Models) {
 
   return {
     /**
-     * Every cycle of one order with one campaign, oldest first, in one indexed read: the ranges of
-     * `_id`s of both key schemes (a revert need not know its campaign's), the `orderId` equality
-     * dropping other orders that share a prefix.
+     * Every cycle of one order with one campaign, oldest first: one indexed read of a range of
+     * `_id`s (the `orderId` equality drops other orders that share the prefix). Given a campaign
+     * id alone (its key scheme unknown: a re-run's event recording), the ranges of both schemes,
+     * one read each (one `$or` of the two would not be a range read on every store).
      */
-    async cycles(applicationId: string, campaignId: string, orderId: string): Promise<RedemptionRecord[]> {
-      const range = (keys: RedemptionKeys) => {
+    async cycles(
+      applicationId: string,
+      campaign: string | { id: string; redemptionKeys?: RedemptionKeys },
+      orderId: string,
+    ): Promise<RedemptionRecord[]> {
+      const read = (campaignId: string, keys: RedemptionKeys) => {
         const prefix = `${campaignId}:${orderRef(orderId, keys)}:`;
-        return { _id: { $gt: prefix, $lt: `${prefix}~` } };
+        return batch.findMany({ _id: { $gt: prefix, $lt: `${prefix}~` }, orderId, state: { $exists: true } }) as Promise<RedemptionDoc[]>;
       };
-      const ds = (await batch.findMany({ $or: [range('hashed'), range('order')], orderId, state: { $exists: true } })) as RedemptionDoc[];
+      const ds =
+        typeof campaign === 'string'
+          ? (await Promise.all([read(campaign, 'hashed'), read(campaign, 'order')])).flat()
+          : await read(campaign.id, campaign.redemptionKeys ?? 'order');
       return ds
         .filter((d) => String(d.application) === applicationId)
         .map(toRecord)

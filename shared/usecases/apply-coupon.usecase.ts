@@ -239,7 +239,7 @@ export async function redeemCoupon(
       // A rule fails. An order already redeemed stays redeemed (decision 17); otherwise the refusal
       // must be the one validate would give, limits first (decision 20a): read the real usage.
       const [cycles, usage] = await Promise.all([
-        deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId),
+        deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId),
         readUsage(deps, app.id, [campaign], input.customerId, periods, input.bulkCodeId),
       ]);
       const d = decide(input, cycles, run.jobId);
@@ -280,7 +280,7 @@ export async function redeemCoupon(
     const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods });
     if (taken.refused.length > 0) {
       await undoAll(deps, taken.changed, run.lane, taken.entry);
-      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId), run.jobId);
       if ('done' in d) return d.done;
       if ('refuse' in d) throw d.refuse;
       if (d.cycle !== cycle) {
@@ -299,7 +299,7 @@ export async function redeemCoupon(
       // The cycle exists (a repeat, a re-run, a redeem after a revert) or this attempt was
       // abandoned by a settle: give back what it took and follow the journal.
       await undoAll(deps, taken.changed, run.lane, taken.entry);
-      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId), run.jobId);
       if ('refuse' in d) throw d.refuse;
       if ('done' in d) {
         if (d.own) await creditCashback(deps, d.own); // a re-run: finish what the first run may not have
@@ -395,9 +395,15 @@ function countersOfCycle(r: RedemptionRecord) {
  * counter the cycle took (in the periods it was redeemed in), commit `reverted`, take back the
  * cashback, free the lanes.
  */
-export async function revertCoupon(deps: Pick<Services, 'repos' | 'wallets'>, input: RevertInput, run: JobRun): Promise<ApplyResult> {
+export async function revertCoupon(
+  deps: Pick<Services, 'repos' | 'wallets' | 'applications' | 'campaigns'>,
+  input: RevertInput,
+  run: JobRun,
+): Promise<ApplyResult> {
+  // Its key scheme, from the cache (a campaign with redemptions is never deleted; archived ones are cached too).
+  const { campaign } = await loadCampaign(deps, input.applicationId, input.campaignId);
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
+    const cycles = await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId);
     const own = cycles.find((c) => c.revertJobId === run.jobId);
     const target = own ?? cycles.filter((c) => c.state !== 'refused').at(-1);
     if (!target || target.customerId !== input.customerId) throw noRedemption();
