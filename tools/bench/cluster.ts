@@ -6,27 +6,15 @@
  * single Redis. Each measurement also says where the CPU went (tools/bench/cpu.ts); BENCH_DB_DIR,
  * the directory of tools/testdb/start.sh, names the database's processes (FerretDB, PostgreSQL).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { startRedisCluster, type RedisCluster } from '../../scripts/redis-cluster.js';
 import { partitionQueues } from '../../shared/queue/names.js';
-import { processSeconds, treeSeconds, withCpu, type CpuShares } from './cpu.js';
+import { databaseSeconds, processSeconds, withCpu, type CpuShares } from './cpu.js';
 import { loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, startStack, stopChild, type Result, type Stack } from './stack.js';
 
 const PARTITIONS = 16;
-
-/** The test database's CPU seconds (FerretDB and the PostgreSQL tree), when BENCH_DB_DIR names it. */
-function databaseSeconds(): (() => number) | undefined {
-  const dir = process.env.BENCH_DB_DIR;
-  if (!dir) return undefined;
-  const pid = (file: string) => Number(readFileSync(join(dir, file), 'utf8').trim().split('\n')[0]);
-  const ferret = pid('ferretdb.pid');
-  const postgres = pid('pgdata/postmaster.pid');
-  return () => processSeconds([ferret]) + treeSeconds(postgres);
-}
 
 interface Row {
   topology: string;

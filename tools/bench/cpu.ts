@@ -4,7 +4,9 @@
  * this load generator), the cores they used. What is left of the busy time is everything else
  * running on the machine.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
 const HZ = 100;
@@ -86,4 +88,43 @@ export async function withCpu<T>(groups: Record<string, () => number>, run: () =
   const busyCores = (m1.busy - m0.busy) / wall;
   const ours = Object.values(used).reduce((a, b) => a + b, 0);
   return { result, cpu: { machineBusy: busyCores / Math.max(cores, 1e-9), groups: used, rest: Math.max(0, busyCores - ours), cores } };
+}
+
+/** The test database's CPU seconds (FerretDB and the PostgreSQL tree), when BENCH_DB_DIR names it. */
+export function databaseSeconds(): (() => number) | undefined {
+  const dir = process.env.BENCH_DB_DIR;
+  if (!dir) return undefined;
+  const pid = (file: string) => Number(readFileSync(join(dir, file), 'utf8').trim().split('\n')[0]);
+  const ferret = pid('ferretdb.pid');
+  const postgres = pid('pgdata/postmaster.pid');
+  return () => processSeconds([ferret]) + treeSeconds(postgres);
+}
+
+/** Pids of the processes whose command name is `name` (e.g. the machine's `redis-server`). */
+export function pidsNamed(name: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const PROBE = Buffer.alloc(64 * 1024, 7);
+
+/**
+ * The CPU time, in ms, of a fixed piece of work (SHA-256 of 4 MB): a gauge of how fast this
+ * machine runs right now. On a shared virtual machine it rises when another tenant uses the same
+ * physical cores (or the clock drops), and every process then needs that much more CPU for the
+ * same work — a change no code of ours makes.
+ */
+export function probeCpuMs(): number {
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < 64; i++) createHash('sha256').update(PROBE).digest();
+  const d = process.cpuUsage(t0);
+  return (d.user + d.system) / 1000;
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
 import { createCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
+import { databaseSeconds, pidsNamed, probeCpuMs, processSeconds, withCpu } from './cpu.js';
 import { benchOrder, loadRedeemApp } from './dataset.js';
 import { log, measure, startStack, type Result } from './stack.js';
 
@@ -39,9 +40,16 @@ export async function flashBench(): Promise<string[]> {
     const flash = await campaign('FLASH', { total: 1_000_000, per_customer: 1, per_day: 900_000 });
     const exhaust = await campaign('EXHAUST', { total: EXHAUST_LIMIT, per_customer: 1 });
 
-    const { url } = await stack.startApi();
-    await stack.startWorker();
-    await stack.startWorker();
+    const { url, child: api } = await stack.startApi();
+    const workers = [await stack.startWorker(), await stack.startWorker()];
+    // Where the CPU goes, per block: our processes, Redis, the test database (BENCH_DB_DIR).
+    const database = databaseSeconds();
+    const redisPids = pidsNamed('redis-server');
+    const cpuGroups: Record<string, () => number> = {
+      ours: () => processSeconds([api.pid, ...workers.map((w) => w.pid)]),
+      redis: () => processSeconds(redisPids),
+      ...(database ? { database } : {}),
+    };
     // Inserted directly (the admin upsert of 10,000 customers is slower than this needs), once the
     // processes have made their indexes: the unique (application, sourceId) index checks each one.
     const Customer = stack.db.models.Customer.collection;
@@ -91,9 +99,20 @@ export async function flashBench(): Promise<string[]> {
     );
     const memoryBefore = await usedMemory(stack.redis);
     const blocks: Result[] = [];
+    /** Per block: ms of CPU per redemption (API + workers + Redis + database), and the machine's speed gauge. */
+    const costs: { cpuMs: number; probeMs: number }[] = [];
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     try {
       for (let b = 0; b < TOTAL / BLOCK; b++) {
-        blocks.push(await measure(`flash block ${b + 1}`, `${url}/coupons/apply?type=redeem`, redeemLoad('FLASH', flash.id, BLOCK)));
+        const probes: number[] = [];
+        const prober = setInterval(() => probes.push(probeCpuMs()), 500);
+        const { result, cpu } = await withCpu(cpuGroups, () =>
+          measure(`flash block ${b + 1}`, `${url}/coupons/apply?type=redeem`, redeemLoad('FLASH', flash.id, BLOCK)),
+        );
+        clearInterval(prober);
+        blocks.push(result);
+        const cores = Object.entries(cpu.groups).reduce((sum, [g, c]) => (g === 'load generator' ? sum : sum + c), 0);
+        costs.push({ cpuMs: (cores * 1000) / result.rps, probeMs: median(probes) });
       }
     } finally {
       clearInterval(sampler);
@@ -121,9 +140,14 @@ export async function flashBench(): Promise<string[]> {
       '',
       `Flash sale: ${TOTAL} redemptions by distinct customers, 64 connections, 2 workers, ${stack.config.queuePartitions} partitions`,
       '',
-      '| block | req/s | p50 ms | p99 ms | non-2xx |',
-      '|---|---|---|---|---|',
-      ...blocks.map((r, i) => `| ${i + 1} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`),
+      `| block | req/s | p50 ms | p99 ms | non-2xx | CPU ms per redemption (${database ? 'API, workers, Redis, database' : 'API, workers, Redis'}) | speed gauge ms |`,
+      '|---|---|---|---|---|---|---|',
+      ...blocks.map(
+        (r, i) =>
+          `| ${i + 1} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${costs[i]!.cpuMs.toFixed(2)} | ${costs[i]!.probeMs.toFixed(1)} |`,
+      ),
+      '',
+      `(speed gauge: CPU time of a fixed SHA-256 workload in the load generator, median per block; it rises when the machine runs slower. Last/first block: CPU per redemption ${(costs.at(-1)!.cpuMs / costs[0]!.cpuMs).toFixed(2)}x, gauge ${(costs.at(-1)!.probeMs / costs[0]!.probeMs).toFixed(2)}x.)`,
       '',
       '| figure | measured | target | |',
       '|---|---|---|---|',
