@@ -70,6 +70,11 @@ export interface Config {
    * dedicated delivery replicas) — it still records events. Default 10.
    */
   readonly webhookConcurrency: number;
+  /**
+   * Whether this worker process takes operations from the partition queues. false: a dedicated
+   * delivery replica (it delivers webhooks only; WEBHOOK_CONCURRENCY must be above 0). Default true.
+   */
+  readonly workerOperations: boolean;
   /** Budget of one webhook POST (connect, send, answer). Default 10000 ms. */
   readonly webhookTimeoutMs: number;
   /** Attempts of one delivery before it is dead-lettered. Default 14 (see docs/events.md). */
@@ -144,6 +149,7 @@ const schema = Joi.object({
   IDEMPOTENCY_TTL_SECONDS: Joi.number().integer().min(86400).default(86400),
   CACHE_CHECK_MS: Joi.number().integer().min(50).max(60000).default(1000),
   WEBHOOK_CONCURRENCY: Joi.number().integer().min(0).max(500).default(10),
+  WORKER_OPERATIONS: Joi.boolean().default(true),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WEBHOOK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(100).default(14),
   WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).default(60000),
@@ -166,6 +172,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     const variable = error.details[0]?.path.join('.') ?? 'environment';
     throw new Error(`Invalid configuration: ${variable}: ${error.message}`);
   }
+  if (!value.WORKER_OPERATIONS && value.WEBHOOK_CONCURRENCY === 0)
+    throw new Error('Invalid configuration: WORKER_OPERATIONS: a worker without operations delivers webhooks only: set WEBHOOK_CONCURRENCY above 0');
   if (value.NODE_ENV === 'production' && value.ADMIN_TOKEN !== undefined) {
     const token: string = value.ADMIN_TOKEN;
     if (token.length < MIN_PRODUCTION_ADMIN_TOKEN || PLACEHOLDER.test(token))
@@ -198,6 +206,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     idempotencyTtlSeconds: value.IDEMPOTENCY_TTL_SECONDS,
     cacheCheckMs: value.CACHE_CHECK_MS,
     webhookConcurrency: value.WEBHOOK_CONCURRENCY,
+    workerOperations: value.WORKER_OPERATIONS,
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
     webhookMaxAttempts: value.WEBHOOK_MAX_ATTEMPTS,
     webhookRetryBaseMs: value.WEBHOOK_RETRY_BASE_MS,

@@ -1,7 +1,8 @@
 /**
  * Worker process: connects, converts counters of an earlier release, consumes every partition
  * queue and the webhook queue, runs the webhook sweep, and drains on SIGTERM (finishes the
- * current jobs and deliveries, exits 0).
+ * current jobs and deliveries, exits 0). With WORKER_OPERATIONS=false it is a dedicated delivery
+ * replica: the webhook queue and the sweep only.
  */
 import { bootstrap } from '../shared/bootstrap.js';
 import { keepRunningOnStrayErrors } from '../shared/process.js';
@@ -19,8 +20,10 @@ async function main() {
   keepRunningOnStrayErrors(logger);
   const { db } = services;
   // Counters of an earlier release are converted before any job runs (idempotent, cheap when done).
-  const migrated = await migrateCounters(services);
-  if (migrated.legacyDocuments) logger.info(migrated, 'legacy usage counters converted to limit counters');
+  if (config.workerOperations) {
+    const migrated = await migrateCounters(services);
+    if (migrated.legacyDocuments) logger.info(migrated, 'legacy usage counters converted to limit counters');
+  }
   const partitions = partitionQueues(config);
   const observed = [...partitions.queues];
   const metrics = createMetrics('worker', () => observed);
@@ -31,10 +34,13 @@ async function main() {
   const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder), ({ job, outcome, durationMs }) =>
     metrics.jobDuration.observe({ name: job.name, outcome }, durationMs / 1000),
   );
-  await pool.start();
+  if (config.workerOperations) await pool.start();
   const redis = redisConnection(config.redisUrl);
   const ops = await startOpsServer({ port: config.workerPort, db, redis, metrics, metricsToken: config.metricsToken, logger });
-  logger.info({ partitions: config.queuePartitions }, 'worker ready');
+  logger.info(
+    { partitions: config.workerOperations ? config.queuePartitions : 0, webhookConcurrency: config.webhookConcurrency },
+    'worker ready',
+  );
   process.send?.('ready');
 
   let stopping = false;

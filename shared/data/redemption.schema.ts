@@ -14,7 +14,7 @@ import { Schema, type Types } from 'mongoose';
  * carry `scopes` instead of `counters` and may be `pending` or `reverting`.
  */
 export interface RedemptionDoc {
-  /** `<campaign>:<order>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
+  /** `<campaign>:<order ref>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
   _id: string;
   application: Types.ObjectId;
   campaign: Types.ObjectId;

@@ -48,7 +48,7 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
   },
   redemptions: {
     key: { _id: 1 },
-    why: '`_id` is `<campaign>:<order>:<cycle>`: the journal commits by `_id`, and the cycles of one order are one `_id` range (ranged, not hashed, so that range stays on one shard)',
+    why: '`_id` is `<campaign>:<order ref>:<cycle>`: the journal commits by `_id`, and the cycles of one order are one `_id` range (ranged, not hashed, so that range stays on one shard)',
     scatter: [
       {
         query: 'redemptions.list',

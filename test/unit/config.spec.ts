@@ -13,6 +13,7 @@ describe('configuration', () => {
       queuePartitions: 64,
       jobWaitTimeoutMs: 10000,
       logLevel: 'info',
+      workerOperations: true,
     });
     expect(c.adminToken).to.equal(undefined);
     expect(Object.isFrozen(c)).to.equal(true);
@@ -31,6 +32,9 @@ describe('configuration', () => {
     ['QUEUE_PARTITIONS', { QUEUE_PARTITIONS: '0' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['BODY_LIMIT', { BODY_LIMIT: 'huge' }],
+    ['WORKER_OPERATIONS', { WORKER_OPERATIONS: 'sometimes' }],
+    // A worker that takes no operations and delivers no webhooks would do nothing.
+    ['WORKER_OPERATIONS', { WORKER_OPERATIONS: 'false', WEBHOOK_CONCURRENCY: '0' }],
   ];
   for (const [variable, env] of bad) {
     it(`when ${variable} is invalid (${env[variable]}), then start-up fails naming ${variable}`, () => {

@@ -149,4 +149,17 @@ describe('webhooks from real worker processes', function () {
     await receiver.up();
     await expectAllDelivered(receiver, burst, 60_000);
   });
+
+  it('when operations and deliveries run in separate workers (WORKER_OPERATIONS=false), then the delivery replica takes no operation and delivers every event', async () => {
+    const deliverer = await startWorkerProcess({ ...WEBHOOKS, WORKER_OPERATIONS: 'false' });
+    workers = [deliverer];
+    const burst = await startBurst(api, receiver);
+    let answered = false;
+    void burst.done.then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(answered, 'no operation is applied by a delivery replica').to.equal(false);
+    workers.push(await startWorkerProcess({ ...WEBHOOKS, WEBHOOK_CONCURRENCY: '0' }));
+    await burst.done;
+    await expectAllDelivered(receiver, burst, 120_000);
+  });
 });

@@ -4,13 +4,16 @@
  * connections; list (200 coupons, 50-item order) at 8 and 1; redeem and wallet credit vs a no-op
  * job round trip through the same queues with 1 and 2 workers at 64; and, with 1 worker, redeem
  * for an application with one webhook endpoint registered (every event recorded and delivered
- * to a receiver on 127.0.0.1) vs one without.
+ * to a receiver on 127.0.0.1) vs one without — deliveries in the operation worker, and in a
+ * dedicated delivery worker (WORKER_OPERATIONS=false) at a lower CPU priority, with the time
+ * its backlog took to drain after the load.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setPriority } from 'node:os';
 import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { benchOrder, loadBenchData, loadRedeemApp, queueLoads } from './dataset.js';
-import { log, measure, medianOf, pct, ROUNDS, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
+import { log, measure, medianOf, pct, ROUNDS, row, startStack, stopChild, TABLE_HEAD, type Load, type Result } from './stack.js';
 
 export async function endpointsBench(): Promise<string[]> {
   const stack = await startStack({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
@@ -30,7 +33,7 @@ export async function endpointsBench(): Promise<string[]> {
     const auth = data.auth;
     log('starting API and one worker');
     const { url } = await stack.startApi();
-    await stack.startWorker();
+    const firstWorker = await stack.startWorker();
 
     const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
     const customer = () => pick(data.customers).sourceId;
@@ -69,6 +72,40 @@ export async function endpointsBench(): Promise<string[]> {
     // drifts by ±20 % between runs minutes apart; docs/benchmarks.md gives the spread).
     const queueRows: [number, Result, Result, Result][] = [];
     let hookedRedeem: Result | undefined;
+    let dedicated: { redeem: Result; hooked: Result; drainSeconds: number[] } | undefined;
+    const pendingDeliveries = () => stack.db.models.WebhookDelivery.countDocuments({ status: 'pending' });
+    /**
+     * Redeem without and with an endpoint, the operations in one worker (WEBHOOK_CONCURRENCY=0)
+     * and the deliveries in a dedicated one (WORKER_OPERATIONS=false) at nice 10; after each hooked
+     * phase, how long its pending deliveries took to drain. Then back to one ordinary worker.
+     */
+    const dedicatedDeliveries = async (replaced: Awaited<ReturnType<typeof stack.startWorker>>) => {
+      await stopChild(replaced);
+      const operations = await stack.startWorker({ WEBHOOK_CONCURRENCY: '0' });
+      const deliverer = await stack.startWorker({ WORKER_OPERATIONS: 'false' });
+      setPriority(deliverer.pid!, 10);
+      const of: Record<'redeem' | 'hooked', Result[]> = { redeem: [], hooked: [] };
+      const drainSeconds: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const round = ` (deliveries in a worker of their own at nice 10, round ${r + 1}/${ROUNDS})`;
+        await stack.drain();
+        of.redeem.push(await measure(`redeem${round}`, `${url}/coupons/apply?type=redeem`, (await fresh()).redeem));
+        await stack.drain();
+        of.hooked.push(await measure(`redeem, one webhook endpoint${round}`, `${url}/coupons/apply?type=redeem`, (await fresh(true)).redeem));
+        const t0 = Date.now();
+        await stack.drain();
+        while ((await pendingDeliveries()) > 0) await new Promise((res) => setTimeout(res, 200));
+        drainSeconds.push((Date.now() - t0) / 1000);
+        log(`  deliveries drained ${drainSeconds.at(-1)!.toFixed(1)} s after the load`);
+      }
+      await Promise.all([stopChild(operations), stopChild(deliverer)]);
+      await stack.startWorker();
+      const label = ' (1 worker + 1 delivery worker at nice 10)';
+      const redeem = medianOf(of.redeem, `redeem${label}`);
+      const hooked = medianOf(of.hooked, `redeem, one webhook endpoint${label}`);
+      results.push(redeem, hooked);
+      return { redeem, hooked, drainSeconds };
+    };
     for (const n of [1, 2]) {
       if (n === 2) await stack.startWorker();
       const rounds: Record<'noop' | 'redeem' | 'hooked' | 'credit', Result[]> = { noop: [], redeem: [], hooked: [], credit: [] };
@@ -100,6 +137,7 @@ export async function endpointsBench(): Promise<string[]> {
       if (n === 1) hookedRedeem = kept('redeem, one webhook endpoint', rounds.hooked);
       const credit = kept('wallet credit', rounds.credit);
       queueRows.push([n, noop, redeem, credit]);
+      if (n === 1) dedicated = await dedicatedDeliveries(firstWorker);
     }
     const [, , redeem1] = queueRows[0]!;
     const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -120,7 +158,9 @@ export async function endpointsBench(): Promise<string[]> {
       ]),
       `| redeem, 2 workers / 1 worker | ${pct(queueRows[1]![2].rps / redeem1.rps)} | not slower (>= 95%) | ${met(queueRows[1]![2].rps >= redeem1.rps * 0.95)} |`,
       `| wallet credit, 2 workers / 1 worker | ${pct(queueRows[1]![3].rps / queueRows[0]![3].rps)} | not slower (>= 95%) | ${met(queueRows[1]![3].rps >= queueRows[0]![3].rps * 0.95)} |`,
-      `| redeem with one webhook endpoint / without, 1 worker | ${pct(hookedRedeem!.rps / redeem1.rps)} | >= 85% | ${met(hookedRedeem!.rps >= 0.85 * redeem1.rps)} |`,
+      `| redeem with one webhook endpoint / without, 1 worker delivering too | ${pct(hookedRedeem!.rps / redeem1.rps)} | >= 85% | ${met(hookedRedeem!.rps >= 0.85 * redeem1.rps)} |`,
+      `| redeem with one webhook endpoint / without, deliveries in a worker of their own at nice 10 | ${pct(dedicated!.hooked.rps / dedicated!.redeem.rps)} | >= 85% | ${met(dedicated!.hooked.rps >= 0.85 * dedicated!.redeem.rps)} |`,
+      `| that worker's backlog drained after the load (per round) | ${dedicated!.drainSeconds.map((x) => `${x.toFixed(1)} s`).join(', ')} | | |`,
       `| webhook deliveries received during the run | ${received} | | |`,
     ];
   } finally {
