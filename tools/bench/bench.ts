@@ -6,11 +6,13 @@
  *   partitions           16 vs 64 partitions, 1 and 2 workers
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
  *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
+ *   events               the test database's CPU per statement of the event path (needs BENCH_DB_DIR)
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
 import { cpus } from 'node:os';
 import { clusterBench } from './cluster.js';
 import { endpointsBench } from './endpoints.js';
+import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
 import { partitionsBench } from './partitions.js';
 import { log, SECONDS } from './stack.js';
@@ -20,6 +22,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   partitions: partitionsBench,
   flash: flashBench,
   cluster: clusterBench,
+  events: eventsBench,
 };
 
 async function main() {

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench -- events`: what each database statement of the event path costs the test
+ * database (FerretDB + PostgreSQL CPU per call, from /proc: needs BENCH_DB_DIR), at 64 concurrent
+ * callers as under load, against a baseline in the same run: the redeem path's commit (a
+ * redemption cycle written to the journal: a guarded upsert by `_id`, batched). The recording job reserves a sequence
+ * number per operation and writes a delivery and an event per event; a delivery job reads its
+ * stream's pending deliveries and writes each outcome (docs/events.md).
+ */
+import { Types } from 'mongoose';
+import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
+import { databaseSeconds } from './cpu.js';
+import { log, startStack } from './stack.js';
+
+const CALLS = Number(process.env.EVENTS_CALLS ?? 6000);
+const CONCURRENCY = 64;
+
+export async function eventsBench(): Promise<string[]> {
+  const database = databaseSeconds();
+  if (!database) throw new Error('set BENCH_DB_DIR to the test database directory (tools/testdb/start.sh): this mode reads its CPU');
+  const stack = await startStack();
+  try {
+    const { repos } = stack.services;
+    const app = new Types.ObjectId().toString();
+    const campaign = new Types.ObjectId().toString();
+    const endpoint = new Types.ObjectId().toString();
+    const customers = Array.from({ length: 200 }, () => new Types.ObjectId().toString());
+    const customer = (i: number) => customers[i % customers.length]!;
+    // A delivery's bytes: the size of a redemption.completed event.
+    const body = JSON.stringify({ id: 'evt_x', type: 'redemption.completed', data: { padding: 'x'.repeat(700) } });
+    const rows: { name: string; ms: number; rate: number }[] = [];
+    const measure = async (name: string, call: (i: number) => Promise<unknown>) => {
+      const before = database();
+      const t0 = Date.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < CALLS) await call(next++);
+        }),
+      );
+      const seconds = (Date.now() - t0) / 1000;
+      rows.push({ name, ms: ((database() - before) * 1000) / CALLS, rate: CALLS / seconds });
+      log(`  ${name}: ${rows.at(-1)!.ms.toFixed(3)} ms of database CPU per call`);
+    };
+    log(`${CALLS} calls of each statement, ${CONCURRENCY} at a time`);
+    const periods = { day: '2026-11-25', week: '2026-W48', month: '2026-11' };
+    await measure('baseline: a redemption committed to the journal (upsert, batched)', (i) =>
+      repos.redemptions.commitCycle(
+        {
+          applicationId: app,
+          campaignId: campaign,
+          customerId: customer(i),
+          couponCodeId: null,
+          orderId: `o${i}`,
+          cycle: 1,
+          key: redemptionKey({ id: campaign, redemptionKeys: 'hashed' }, `o${i}`, 1),
+          couponId: 'BENCH',
+          code: 'BENCH',
+          discountCents: 100,
+          cashbackCents: 0,
+          cashbackWallet: null,
+          periods,
+          counters: [],
+          refusal: null,
+          redeemJobId: `job-${i}`,
+        },
+        `a${i}`,
+        'completed',
+      ),
+    );
+    await measure('sequence numbers reserved (findAndModify, one per operation)', (i) =>
+      repos.eventSequences.reserve(app, customer(i), 2, `job-${i}`, new Date()),
+    );
+    await measure('delivery written (upsert, batched)', (i) =>
+      repos.webhookDeliveries.createMissing(
+        [
+          {
+            applicationId: app,
+            endpointId: endpoint,
+            customerId: customer(i),
+            eventId: `evt_${i}`,
+            eventType: 'redemption.completed',
+            sequence: i,
+            body,
+            job: `deliver-evt_${i}-${endpoint}-g0`,
+          },
+        ],
+        new Date(),
+      ),
+    );
+    await measure('event written to the outbox (upsert, batched)', (i) =>
+      repos.events.record(
+        [
+          {
+            id: `evt_${i}`,
+            applicationId: app,
+            customerId: customer(i),
+            type: 'redemption.completed',
+            sequence: i,
+            requestId: `req-${i}`,
+            createdAt: new Date(),
+            data: { source_id: `c${i % 200}`, order_id: `o${i}` } as never,
+          },
+        ],
+        { dispatched: true },
+      ),
+    );
+    await measure("stream's pending deliveries read (find, one per run)", (i) =>
+      repos.webhookDeliveries.pendingOfStream(endpoint, customer(i), i, 2),
+    );
+    await measure('delivery outcome written (guarded update, batched)', (i) =>
+      repos.webhookDeliveries.settle([
+        {
+          deliveryId: `evt_${i}-${endpoint}`,
+          generation: 0,
+          attempts: 0,
+          set: { attempts: 1, lastAttemptAt: new Date(), lastStatusCode: 200, status: 'succeeded', nextAttemptAt: null, deliveredAt: new Date() },
+        },
+      ]),
+    );
+    const base = rows[0]!.ms;
+    return [
+      '',
+      `Database CPU (FerretDB + PostgreSQL) per call, ${CALLS} calls at ${CONCURRENCY} at a time`,
+      '',
+      '| statement | ms per call | × baseline | calls/s |',
+      '|---|---|---|---|',
+      ...rows.map((r) => `| ${r.name} | ${r.ms.toFixed(3)} | ${(r.ms / base).toFixed(1)} | ${r.rate.toFixed(0)} |`),
+    ];
+  } finally {
+    await stack.stop();
+  }
+}
