@@ -173,7 +173,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     throw new Error(`Invalid configuration: ${variable}: ${error.message}`);
   }
   if (!value.WORKER_OPERATIONS && value.WEBHOOK_CONCURRENCY === 0)
-    throw new Error('Invalid configuration: WORKER_OPERATIONS: a worker without operations delivers webhooks only: set WEBHOOK_CONCURRENCY above 0');
+    throw new Error(
+      'Invalid configuration: WORKER_OPERATIONS: a worker without operations delivers webhooks only: set WEBHOOK_CONCURRENCY above 0',
+    );
   if (value.NODE_ENV === 'production' && value.ADMIN_TOKEN !== undefined) {
     const token: string = value.ADMIN_TOKEN;
     if (token.length < MIN_PRODUCTION_ADMIN_TOKEN || PLACEHOLDER.test(token))

@@ -154,6 +154,12 @@ export interface Refused {
 
 const MAX_SETTLES = 20;
 
+/** What `change` does on `spec`'s counter (and undoing it gives back): the step, and the periods on a campaign counter. */
+const undoneBy = (spec: CounterSpec, change: LaneChange) => ({
+  step: change.step,
+  periods: spec.kind === 'campaign' ? change.periods : null,
+});
+
 /**
  * Step 1 for every counter at once (in parallel). Takes (`step` 1) are refused at a limit; gives
  * back (-1) skip counters that do not exist. Lanes held by another attempt are settled first.
@@ -167,7 +173,7 @@ export async function reserveAll(
   const entry = laneEntry(run);
   const outcomes = await Promise.all(
     specs.map(async (spec): Promise<Refused | 'changed' | 'absent'> => {
-      const done = { step: run.step, periods: spec.kind === 'campaign' ? run.periods : null };
+      const done = undoneBy(spec, run);
       for (let i = 0; i < MAX_SETTLES; i++) {
         const res = await deps.repos.limitCounters.change(spec, run.lane, entry, done);
         if (res.ok) return 'changed';
@@ -207,9 +213,6 @@ async function settle(deps: Deps, spec: CounterSpec, lane: string, held: Counter
   if (fate === 'c') await deps.repos.limitCounters.clear(spec.id, lane, held);
   else await deps.repos.limitCounters.undo(spec, lane, held, undoneBy(spec, change));
 }
-
-/** What undoing `change` on `spec`'s counter gives back: the step, and the periods on a campaign counter. */
-const undoneBy = (spec: CounterSpec, change: LaneChange) => ({ step: change.step, periods: spec.kind === 'campaign' ? change.periods : null });
 
 /** Undoes this attempt's uncommitted changes (`entry`, from {@link reserveAll}: a refusal, or a commit that lost). Idempotent. */
 export const undoAll = (deps: Deps, specs: CounterSpec[], lane: string, entry: CounterLane) =>

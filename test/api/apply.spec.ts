@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
-import { call, createTestApplication, startTestApi, testDatabase, type TestApi, type TestApplication } from '../support/context.js';
+import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 
 describe('POST /coupons/apply', () => {
   let api: TestApi;
@@ -79,7 +79,7 @@ describe('POST /coupons/apply', () => {
     const hashed = await createCampaign(api.services, app.id, { code: 'KEYNEW', limits: { total: 5 } });
     const legacy = await createCampaign(api.services, app.id, { code: 'KEYOLD', limits: { total: 5 } });
     // As an earlier release wrote it: no key scheme stored.
-    const { models } = await testDatabase();
+    const { models } = api.services.db;
     await models.Campaign.updateOne({ _id: legacy.id }, { $unset: { redemptionKeys: 1 } });
     await api.services.repos.applications.bumpConfigVersion(app.id);
     const order = makeOrder();

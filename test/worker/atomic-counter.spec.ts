@@ -169,7 +169,13 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
     const spec = campaign({ total: 1_000_000, day: 900_000, week: 900_000, month: 900_000 });
     const taken = await Promise.all(
       Array.from({ length: 64 }, (_, i) =>
-        reserveAll(services, [spec], { lane: `p64_${String(i).padStart(2, '0')}`, key: keyOf(`${i}-`.padEnd(256, 'x')), attempt: newAttempt(), step: 1, periods }),
+        reserveAll(services, [spec], {
+          lane: `p64_${String(i).padStart(2, '0')}`,
+          key: keyOf(`${i}-`.padEnd(256, 'x')),
+          attempt: newAttempt(),
+          step: 1,
+          periods,
+        }),
       ),
     );
     expect(taken.every((t) => t.changed.length === 1)).to.equal(true);
@@ -181,7 +187,12 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
   it('when a lane holds a change an earlier release wrote (an object), then the next change in the lane settles it', async () => {
     const spec = campaign({ total: 10 });
     // Two changes of an earlier release, left in lanes p1 (never committed) and p2 (committed).
-    const legacy = (orderId: string, a: string) => ({ k: keyOf(orderId), a, s: 1, p: { d: periods.day, w: periods.week, m: periods.month } });
+    const legacy = (orderId: string, a: string) => ({
+      k: keyOf(orderId),
+      a,
+      s: 1,
+      p: { d: periods.day, w: periods.week, m: periods.month },
+    });
     await services.repos.limitCounters.seed({ ...spec, kind: 'campaign' }, { total: 2, d: { k: periods.day, n: 2 } });
     const col = (await testDatabase()).connection.db!.collection('limit_counters');
     await col.updateOne({ _id: spec.id as never }, { $set: { 'lanes.p1': legacy('lost', 'old1'), 'lanes.p2': legacy('won', 'old2') } });

@@ -58,6 +58,9 @@ describe('migrating legacy usage counters', function () {
   it('when legacy counters and half-done cycles exist, then they convert exactly and limits carry on', async () => {
     const [cust] = await createCustomers(api.services, app.id, ['legacy-1']);
     const c = await createCampaign(api.services, app.id, { code: 'LEGACY', limits: { total: 3, perCustomer: 3 } });
+    // A campaign of the earlier release: no key scheme stored (its redemptions are keyed by order id).
+    await api.services.db.models.Campaign.updateOne({ _id: c.id }, { $unset: { redemptionKeys: 1 } });
+    await api.services.repos.applications.bumpConfigVersion(app.id);
     const key = (o: string) => `${c.id}:${o}:1`;
     const scopes = ['total', `customer:${cust!.id}`];
     // Completed a and b; c pending and counted in both (completes); d pending, counted in total

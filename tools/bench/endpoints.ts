@@ -91,7 +91,9 @@ export async function endpointsBench(): Promise<string[]> {
         await stack.drain();
         of.redeem.push(await measure(`redeem${round}`, `${url}/coupons/apply?type=redeem`, (await fresh()).redeem));
         await stack.drain();
-        of.hooked.push(await measure(`redeem, one webhook endpoint${round}`, `${url}/coupons/apply?type=redeem`, (await fresh(true)).redeem));
+        of.hooked.push(
+          await measure(`redeem, one webhook endpoint${round}`, `${url}/coupons/apply?type=redeem`, (await fresh(true)).redeem),
+        );
         const t0 = Date.now();
         await stack.drain();
         while ((await pendingDeliveries()) > 0) await new Promise((res) => setTimeout(res, 200));

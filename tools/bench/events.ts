@@ -113,7 +113,14 @@ export async function eventsBench(): Promise<string[]> {
           deliveryId: `evt_${i}-${endpoint}`,
           generation: 0,
           attempts: 0,
-          set: { attempts: 1, lastAttemptAt: new Date(), lastStatusCode: 200, status: 'succeeded', nextAttemptAt: null, deliveredAt: new Date() },
+          set: {
+            attempts: 1,
+            lastAttemptAt: new Date(),
+            lastStatusCode: 200,
+            status: 'succeeded',
+            nextAttemptAt: null,
+            deliveredAt: new Date(),
+          },
         },
       ]),
     );
