@@ -2,7 +2,9 @@
  * `npm run bench -- partitions`: the concurrency ceiling. At most one job per partition queue
  * runs at a time across all workers, so QUEUE_PARTITIONS bounds how many operations run at once.
  * Measures the no-op job, redeem and wallet credit at 64 connections with 16 and 64 partitions,
- * each with 1 and 2 workers (a fresh queue prefix per partition count: the count is persisted).
+ * each with 1 and 2 workers (a fresh queue prefix per partition count: the count is persisted),
+ * and Redis's scripts and blocking pops per no-op job (from its command statistics: a second
+ * worker's fetches that find a busy partition show there).
  */
 import { loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, medianOf, pct, ROUNDS, row, startStack, stopChild, TABLE_HEAD, type Result } from './stack.js';
@@ -13,6 +15,12 @@ export async function partitionsBench(): Promise<string[]> {
     log('loading data set');
     const data = await loadRedeemApp(stack.services, log);
     const results: Result[] = [];
+    /** Calls per command name since Redis started (INFO commandstats). */
+    const calls = async () =>
+      new Map(
+        [...(await stack.redis.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])] as const),
+      );
+    const perJob: string[] = [];
     for (const partitions of [16, 64]) {
       const env = { QUEUE_PARTITIONS: String(partitions), QUEUE_PREFIX: `${stack.config.queuePrefix}-p${partitions}` };
       const api = await stack.startApi(env);
@@ -37,7 +45,15 @@ export async function partitionsBench(): Promise<string[]> {
         for (let r = 0; r < ROUNDS; r++) {
           for (const [i, [what, path, load]] of phases.entries()) {
             await drain();
+            const before = i === 0 && r === 0 ? await calls() : undefined;
             runs[i]!.push(await measure(`${what} (${label}, round ${r + 1}/${ROUNDS})`, `${api.url}${path}`, await load()));
+            if (before) {
+              await drain();
+              const after = await calls();
+              const jobs = runs[i]![0]!.requests;
+              const of = (c: string) => ((after.get(c) ?? 0) - (before.get(c) ?? 0)) / jobs;
+              perJob.push(`| ${partitions} | ${n} | ${of('evalsha').toFixed(2)} | ${of('bzpopmin').toFixed(2)} |`);
+            }
           }
         }
         phases.forEach(([what], i) => results.push(medianOf(runs[i]!, `${what} (${label})`)));
@@ -59,6 +75,12 @@ export async function partitionsBench(): Promise<string[]> {
             `| ${p} | ${n} | ${pct(at(p, n, 1) / at(p, n, 0))} | ${pct(at(p, n, 2) / at(p, n, 0))} | ${pct(at(p, n, 1) / at(p, 1, 1))} | ${pct(at(p, n, 2) / at(p, 1, 2))} |`,
         ),
       ),
+      '',
+      'Redis per no-op job (first round; every process on this Redis counts):',
+      '',
+      '| partitions | workers | scripts (evalsha) | blocking pops (bzpopmin) |',
+      '|---|---|---|---|',
+      ...perJob,
     ];
   } finally {
     await stack.stop();
