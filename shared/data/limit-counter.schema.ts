@@ -11,8 +11,8 @@ export interface PeriodCount {
  * counters"), as one short string: `<attempt>/<+|->/<day>/<ref>` — the attempt that made it, its
  * step (+ taken, - given back), the day whose period counts it changed (empty when none), and the
  * redemption's key without its `<campaign>:` prefix (shared/usecases/limit-counters.ts `laneEntry`).
- * About 40 bytes with a hashed order reference, so a counter with a change in each of 64 lanes
- * stays under 4 KB.
+ * About 40 characters (some 50 bytes in the document) with a hashed order reference, so a counter
+ * with a change in each of 64 lanes stays under 4 KB.
  */
 export type CounterLane = string;
 

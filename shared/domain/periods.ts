@@ -112,11 +112,16 @@ export interface PeriodKeys {
  */
 export function periodKeys(now: Date, tz: string): PeriodKeys {
   const p = localParts(now, tz);
-  const w = isoWeek(p.year, p.month, p.day);
+  return keysOfDate(p.year, p.month, p.day);
+}
+
+/** The period keys of a calendar date. */
+function keysOfDate(year: number, month: number, day: number): PeriodKeys {
+  const w = isoWeek(year, month, day);
   return {
-    day: `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`,
+    day: `${pad(year, 4)}-${pad(month)}-${pad(day)}`,
     week: `${pad(w.year, 4)}-W${pad(w.week)}`,
-    month: `${pad(p.year, 4)}-${pad(p.month)}`,
+    month: `${pad(year, 4)}-${pad(month)}`,
   };
 }
 
@@ -127,11 +132,10 @@ export function periodKeys(now: Date, tz: string): PeriodKeys {
  * @throws RangeError when `day` is not a `YYYY-MM-DD` date
  */
 export function periodKeysOfDay(day: string): PeriodKeys {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  const [y, mo, d] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [NaN, NaN, NaN];
-  if (!m || Number.isNaN(wallClockAsUtc(`${day}T00:00`))) throw new RangeError(`invalid day: ${day}`);
-  const w = isoWeek(y, mo, d);
-  return { day, week: `${pad(w.year, 4)}-W${pad(w.week)}`, month: `${pad(y, 4)}-${pad(mo)}` };
+  const t = wallClockAsUtc(`${day}T00:00`);
+  if (Number.isNaN(t)) throw new RangeError(`invalid day: ${day}`);
+  const d = new Date(t);
+  return keysOfDate(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
 }
 
 const LOCAL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isoWeek, isValidTimeZone, localParts, periodKeys, zonedLocalToUtc } from '../../shared/domain/periods.js';
+import { isoWeek, isValidTimeZone, localParts, periodKeys, periodKeysOfDay, zonedLocalToUtc } from '../../shared/domain/periods.js';
 
 describe('periods: periodKeys', () => {
   const rows: [string, string, string, { day: string; week: string; month: string }][] = [
@@ -42,6 +42,10 @@ describe('periods: periodKeys', () => {
       expect(periodKeys(new Date(iso), tz)).to.deep.equal(keys);
     });
   }
+  it('when only the day is known (a counter lane), then its week and month are those periodKeys gives for that day', () => {
+    for (const [, , , keys] of rows) expect(periodKeysOfDay(keys.day)).to.deep.equal(keys);
+    for (const bad of ['2026-02-30', '2026-11-5', 'today', '']) expect(() => periodKeysOfDay(bad), bad).to.throw(RangeError);
+  });
 });
 
 describe('periods: isoWeek', () => {
