@@ -8,7 +8,6 @@ import { campaignRepository } from './data/campaign.repository.js';
 import { couponCodeRepository } from './data/coupon-code.repository.js';
 import { customerRepository } from './data/customer.repository.js';
 import type { Database } from './data/db.js';
-import { eventSequenceRepository } from './data/event-sequence.repository.js';
 import { eventRepository } from './data/event.repository.js';
 import { idempotencyRecordRepository } from './data/idempotency-record.repository.js';
 import { redemptionJournalRepository } from './data/redemption-journal.repository.js';
@@ -38,7 +37,6 @@ export function createRepositories(db: Database) {
     walletBalances: walletBalanceRepository(db.models),
     walletTransactions: walletTransactionRepository(db.models),
     events: eventRepository(db.models),
-    eventSequences: eventSequenceRepository(db.models),
     webhookEndpoints: webhookEndpointRepository(db.models),
     webhookDeliveries: webhookDeliveryRepository(db.models),
   };

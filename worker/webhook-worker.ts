@@ -11,6 +11,7 @@ import { retrySchedule, shortestRetryWindowMs } from '../shared/domain/webhook-r
 import type { Logger } from '../shared/logger.js';
 import { createWebhookSender } from '../shared/net/webhook-client.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/names.js';
+import { EventClock } from '../shared/queue/event-clock.js';
 import { redisConnection } from '../shared/queue/redis.js';
 import { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import type { Services } from '../shared/services.js';
@@ -92,7 +93,7 @@ export interface WorkerWebhooks {
   recorder: EventRecorder;
   /** Stops the delivery pool and the sweep (finishing deliveries in flight). */
   stopDelivering(): Promise<void>;
-  /** Closes the producer: after the partition workers, which still record events while draining. */
+  /** Closes the producer and the event clock: after the partition workers, which still record events while draining. */
   close(): Promise<void>;
 }
 
@@ -104,8 +105,17 @@ export async function startWorkerWebhooks(
 ): Promise<WorkerWebhooks> {
   const queue = new WebhookQueue(config);
   await queue.waitUntilReady();
-  const recorder = new EventRecorder({ ...services, webhooks: queue });
+  const clock = new EventClock(config);
+  const recorder = new EventRecorder({ ...services, webhooks: queue, clock });
   const worker = new WebhookWorker(config, logger, services, queue, onStep);
   await worker.start();
-  return { queue, recorder, stopDelivering: () => worker.close(), close: () => queue.close() };
+  return {
+    queue,
+    recorder,
+    stopDelivering: () => worker.close(),
+    close: async () => {
+      await queue.close();
+      await clock.close();
+    },
+  };
 }

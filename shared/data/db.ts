@@ -9,7 +9,6 @@ import { campaignSchema, type CampaignDoc } from './campaign.schema.js';
 import { couponCodeSchema, type CouponCodeDoc } from './coupon-code.schema.js';
 import { customerSchema, type CustomerDoc } from './customer.schema.js';
 import { limitCounterSchema, type LimitCounterDoc } from './limit-counter.schema.js';
-import { eventSequenceSchema, type EventSequenceDoc } from './event-sequence.schema.js';
 import { eventSchema, type EventDoc } from './event.schema.js';
 import { idempotencyRecordSchema, type IdempotencyRecordDoc } from './idempotency-record.schema.js';
 import { redemptionSchema, type RedemptionDoc } from './redemption.schema.js';
@@ -32,7 +31,6 @@ function bindModels(connection: Connection) {
     Redemption: connection.model<RedemptionDoc>('Redemption', redemptionSchema),
     IdempotencyRecord: connection.model<IdempotencyRecordDoc>('IdempotencyRecord', idempotencyRecordSchema),
     Event: connection.model<EventDoc>('Event', eventSchema),
-    EventSequence: connection.model<EventSequenceDoc>('EventSequence', eventSequenceSchema),
     WebhookEndpoint: connection.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema),
     WebhookDelivery: connection.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema),
   };

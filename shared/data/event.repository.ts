@@ -26,31 +26,28 @@ export function eventRepository({ Event }: Models) {
   const batch = new CommandBatcher(Event);
   return {
     /**
-     * Writes the events that are not there yet (one round trip, shared with other jobs' events of
-     * the moment); existing ones are left as they are — and one a concurrent re-run inserted first
-     * (refused by the unique `_id`) is there too. `dispatched`: whether their deliveries exist
-     * already (written before them).
+     * Writes the events that are not there yet (one `insert`, shared with other jobs' events of
+     * the moment); existing ones are left as they are — one a concurrent re-run inserted first is
+     * refused by the unique `_id`, which is all a re-run needs (an event's content is fixed by its
+     * change and its job's reservation). `dispatched`: whether their deliveries exist already
+     * (written before them).
      */
     async record(events: EventRecord[], { dispatched }: { dispatched: boolean }): Promise<void> {
       await Promise.all(
         events.map((e) =>
-          batch.upsert(
-            { _id: e.id },
-            {
-              $setOnInsert: {
-                application: new Types.ObjectId(e.applicationId),
-                customer: new Types.ObjectId(e.customerId),
-                type: e.type,
-                sequence: e.sequence,
-                requestId: e.requestId,
-                data: e.data,
-                dispatched,
-                // The event's `created`: the same instant in the body and here.
-                createdAt: e.createdAt,
-                updatedAt: e.createdAt,
-              },
-            },
-          ),
+          batch.insert({
+            _id: e.id,
+            application: new Types.ObjectId(e.applicationId),
+            customer: new Types.ObjectId(e.customerId),
+            type: e.type,
+            sequence: e.sequence,
+            requestId: e.requestId,
+            data: e.data,
+            dispatched,
+            // The event's `created`: the same instant in the body and here.
+            createdAt: e.createdAt,
+            updatedAt: e.createdAt,
+          }),
         ),
       );
     },

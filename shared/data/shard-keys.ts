@@ -119,11 +119,6 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
       },
     ],
   },
-  event_sequences: {
-    key: { _id: 'hashed' },
-    why: 'one counter per customer (`<application>:<customer>`), bumped by `_id`',
-    scatter: [],
-  },
   webhook_deliveries: {
     key: { _id: 'hashed' },
     why: 'a delivery job carries only its delivery id (`<event>-<endpoint>`): every state change is a guarded update by `_id`',

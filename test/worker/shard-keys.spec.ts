@@ -203,7 +203,6 @@ describe('the MongoDB sharding plan (shared/data/shard-keys.ts)', function () {
         'wallet_transactions',
         'idempotency_records',
         'events',
-        'event_sequences',
         'webhook_deliveries',
       ])
         expect([...touched], collection).to.include(collection);

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import { renderEvent } from '../../shared/domain/events.js';
+import { Queue } from 'bullmq';
+import { EventClock } from '../../shared/queue/event-clock.js';
+import { redisConnection } from '../../shared/queue/redis.js';
 import { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { Committed } from '../../shared/usecases/apply-coupon.usecase.js';
 import { EventRecorder } from '../../shared/usecases/events/record-events.usecase.js';
@@ -23,10 +26,14 @@ import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
  */
 describe('webhook recording', function () {
   this.timeout(60_000);
+  const clocks: EventClock[] = [];
+  after(() => Promise.all(clocks.map((c) => c.close())));
 
   /** An application with one endpoint for every event, and a wallet credit of `sourceId` applied once (its job not yet recorded). */
   async function creditedWithEndpoint(services: Awaited<ReturnType<typeof testServices>>, queue: WebhookQueue, sourceId: string) {
-    const recorder = new EventRecorder({ ...services, webhooks: queue });
+    const clock = new EventClock(services.config);
+    clocks.push(clock);
+    const recorder = new EventRecorder({ ...services, webhooks: queue, clock });
     const app = await createTestApplication(services);
     await createCustomers(services, app.id, [sourceId]);
     await createWallet(services, app.id);
@@ -49,26 +56,57 @@ describe('webhook recording', function () {
     return { recorder, app, endpoint, input, observed, value };
   }
 
-  it('when a job reserves event numbers again, then it gets the same numbers and instant; another job gets the next ones', async () => {
+  it('when a job reserves event numbers again, then it gets the same numbers and instant; later jobs get larger ones, even after the clock key is lost', async () => {
     const services = await testServices();
-    const { eventSequences } = services.repos;
-    const app = await createTestApplication(services);
-    const [customer] = await createCustomers(services, app.id, ['seq']);
-    const t0 = new Date('2026-01-01T00:00:00.000Z');
-    const first = await eventSequences.reserve(app.id, customer!.id, 2, 'job-a/2', t0);
-    expect(first).to.deep.equal({ first: 1, at: t0 });
-    expect(await eventSequences.reserve(app.id, customer!.id, 2, 'job-a/2', new Date())).to.deep.equal(first);
-    expect(await eventSequences.reserve(app.id, customer!.id, 1, 'job-b/1', t0)).to.deep.equal({ first: 3, at: t0 });
-    // Once another job took numbers, the first one's holder is gone: it would get new ones.
-    expect((await eventSequences.reserve(app.id, customer!.id, 2, 'job-a/2', t0)).first).to.equal(4);
+    const clock = new EventClock(services.config);
+    clocks.push(clock);
+    const queueName = 'ops-{clock}';
+    const queue = new Queue(queueName, { connection: redisConnection(services.config.redisUrl!), prefix: services.config.queuePrefix });
+    try {
+      const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((name) => queue.add('noop', {}, { jobId: `clock-${name}-${Date.now()}` })));
+      const job = (j: typeof a) => ({ queueName, jobId: j.id! });
+      const t0 = new Date('2026-01-01T00:00:00.000Z');
+      const first = await clock.reserve(job(a), 2, t0);
+      // Microseconds of Redis's clock (this machine's): above any counter of an earlier release.
+      expect(first.first).to.be.within((Date.now() - 60_000) * 1000, (Date.now() + 60_000) * 1000);
+      expect(first.at).to.deep.equal(t0);
+      expect(await clock.reserve(job(a), 2, new Date()), 'a re-run of the job').to.deep.equal(first);
+      const second = await clock.reserve(job(b), 1, new Date(t0.getTime() + 1));
+      expect(second.first, 'the next job').to.be.greaterThan(first.first + 1);
+      // Still held while the job exists, whoever took numbers since (a run overlapping a later job's).
+      expect(await clock.reserve(job(a), 2, new Date())).to.deep.equal(first);
+      // A run that makes another number of events (it found some recorded) takes new numbers.
+      const recount = await clock.reserve(job(a), 1, t0);
+      expect(recount.first).to.be.greaterThan(second.first);
+      // A job that is not in Redis (removed) keeps nothing: each reservation is new.
+      const gone = { queueName, jobId: 'clock-gone' };
+      const g1 = await clock.reserve(gone, 1, t0);
+      expect((await clock.reserve(gone, 1, t0)).first).to.be.greaterThan(g1.first);
+      // The clock key lost (Redis restarted empty): numbers go on from Redis's time, not from zero.
+      const redis = redisConnection(services.config.redisUrl!);
+      await redis.del(`${services.config.queuePrefix}:${queueName}:event-clock`);
+      await redis.quit();
+      expect((await clock.reserve(job(c), 1, t0)).first).to.be.greaterThan(g1.first);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
   });
 
   it('when an event is recorded again after its deliveries were written but not the event, then it is written with their bytes and its job queued once', async () => {
     const services = await testServices();
     const queue = new WebhookQueue({ ...services.config, queuePrefix: `${TEST_QUEUE_PREFIX}-recording` });
     try {
-      const { recorder, app, endpoint, input, observed, value } = await creditedWithEndpoint(services, queue, 'rec');
-      const [id] = await recorder.record({ name: 'wallet-transaction', input, jobId: 'job-rec-1', outcome: { ok: true, value }, observed });
+      const { recorder, endpoint, input, observed, value } = await creditedWithEndpoint(services, queue, 'rec');
+      const queueName = 'ops-{rec}';
+      const [id] = await recorder.record({
+        name: 'wallet-transaction',
+        input,
+        jobId: 'job-rec-1',
+        queueName,
+        outcome: { ok: true, value },
+        observed,
+      });
       const written = await services.repos.events.get(id!);
       const deliveryId = `${id}-${endpoint.id}`;
       const delivery = await services.repos.webhookDeliveries.get(deliveryId);
@@ -79,7 +117,10 @@ describe('webhook recording', function () {
       // As if the job had failed for good between the two writes, before queueing: no event, no job.
       await services.db.models.Event.deleteOne({ _id: id });
       await job!.remove();
-      const counter = await services.db.models.EventSequence.findById(`${app.id}:${input.customerId}`).lean();
+      const clockKey = `${services.config.queuePrefix}:${queueName}:event-clock`;
+      const redis = redisConnection(services.config.redisUrl!);
+      const counter = await redis.get(clockKey);
+      expect(counter).to.be.a('string');
 
       // Recorded again by another job (a retry of the request): the entry is found written, nothing is observed.
       const again: Committed[] = [];
@@ -89,6 +130,7 @@ describe('webhook recording', function () {
         name: 'wallet-transaction',
         input,
         jobId: 'job-rec-2',
+        queueName,
         outcome: { ok: true, value: replayed },
         observed: again,
       });
@@ -97,7 +139,8 @@ describe('webhook recording', function () {
       expect(renderEvent(restored!)).to.equal(delivery!.body);
       expect(restored!.dispatched).to.equal(true);
       // No numbers were taken for it again.
-      expect(await services.db.models.EventSequence.findById(`${app.id}:${input.customerId}`).lean()).to.deep.equal(counter);
+      expect(await redis.get(clockKey)).to.equal(counter);
+      await redis.quit();
       const jobs = await queue.queue.getJobs(['waiting']);
       expect(jobs.map((j) => [j.id, j.data.run.items[0].body])).to.deep.equal([[job!.id, delivery!.body]]);
     } finally {
@@ -111,7 +154,14 @@ describe('webhook recording', function () {
     const queue = new WebhookQueue({ ...services.config, queuePrefix: `${TEST_QUEUE_PREFIX}-recording-rerun` });
     try {
       const { recorder, app, endpoint, input, observed, value } = await creditedWithEndpoint(services, queue, 'rerun');
-      const op = { name: 'wallet-transaction' as const, input, jobId: 'job-rerun-1', outcome: { ok: true as const, value }, observed };
+      const op = {
+        name: 'wallet-transaction' as const,
+        input,
+        jobId: 'job-rerun-1',
+        queueName: 'ops-{rerun}',
+        outcome: { ok: true as const, value },
+        observed,
+      };
       const [id] = await recorder.record(op);
       // As if the worker had died after both writes, before its delivery job reached Redis.
       const [job] = await queue.queue.getJobs(['waiting']);

@@ -1,14 +1,15 @@
 /**
  * `npm run bench -- events`: what each database statement of the event path costs the test
- * database (FerretDB + PostgreSQL CPU per call, from /proc: needs BENCH_DB_DIR), at 64 concurrent
- * callers as under load, against a baseline in the same run: the redeem path's commit (a
- * redemption cycle written to the journal: a guarded upsert by `_id`, batched). The recording job reserves a sequence
- * number per operation and writes a delivery and an event per event; a delivery job reads its
- * stream's pending deliveries and writes each outcome (docs/events.md).
+ * database (FerretDB + PostgreSQL CPU per call, from /proc: needs BENCH_DB_DIR) and Redis, at 64
+ * concurrent callers as under load, against a baseline in the same run: the redeem path's commit
+ * (a redemption cycle written to the journal: a guarded upsert by `_id`, batched). The recording
+ * job reserves its events' numbers (a Redis script) and writes a delivery and an event per event;
+ * a delivery job reads its stream's pending deliveries and writes each outcome (docs/events.md).
  */
 import { Types } from 'mongoose';
 import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
-import { databaseSeconds } from './cpu.js';
+import { EventClock } from '../../shared/queue/event-clock.js';
+import { databaseSeconds, pidsNamed, processSeconds } from './cpu.js';
 import { log, startStack } from './stack.js';
 
 const CALLS = Number(process.env.EVENTS_CALLS ?? 6000);
@@ -17,7 +18,9 @@ const CONCURRENCY = 64;
 export async function eventsBench(): Promise<string[]> {
   const database = databaseSeconds();
   if (!database) throw new Error('set BENCH_DB_DIR to the test database directory (tools/testdb/start.sh): this mode reads its CPU');
+  const redisCpu = () => processSeconds(pidsNamed('redis-server'));
   const stack = await startStack();
+  const clock = new EventClock(stack.config);
   try {
     const { repos } = stack.services;
     const app = new Types.ObjectId().toString();
@@ -27,9 +30,10 @@ export async function eventsBench(): Promise<string[]> {
     const customer = (i: number) => customers[i % customers.length]!;
     // A delivery's bytes: the size of a redemption.completed event.
     const body = JSON.stringify({ id: 'evt_x', type: 'redemption.completed', data: { padding: 'x'.repeat(700) } });
-    const rows: { name: string; ms: number; rate: number }[] = [];
+    const rows: { name: string; ms: number; redisMs: number; rate: number }[] = [];
     const measure = async (name: string, call: (i: number) => Promise<unknown>) => {
       const before = database();
+      const redisBefore = redisCpu();
       const t0 = Date.now();
       let next = 0;
       await Promise.all(
@@ -38,8 +42,13 @@ export async function eventsBench(): Promise<string[]> {
         }),
       );
       const seconds = (Date.now() - t0) / 1000;
-      rows.push({ name, ms: ((database() - before) * 1000) / CALLS, rate: CALLS / seconds });
-      log(`  ${name}: ${rows.at(-1)!.ms.toFixed(3)} ms of database CPU per call`);
+      rows.push({
+        name,
+        ms: ((database() - before) * 1000) / CALLS,
+        redisMs: ((redisCpu() - redisBefore) * 1000) / CALLS,
+        rate: CALLS / seconds,
+      });
+      log(`  ${name}: ${rows.at(-1)!.ms.toFixed(3)} ms of database CPU, ${rows.at(-1)!.redisMs.toFixed(3)} ms of Redis CPU per call`);
     };
     log(`${CALLS} calls of each statement, ${CONCURRENCY} at a time`);
     const periods = { day: '2026-11-25', week: '2026-W48', month: '2026-11' };
@@ -67,10 +76,10 @@ export async function eventsBench(): Promise<string[]> {
         'completed',
       ),
     );
-    await measure('sequence numbers reserved (findAndModify, one per operation)', (i) =>
-      repos.eventSequences.reserve(app, customer(i), 2, `job-${i}`, new Date()),
+    await measure('event numbers reserved (Redis script, one per operation)', (i) =>
+      clock.reserve({ queueName: `ops-{${String(i % 64).padStart(2, '0')}}`, jobId: `bench-events-${i}` }, 2, new Date()),
     );
-    await measure('delivery written (upsert, batched)', (i) =>
+    await measure('delivery written (insert, batched)', (i) =>
       repos.webhookDeliveries.createMissing(
         [
           {
@@ -87,7 +96,7 @@ export async function eventsBench(): Promise<string[]> {
         new Date(),
       ),
     );
-    await measure('event written to the outbox (upsert, batched)', (i) =>
+    await measure('event written to the outbox (insert, batched)', (i) =>
       repos.events.record(
         [
           {
@@ -127,13 +136,16 @@ export async function eventsBench(): Promise<string[]> {
     const base = rows[0]!.ms;
     return [
       '',
-      `Database CPU (FerretDB + PostgreSQL) per call, ${CALLS} calls at ${CONCURRENCY} at a time`,
+      `Database CPU (FerretDB + PostgreSQL) and Redis CPU per call, ${CALLS} calls at ${CONCURRENCY} at a time`,
       '',
-      '| statement | ms per call | × baseline | calls/s |',
-      '|---|---|---|---|',
-      ...rows.map((r) => `| ${r.name} | ${r.ms.toFixed(3)} | ${(r.ms / base).toFixed(1)} | ${r.rate.toFixed(0)} |`),
+      '| statement | database ms per call | × baseline | Redis ms per call | calls/s |',
+      '|---|---|---|---|---|',
+      ...rows.map(
+        (r) => `| ${r.name} | ${r.ms.toFixed(3)} | ${(r.ms / base).toFixed(1)} | ${r.redisMs.toFixed(3)} | ${r.rate.toFixed(0)} |`,
+      ),
     ];
   } finally {
+    await clock.close();
     await stack.stop();
   }
 }

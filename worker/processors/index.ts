@@ -30,6 +30,7 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
   /** A use case's outcome, retrying transient errors in place. */
   const run = <T>(useCase: () => Promise<T>) => retryTransient(() => toOutcome(useCase), budget);
   return async (job: Job): Promise<Outcome<unknown>> => {
+    const { queueName } = job;
     const jobId = job.id!;
     // What the use case committed, across its in-place retries.
     const observed: Committed[] = [];
@@ -37,17 +38,17 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
       case JOB.redeem: {
         const input = job.data as JobPayloads['redeem'];
         const outcome = await run(() => redeemCoupon(services, input, runOf(job, observed)));
-        return recorded({ name: JOB.redeem, input, jobId, outcome, observed });
+        return recorded({ name: JOB.redeem, input, jobId, queueName, outcome, observed });
       }
       case JOB.revert: {
         const input = job.data as JobPayloads['revert'];
         const outcome = await run(() => revertCoupon(services, input, runOf(job, observed)));
-        return recorded({ name: JOB.revert, input, jobId, outcome, observed });
+        return recorded({ name: JOB.revert, input, jobId, queueName, outcome, observed });
       }
       case JOB.walletTransaction: {
         const input = job.data as JobPayloads['wallet-transaction'];
         const outcome = await run(() => applyWalletOperation(services, input, runOf(job, observed)));
-        return recorded({ name: JOB.walletTransaction, input, jobId, outcome, observed });
+        return recorded({ name: JOB.walletTransaction, input, jobId, queueName, outcome, observed });
       }
       case JOB.noop:
         return { ok: true, value: null };

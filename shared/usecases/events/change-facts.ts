@@ -20,10 +20,10 @@ import type { WalletOperationInput, WalletTransactionResult } from '../wallet-op
 
 /** A job of the partition queues with its outcome and what its run committed, as the processor saw them. */
 export type FinishedOperation = (
-  | { name: 'redeem'; input: RedeemInput; jobId: string; outcome: Outcome<unknown> }
-  | { name: 'revert'; input: RevertInput; jobId: string; outcome: Outcome<unknown> }
-  | { name: 'wallet-transaction'; input: WalletOperationInput; jobId: string; outcome: Outcome<unknown> }
-) & { observed?: readonly Committed[] };
+  | { name: 'redeem'; input: RedeemInput; outcome: Outcome<unknown> }
+  | { name: 'revert'; input: RevertInput; outcome: Outcome<unknown> }
+  | { name: 'wallet-transaction'; input: WalletOperationInput; outcome: Outcome<unknown> }
+) & { jobId: string; queueName: string; observed?: readonly Committed[] };
 
 type WithoutCustomer<T> = Omit<T, 'source_id' | 'customer_id'>;
 

@@ -13,6 +13,7 @@
 import { eventIdOf, eventOfBody, renderEvent, subscribes, type EventData, type EventRecord } from '../../domain/events.js';
 import { deliveryIdOf, type DeliveryRun, type NewDelivery } from '../../data/webhook-delivery.repository.js';
 import type { WebhookEndpointRecord } from '../../data/webhook-endpoint.repository.js';
+import type { EventClock } from '../../queue/event-clock.js';
 import { runJobId, type WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 import { changesOf, type FinishedOperation } from './change-facts.js';
@@ -21,6 +22,8 @@ export type { FinishedOperation } from './change-facts.js';
 
 export type EventRecorderDeps = Pick<Services, 'repos' | 'applications' | 'webhookEndpoints' | 'now'> & {
   webhooks: Pick<WebhookQueue, 'deliverRuns'>;
+  /** Numbers the events of a job (per partition, in Redis: shared/queue/event-clock.ts). */
+  clock: Pick<EventClock, 'reserve'>;
 };
 
 const MAX_CACHED = 50_000;
@@ -69,7 +72,7 @@ export class EventRecorder {
     const needsNumbers = facts.some((f, i) => !stored.has(ids[i]!) && !sentBody(ids[i]!, f.type));
     const [sourceId, reservation] = await Promise.all([
       needsNumbers ? (given ?? this.sourceIdOf(applicationId, customerId)) : '',
-      needsNumbers ? repos.eventSequences.reserve(applicationId, customerId, facts.length, `${op.jobId}/${facts.length}`, now) : null,
+      needsNumbers ? this.deps.clock.reserve(op, facts.length, now) : null,
     ]);
     const events: EventRecord[] = [];
     facts.forEach((f, i) => {
