@@ -113,9 +113,6 @@ export async function eventsBench(): Promise<string[]> {
         { dispatched: true },
       ),
     );
-    await measure("stream's pending deliveries read (find, one per run)", (i) =>
-      repos.webhookDeliveries.pendingOfStream(endpoint, customer(i), i, 2),
-    );
     await measure('delivery outcome written (guarded update, batched)', (i) =>
       repos.webhookDeliveries.settle([
         {
@@ -132,6 +129,22 @@ export async function eventsBench(): Promise<string[]> {
           },
         },
       ]),
+    );
+    // As in a delivery run: its stream holds its own pending delivery (the others are settled above).
+    await repos.webhookDeliveries.createMissing(
+      customers.map((c, k) => ({
+        applicationId: app,
+        endpointId: endpoint,
+        customerId: c,
+        eventId: `evt_pending_${k}`,
+        eventType: 'redemption.completed',
+        sequence: CALLS + k,
+        body,
+      })),
+      new Date(),
+    );
+    await measure("stream's pending deliveries read (find, shared by concurrent runs)", (i) =>
+      repos.webhookDeliveries.pendingOfStream(endpoint, customer(i), CALLS + 1000, 2),
     );
     const base = rows[0]!.ms;
     return [
