@@ -51,6 +51,12 @@ export interface Config {
   readonly jobLockMs: number;
   /** How often workers look for stalled jobs. Default 5000 ms. */
   readonly stalledIntervalMs: number;
+  /**
+   * How often a worker renews its heartbeat among the partition owners (shared/queue/partition-owners.ts);
+   * a replica silent for 3 beats loses its partitions to the others. 0: every worker consumes every
+   * partition (no owners). Default 1000 ms.
+   */
+  readonly workerHeartbeatMs: number;
   /** Seconds finished jobs are kept (for replies and Bull Board). Default 3600. */
   readonly keepFinishedSeconds: number;
   /** At most this many finished jobs are kept per partition queue (bounds Redis memory). Default 200. */
@@ -141,6 +147,7 @@ const schema = Joi.object({
   JOB_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   JOB_LOCK_MS: Joi.number().integer().min(1000).default(15000),
   STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(5000),
+  WORKER_HEARTBEAT_MS: Joi.alternatives(Joi.number().valid(0), Joi.number().integer().min(100).max(60_000)).default(1000),
   KEEP_FINISHED_SECONDS: Joi.number().integer().min(60).default(3600),
   KEEP_FINISHED_JOBS: Joi.number().integer().min(10).max(100_000).default(200),
   QUEUE_EVENTS_MAX_LEN: Joi.number().integer().min(100).default(2000),
@@ -200,6 +207,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     jobWaitTimeoutMs: value.JOB_WAIT_TIMEOUT_MS,
     jobLockMs: value.JOB_LOCK_MS,
     stalledIntervalMs: value.STALLED_INTERVAL_MS,
+    workerHeartbeatMs: value.WORKER_HEARTBEAT_MS,
     keepFinishedSeconds: value.KEEP_FINISHED_SECONDS,
     keepFinishedJobs: value.KEEP_FINISHED_JOBS,
     queueEventsMaxLen: value.QUEUE_EVENTS_MAX_LEN,

@@ -1,21 +1,40 @@
 /**
- * One BullMQ Worker per partition queue in this process. Every replica consumes every
- * partition; each partition queue has global concurrency 1, so across all replicas at most one
- * job per partition (hence per customer) runs at a time, in queue order.
+ * The partition workers of a process: one BullMQ Worker per partition queue this replica owns.
+ * Replicas share the partitions through heartbeats in Redis (shared/queue/partition-owners.ts):
+ * each partition is consumed by one live replica, and a replica that goes silent loses its
+ * partitions to the others within 3 heartbeats. Each partition queue has global concurrency 1, so
+ * whatever the owners think — two at once during a change, or every replica with
+ * `WORKER_HEARTBEAT_MS=0` — at most one job per partition (hence per customer) runs at a time,
+ * in queue order.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 import { partitionQueueName, queueOptions } from '../shared/queue/names.js';
+import { ownedPartitions, PartitionMembership } from '../shared/queue/partition-owners.js';
 import { redisConnection, type RedisClient } from '../shared/queue/redis.js';
 import { sendReply, type ReplyBody } from '../shared/queue/replies.js';
 
 export type JobListener = (event: { job: Job; outcome: 'completed' | 'failed'; durationMs: number }) => void;
 
+/** A replica silent for this many heartbeats is dropped from the owners. */
+const HEARTBEATS_TO_EXPIRE = 3;
+
 export class WorkerPool {
-  private readonly workers: Worker[] = [];
+  /** The running workers, by partition. */
+  private readonly workers = new Map<number, Worker>();
+  /** Workers of partitions handed to another replica, finishing their job in flight. */
+  private readonly handingOver = new Set<Promise<void>>();
   /** Where finished jobs' outcomes go back to the API that waits for them (shared/queue/replies.ts). */
   private replies: RedisClient | undefined;
+  /** The heartbeat's connection (no blocking commands). */
+  private control: RedisClient | undefined;
+  private membership: PartitionMembership | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  private partitions = 0;
 
   constructor(
     private readonly config: Config,
@@ -24,51 +43,102 @@ export class WorkerPool {
     private readonly onJob?: JobListener,
   ) {}
 
+  /** The partitions this process consumes now (tests, logs). */
+  get owned(): number[] {
+    return [...this.workers.keys()].sort((a, b) => a - b);
+  }
+
   async start(): Promise<void> {
     // Replies of jobs finishing in the same turn of the event loop go out in one write (only XADDs
     // use this connection; BullMQ's own connections stay without auto-pipelining).
     this.replies = redisConnection(this.config.redisUrl!, { enableAutoPipelining: true });
-    const admin = redisConnection(this.config.redisUrl!);
+    this.control = redisConnection(this.config.redisUrl!);
     // While the partition count changes, workers also drain the partitions of the previous count.
-    const partitions = Math.max(this.config.queuePartitions, this.config.queuePartitionsPrevious ?? 0);
-    for (let p = 0; p < partitions; p++) {
-      const name = partitionQueueName(p);
-      const queue = new Queue(name, queueOptions(this.config, admin));
+    this.partitions = Math.max(this.config.queuePartitions, this.config.queuePartitionsPrevious ?? 0);
+    for (let p = 0; p < this.partitions; p++) {
+      const queue = new Queue(partitionQueueName(p), queueOptions(this.config, this.control));
       await queue.setGlobalConcurrency(1);
       await queue.close();
-      const worker = new Worker(name, this.processor, {
-        connection: redisConnection(this.config.redisUrl!),
-        prefix: this.config.queuePrefix,
-        concurrency: 1,
-        // A dead worker's job blocks its partition until the stall check re-queues it: keep the
-        // lock short and check often; re-running a half-done job is safe (idempotent processors).
-        lockDuration: this.config.jobLockMs,
-        stalledInterval: this.config.stalledIntervalMs,
-        maxStalledCount: 5,
-        autorun: false,
-      });
-      const started = new Map<string, number>();
-      worker.on('active', (job) => started.set(job.id!, Date.now()));
-      worker.on('completed', (job, result) => {
-        this.report(job, 'completed', started);
-        this.reply(job, { outcome: JSON.stringify(result ?? null) });
-      });
-      worker.on('failed', (job, err) => {
-        if (job) {
-          this.report(job, 'failed', started);
-          this.reply(job, { failed: err.message });
-        }
-        // `jobName`, not `name`: pino's own `name` field is the logger's (worker).
-        this.logger.error({ err, jobId: job?.id, jobName: job?.name, queue: name }, 'job failed');
-      });
-      worker.on('error', (err) => this.logger.error({ err, queue: name }, 'worker error'));
-      // A stalled job's worker died or hung mid-job; it is re-queued and re-run (idempotent).
-      worker.on('stalled', (jobId) => this.logger.warn({ jobId, queue: name }, 'job stalled, re-queued'));
-      this.workers.push(worker);
     }
-    await admin.quit();
-    for (const w of this.workers) void w.run();
-    await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+    const all = Array.from({ length: this.partitions }, (_, p) => p);
+    let owned = all;
+    if (this.config.workerHeartbeatMs > 0) {
+      const me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+      this.membership = new PartitionMembership(
+        this.control,
+        this.config.queuePrefix,
+        me,
+        this.config.workerHeartbeatMs * HEARTBEATS_TO_EXPIRE,
+      );
+      owned = ownedPartitions(await this.membership.beat(), me, this.partitions);
+      this.heartbeat = setInterval(
+        () => (this.beating ??= this.rebalance().finally(() => (this.beating = undefined))),
+        this.config.workerHeartbeatMs,
+      );
+    }
+    for (const p of owned) this.startPartition(p);
+    await Promise.all([...this.workers.values()].map((w) => w.waitUntilReady()));
+    this.logger.info({ partitions: owned.length, of: this.partitions }, 'partition workers started');
+  }
+
+  /** One heartbeat: renews this replica's, then starts the partitions it gained and hands over those it lost. */
+  private async rebalance(): Promise<void> {
+    let members: string[];
+    try {
+      members = await this.membership!.beat();
+    } catch (err) {
+      // Redis away: keep consuming what this replica has (the others may take it meanwhile; harmless).
+      this.logger.warn({ err: (err as Error).message }, 'partition owners heartbeat failed');
+      return;
+    }
+    if (!this.heartbeat) return; // closed meanwhile
+    const owned = new Set(ownedPartitions(members, this.membership!.me, this.partitions));
+    const gained = [...owned].filter((p) => !this.workers.has(p));
+    const lost = [...this.workers.keys()].filter((p) => !owned.has(p));
+    for (const p of gained) this.startPartition(p);
+    for (const p of lost) {
+      const worker = this.workers.get(p)!;
+      this.workers.delete(p);
+      const done = worker.close().catch((err: Error) => this.logger.warn({ err: err.message, partition: p }, 'handing over a partition'));
+      this.handingOver.add(done);
+      void done.finally(() => this.handingOver.delete(done));
+    }
+    if (gained.length || lost.length)
+      this.logger.info({ replicas: members.length, partitions: this.workers.size, gained, lost }, 'partition owners changed');
+  }
+
+  private startPartition(p: number) {
+    const name = partitionQueueName(p);
+    const worker = new Worker(name, this.processor, {
+      connection: redisConnection(this.config.redisUrl!),
+      prefix: this.config.queuePrefix,
+      concurrency: 1,
+      // A dead worker's job blocks its partition until the stall check re-queues it: keep the
+      // lock short and check often; re-running a half-done job is safe (idempotent processors).
+      lockDuration: this.config.jobLockMs,
+      stalledInterval: this.config.stalledIntervalMs,
+      maxStalledCount: 5,
+      autorun: false,
+    });
+    const started = new Map<string, number>();
+    worker.on('active', (job) => started.set(job.id!, Date.now()));
+    worker.on('completed', (job, result) => {
+      this.report(job, 'completed', started);
+      this.reply(job, { outcome: JSON.stringify(result ?? null) });
+    });
+    worker.on('failed', (job, err) => {
+      if (job) {
+        this.report(job, 'failed', started);
+        this.reply(job, { failed: err.message });
+      }
+      // `jobName`, not `name`: pino's own `name` field is the logger's (worker).
+      this.logger.error({ err, jobId: job?.id, jobName: job?.name, queue: name }, 'job failed');
+    });
+    worker.on('error', (err) => this.logger.error({ err, queue: name }, 'worker error'));
+    // A stalled job's worker died or hung mid-job; it is re-queued and re-run (idempotent).
+    worker.on('stalled', (jobId) => this.logger.warn({ jobId, queue: name }, 'job stalled, re-queued'));
+    this.workers.set(p, worker);
+    void worker.run();
   }
 
   /** Tells the API that queued `job` how it ended (jobs of an earlier release name no stream: their API reads the queue's events). */
@@ -87,9 +157,15 @@ export class WorkerPool {
     this.onJob?.({ job, outcome, durationMs: t ? Date.now() - t : 0 });
   }
 
-  /** Finishes the jobs in progress, takes no new ones. */
+  /** Finishes the jobs in progress, takes no new ones; leaves the owners first, so the others take over at once. */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    await this.beating;
+    await this.membership?.leave().catch(() => undefined);
+    await Promise.all([...[...this.workers.values()].map((w) => w.close()), ...this.handingOver]);
+    this.workers.clear();
     await this.replies?.quit().catch(() => undefined);
+    await this.control?.quit().catch(() => undefined);
   }
 }

@@ -6,7 +6,12 @@
  * job reserves its events' numbers (a Redis script) and writes a delivery and an event per event;
  * a delivery job reads its stream's pending deliveries and writes each outcome (docs/events.md).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Types } from 'mongoose';
+import { DestinationPolicy } from '../../shared/domain/webhook-destination.js';
+import { signatureHeader } from '../../shared/domain/webhook-signature.js';
+import { createWebhookSender } from '../../shared/net/webhook-client.js';
 import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
 import { EventClock } from '../../shared/queue/event-clock.js';
 import { databaseSeconds, pidsNamed, processSeconds } from './cpu.js';
@@ -146,6 +151,30 @@ export async function eventsBench(): Promise<string[]> {
     await measure("stream's pending deliveries read (find, shared by concurrent runs)", (i) =>
       repos.webhookDeliveries.pendingOfStream(endpoint, customer(i), CALLS + 1000, 2),
     );
+    // The HTTP side, for scale: one signed POST of an event's bytes to a receiver on 127.0.0.1 (the
+    // endpoints bench's: it reads the body, answers 204), both in this process, its CPU per POST.
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const send = createWebhookSender({ policy: new DestinationPolicy(['127.0.0.0/8']), timeoutMs: 5000 });
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const cpu0 = process.cpuUsage();
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (sent < CALLS) {
+          sent++;
+          const at = Math.floor(Date.now() / 1000);
+          await send(hook, body, { 'content-type': 'application/json', 'coupons-signature': signatureHeader(body, ['whsec_bench'], at) });
+        }
+      }),
+    );
+    const used = process.cpuUsage(cpu0);
+    const postMs = (used.user + used.system) / 1000 / CALLS;
+    receiver.close();
+    log(`  a signed POST, sender and receiver: ${postMs.toFixed(3)} ms of CPU`);
     const base = rows[0]!.ms;
     return [
       '',
@@ -156,6 +185,8 @@ export async function eventsBench(): Promise<string[]> {
       ...rows.map(
         (r) => `| ${r.name} | ${r.ms.toFixed(3)} | ${(r.ms / base).toFixed(1)} | ${r.redisMs.toFixed(3)} | ${r.rate.toFixed(0)} |`,
       ),
+      '',
+      `A signed POST of the event's bytes to a receiver on 127.0.0.1, 10 at a time: ${postMs.toFixed(3)} ms of CPU (sender and receiver, one process).`,
     ];
   } finally {
     await clock.close();
