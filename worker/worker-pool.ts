@@ -52,7 +52,8 @@ export class WorkerPool {
     // Replies of jobs finishing in the same turn of the event loop go out in one write (only XADDs
     // use this connection; BullMQ's own connections stay without auto-pipelining).
     this.replies = redisConnection(this.config.redisUrl!, { enableAutoPipelining: true });
-    this.control = redisConnection(this.config.redisUrl!);
+    // A heartbeat never hangs: a Redis that does not answer fails the beat (the next one retries).
+    this.control = redisConnection(this.config.redisUrl!, { commandTimeout: 5000 });
     // While the partition count changes, workers also drain the partitions of the previous count.
     this.partitions = Math.max(this.config.queuePartitions, this.config.queuePartitionsPrevious ?? 0);
     for (let p = 0; p < this.partitions; p++) {
@@ -138,7 +139,15 @@ export class WorkerPool {
     // A stalled job's worker died or hung mid-job; it is re-queued and re-run (idempotent).
     worker.on('stalled', (jobId) => this.logger.warn({ jobId, queue: name }, 'job stalled, re-queued'));
     this.workers.set(p, worker);
-    void worker.run();
+    // A worker whose loop ends without being asked to (its start failed: Redis away at that moment)
+    // is forgotten, so the next heartbeat starts its partition again.
+    const ended = (err?: unknown) => {
+      if (this.workers.get(p) !== worker) return; // handed over or closed: asked to stop
+      this.workers.delete(p);
+      this.logger.error({ err, queue: name }, 'partition worker stopped (started again at the next heartbeat)');
+      void worker.close().catch(() => undefined);
+    };
+    worker.run().then(() => ended(), ended);
   }
 
   /** Tells the API that queued `job` how it ended (jobs of an earlier release name no stream: their API reads the queue's events). */
@@ -163,8 +172,9 @@ export class WorkerPool {
     this.heartbeat = undefined;
     await this.beating;
     await this.membership?.leave().catch(() => undefined);
-    await Promise.all([...[...this.workers.values()].map((w) => w.close()), ...this.handingOver]);
+    const running = [...this.workers.values()];
     this.workers.clear();
+    await Promise.all([...running.map((w) => w.close()), ...this.handingOver]);
     await this.replies?.quit().catch(() => undefined);
     await this.control?.quit().catch(() => undefined);
   }
