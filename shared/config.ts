@@ -52,9 +52,9 @@ export interface Config {
   /** How often workers look for stalled jobs. Default 5000 ms. */
   readonly stalledIntervalMs: number;
   /**
-   * How often a worker renews its heartbeat among the partition owners (shared/queue/partition-owners.ts);
-   * a replica silent for 3 beats loses its partitions to the others. 0: every worker consumes every
-   * partition (no owners). Default 1000 ms.
+   * Partition owners (opt-in, shared/queue/partition-owners.ts): above 0, how often a worker renews
+   * its heartbeat, and each partition is consumed by one live worker (a replica silent for 3 beats
+   * loses its partitions to the others). 0 (default): every worker consumes every partition.
    */
   readonly workerHeartbeatMs: number;
   /** Seconds finished jobs are kept (for replies and Bull Board). Default 3600. */
@@ -147,7 +147,7 @@ const schema = Joi.object({
   JOB_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   JOB_LOCK_MS: Joi.number().integer().min(1000).default(15000),
   STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(5000),
-  WORKER_HEARTBEAT_MS: Joi.alternatives(Joi.number().valid(0), Joi.number().integer().min(100).max(60_000)).default(1000),
+  WORKER_HEARTBEAT_MS: Joi.alternatives(Joi.number().valid(0), Joi.number().integer().min(100).max(60_000)).default(0),
   KEEP_FINISHED_SECONDS: Joi.number().integer().min(60).default(3600),
   KEEP_FINISHED_JOBS: Joi.number().integer().min(10).max(100_000).default(200),
   QUEUE_EVENTS_MAX_LEN: Joi.number().integer().min(100).default(2000),
