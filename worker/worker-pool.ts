@@ -1,11 +1,11 @@
 /**
- * The partition workers of a process: one BullMQ Worker per partition queue this replica owns.
- * Replicas share the partitions through heartbeats in Redis (shared/queue/partition-owners.ts):
- * each partition is consumed by one live replica, and a replica that goes silent loses its
- * partitions to the others within 3 heartbeats. Each partition queue has global concurrency 1, so
- * whatever the owners think — two at once during a change, or every replica with
- * `WORKER_HEARTBEAT_MS=0` — at most one job per partition (hence per customer) runs at a time,
- * in queue order.
+ * The partition workers of a process: one BullMQ Worker per partition queue it consumes — every
+ * partition by default; with partition owners on (`WORKER_HEARTBEAT_MS` above 0,
+ * shared/queue/partition-owners.ts) only those this replica owns, each partition consumed by one
+ * live replica and a replica that goes silent losing its partitions to the others within 3
+ * heartbeats. Each partition queue has global concurrency 1, so whatever the owners think — two
+ * at once during a change, or every replica — at most one job per partition (hence per customer)
+ * runs at a time, in queue order.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -43,11 +43,6 @@ export class WorkerPool {
     private readonly onJob?: JobListener,
   ) {}
 
-  /** The partitions this process consumes now (tests, logs). */
-  get owned(): number[] {
-    return [...this.workers.keys()].sort((a, b) => a - b);
-  }
-
   async start(): Promise<void> {
     // Replies of jobs finishing in the same turn of the event loop go out in one write (only XADDs
     // use this connection; BullMQ's own connections stay without auto-pipelining).
@@ -61,8 +56,7 @@ export class WorkerPool {
       await queue.setGlobalConcurrency(1);
       await queue.close();
     }
-    const all = Array.from({ length: this.partitions }, (_, p) => p);
-    let owned = all;
+    let owned = Array.from({ length: this.partitions }, (_, p) => p);
     if (this.config.workerHeartbeatMs > 0) {
       const me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
       this.membership = new PartitionMembership(
@@ -140,11 +134,11 @@ export class WorkerPool {
     worker.on('stalled', (jobId) => this.logger.warn({ jobId, queue: name }, 'job stalled, re-queued'));
     this.workers.set(p, worker);
     // A worker whose loop ends without being asked to (its start failed: Redis away at that moment)
-    // is forgotten, so the next heartbeat starts its partition again.
+    // is forgotten; with partition owners on, the next heartbeat starts its partition again.
     const ended = (err?: unknown) => {
       if (this.workers.get(p) !== worker) return; // handed over or closed: asked to stop
       this.workers.delete(p);
-      this.logger.error({ err, queue: name }, 'partition worker stopped (started again at the next heartbeat)');
+      this.logger.error({ err, queue: name }, 'partition worker stopped');
       void worker.close().catch(() => undefined);
     };
     worker.run().then(() => ended(), ended);

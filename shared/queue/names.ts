@@ -77,15 +77,18 @@ export interface WebhookJobPayloads {
   'deliver-webhook': DeliveryJobData;
 }
 
-/** FNV-1a: stable across processes and versions (a persisted mapping). */
-export function partitionOf(customerKey: string, partitions: number): number {
+/** 32-bit FNV-1a of `text`'s UTF-16 code units: stable across processes and versions. */
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < customerKey.length; i++) {
-    h ^= customerKey.charCodeAt(i);
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return h % partitions;
+  return h;
 }
+
+/** A customer's partition, by FNV-1a (a persisted mapping). */
+export const partitionOf = (customerKey: string, partitions: number): number => fnv1a(customerKey) % partitions;
 
 /**
  * Options of every Queue handle on a partition (they must agree: the event stream's length is

@@ -11,16 +11,12 @@
  * membership change seen at different instants) still run its jobs one at a time.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { fnv1a } from './names.js';
 import type { RedisClient } from './redis.js';
 
 /** FNV-1a of `member` and `partition`: stable across processes and releases. */
 function weight(member: string, partition: number): number {
-  const key = `${member}\n${partition}`;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
+  let h = fnv1a(`${member}\n${partition}`);
   // A final avalanche: FNV's last bytes (the partition number) would otherwise sway little.
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b) >>> 0;
