@@ -118,7 +118,7 @@ export function testDatabaseMissing(): string[] {
   const hasGo = ['/usr/local/go/bin/go', ...(process.env.PATH ?? '').split(':').map((p) => join(p, 'go'))].some((p) => existsSync(p));
   if (!hasGo) missing.push('Go (to build FerretDB)');
   if (!existsSync('/usr/lib/postgresql/15/bin/pg_ctl') && !existsSync('/usr/bin/apt-get')) missing.push('PostgreSQL 15 (or apt-get)');
-  const vendor = process.env.DOCUMENTDB_VENDOR ?? join(repoRoot, '..', 'shared', 'vendor', 'documentdb');
+  const vendor = process.env.DOCUMENTDB_VENDOR ?? join(testdbDir, 'vendor');
   if (!existsSync(vendor)) missing.push(`the DocumentDB sources (${vendor})`);
   return missing;
 }

@@ -68,12 +68,18 @@ async function runLanes(): Promise<number> {
   const files = specFiles();
   const laneCount = Number(process.env.TEST_LANES) || Math.min(8, 3 * availableParallelism());
   const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
-  const env = { ...process.env, MONGODB_URI: servers.mongodbUri, REDIS_URL: servers.redisUrl };
+  const databaseLog = process.env.TESTDB_LOG ?? servers.databaseLog;
+  const env = {
+    ...process.env,
+    MONGODB_URI: servers.mongodbUri,
+    REDIS_URL: servers.redisUrl,
+    ...(databaseLog ? { TESTDB_LOG: databaseLog } : {}),
+  };
   const work = mkdtempSync(join(tmpdir(), 'coupons-test-lanes-'));
   chmodSync(work, 0o755); // the lanes' temporary directories hold test databases run as `postgres`
   const started = Date.now();
   try {
-    const first = await runRound('lane', files, laneCount, env, process.env.TESTDB_LOG ?? servers.databaseLog, work);
+    const first = await runRound('lane', files, laneCount, env, databaseLog, work);
     const results = first.results;
     if (first.crash && !interrupted) {
       // What ran to the end without a failure stands; the rest runs again on a new database.
@@ -85,7 +91,14 @@ async function runLanes(): Promise<number> {
       );
       const fresh = await startTestDatabase();
       try {
-        const second = await runRound('re-run lane', again, laneCount, { ...env, MONGODB_URI: fresh.url }, fresh.log, work);
+        const second = await runRound(
+          're-run lane',
+          again,
+          laneCount,
+          { ...env, MONGODB_URI: fresh.url, TESTDB_LOG: fresh.log },
+          fresh.log,
+          work,
+        );
         Object.assign(results, second.results);
         if (second.crash) say(`the new test database crashed too; its failures stand:\n  ${second.crash.join('\n  ')}`);
       } finally {

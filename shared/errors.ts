@@ -37,6 +37,8 @@ export interface DomainErrorExtra {
   reason?: string;
   operationKey?: string;
   applied?: false;
+  /** The request that first gave this answer: a refusal replayed for an `Idempotency-Key` keeps its `request_id`. */
+  requestId?: string;
 }
 
 export const isDomainError = (err: unknown): err is DomainError => err instanceof DomainError;

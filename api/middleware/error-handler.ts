@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isDomainError, type ErrorKind } from '../../shared/errors.js';
 import { isTransient } from '../../shared/data/transient.js';
+import { operationUnavailable } from '../../shared/queue/gateway.js';
 import { bodyTooLarge, dependencyUnavailable, invalidJson } from '../contract-errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -40,10 +41,13 @@ export function errorHandler(bodyLimit: string): ErrorRequestHandler {
     }
     const requestId = String(req.id ?? '');
     if (isTransient(error)) {
-      // The database (or Redis) cannot be reached: a 503 with an error id, never its text.
+      // The database (or Redis) cannot be reached or keeps refusing: a 503 with an error id, never
+      // its text. Once the request queued its operation, the 503 names the operation's key: it
+      // may apply, and a retry without the key could apply it twice.
       const errorId = randomUUID();
       req.log?.warn({ err, errorId }, 'dependency unavailable');
-      error = dependencyUnavailable(errorId);
+      const queued = res.locals.queuedOperation;
+      error = queued ? operationUnavailable('pending', queued, errorId) : dependencyUnavailable(errorId);
     }
     if (isDomainError(error)) {
       const status = STATUS[error.kind];
@@ -55,7 +59,7 @@ export function errorHandler(bodyLimit: string): ErrorRequestHandler {
         ...(error.extra.key !== undefined ? { key: error.extra.key } : {}),
         ...(error.extra.operationKey !== undefined ? { idempotency_key: error.extra.operationKey } : {}),
         ...(error.extra.applied === false ? { applied: false } : {}),
-        request_id: requestId,
+        request_id: error.extra.requestId ?? requestId,
       });
       return;
     }

@@ -37,11 +37,21 @@ export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
         return (await claim(applicationId, key, fingerprint, expiresAt)) as IdempotencyRecordDoc | null;
       }
     },
-    async find(applicationId: string, key: string) {
-      return IdempotencyRecord.findOne({ application: applicationId, key }).lean<IdempotencyRecordDoc>();
-    },
-    async complete(applicationId: string, key: string, response: StoredResponse): Promise<void> {
-      await IdempotencyRecord.updateOne({ application: applicationId, key }, { $set: { state: 'done', response } });
+    /**
+     * Stores the final response of a key still in progress. When another request with the key
+     * stored one first (a concurrent duplicate), that one is returned instead (`mine` false):
+     * every request with the key answers the same.
+     */
+    async complete(applicationId: string, key: string, response: StoredResponse): Promise<{ mine: boolean; response: StoredResponse }> {
+      const filter = { application: new Types.ObjectId(applicationId), key };
+      const updated = await IdempotencyRecord.collection.updateOne(
+        { ...filter, state: 'in_progress' },
+        { $set: { state: 'done', response } },
+      );
+      if (updated.matchedCount === 1) return { mine: true, response };
+      const found = (await IdempotencyRecord.collection.findOne(filter)) as IdempotencyRecordDoc | null;
+      // Gone (expired meanwhile): this response is the only one there is.
+      return found?.state === 'done' ? { mine: false, response: found.response } : { mine: true, response };
     },
   };
 }

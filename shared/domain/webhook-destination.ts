@@ -6,8 +6,12 @@
  * later resolves elsewhere (DNS rebinding) is refused too.
  */
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** Ranges no webhook reaches by default, with why. IPv4-mapped IPv6 addresses match the IPv4 rules. */
+/**
+ * Ranges no webhook reaches by default, with why. An IPv6 address that embeds an IPv4 address
+ * (see {@link embeddedIPv4}) is also judged by the embedded one.
+ */
 const RESERVED: [cidr: string, why: string][] = [
   ['0.0.0.0/8', 'this network'],
   ['10.0.0.0/8', 'private'],
@@ -57,11 +61,58 @@ export class DestinationPolicy {
 
   /** Null when `address` (an IP literal) may be reached, else why not. */
   refusal(address: string): string | null {
-    const family = familyOf(address);
     if (isIP(address) === 0) return `${address} is not an IP address`;
+    const own = this.rangeRefusal(address);
+    if (own) return `${address} is a ${own} address`;
+    for (const v4 of embeddedIPv4(address)) {
+      const embedded = this.rangeRefusal(v4);
+      if (embedded) return `${address} embeds ${v4}, a ${embedded} address`;
+    }
+    return null;
+  }
+
+  /** Why `address`'s range is refused (not allowed by the operator and reserved), or null. */
+  private rangeRefusal(address: string): string | null {
+    const family = familyOf(address);
     if (this.allowed.check(address, family)) return null;
-    const hit = reserved.find((r) => r.list.check(address, family));
-    return hit ? `${address} is a ${hit.why} address` : null;
+    return reserved.find((r) => r.list.check(address, family))?.why ?? null;
+  }
+}
+
+/** What to tell an operator whose webhook URL was refused for its address. */
+export const ALLOW_RESERVED_HINT =
+  'to send webhooks to a reserved range anyway (a receiver on this machine, a private network), add it to WEBHOOK_ALLOWED_CIDRS (e.g. 127.0.0.0/8)';
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * The IPv4 addresses an IPv6 address carries, in every form that can route to them: IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`, RFC 6145), NAT64 (`64:ff9b::/96`, RFC
+ * 6052), IPv4-compatible (`::a.b.c.d`, deprecated), 6to4 (`2002:AABB:CCDD::/48`) and Teredo
+ * (`2001:0::/32`: its server, and its client stored inverted). Empty for an IPv4 address or any
+ * other IPv6 address.
+ */
+export function embeddedIPv4(address: string): string[] {
+  if (!ipaddr.IPv6.isValid(address)) return [];
+  const v6 = ipaddr.IPv6.parse(address);
+  const bytes = v6.toByteArray();
+  const v4 = (at: number, invert = false) =>
+    bytes
+      .slice(at, at + 4)
+      .map((b) => (invert ? b ^ 0xff : b))
+      .join('.');
+  switch (v6.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return [v4(12)];
+    case '6to4':
+      return [v4(2)];
+    case 'teredo':
+      return [v4(4), v4(12, true)];
+    default:
+      // `::` and `::1` are refused by their own ranges; every other `::a.b.c.d` is IPv4-compatible.
+      return v6.match(IPV4_COMPATIBLE) ? [v4(12)] : [];
   }
 }
 

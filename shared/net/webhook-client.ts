@@ -8,7 +8,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { literalAddressOf, parseWebhookUrl, type DestinationPolicy } from '../domain/webhook-destination.js';
+import { ALLOW_RESERVED_HINT, literalAddressOf, parseWebhookUrl, type DestinationPolicy } from '../domain/webhook-destination.js';
 
 /** The answer of one attempt: the receiver's status, or why there is none. */
 export interface SendResult {
@@ -47,12 +47,16 @@ export async function destinationRefusal(rawUrl: string, policy: DestinationPoli
   const literal = literalAddressOf(parsed.url);
   if (literal) {
     const refusal = policy.refusal(literal);
-    return refusal && `url ${refusal}`;
+    return refusal && `url ${refusal}; ${ALLOW_RESERVED_HINT}`;
   }
   return new Promise((resolve) =>
     guardedLookup(policy)(parsed.url.hostname, { all: true }, (err: NodeJS.ErrnoException | null) => {
       if (!err) return resolve(null);
-      resolve(err instanceof DestinationRefused ? `url ${err.message}` : `url host ${parsed.url.hostname} does not resolve`);
+      resolve(
+        err instanceof DestinationRefused
+          ? `url ${err.message}; ${ALLOW_RESERVED_HINT}`
+          : `url host ${parsed.url.hostname} does not resolve`,
+      );
     }),
   );
 }

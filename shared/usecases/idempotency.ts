@@ -18,6 +18,7 @@ import { newOperationKey } from '../queue/gateway.js';
 import { toOutcome, unwrapOutcome, type Outcome } from '../queue/outcome.js';
 import type { Services } from '../services.js';
 import { invalidField } from './wallet-errors.js';
+import { retryTransient } from '../data/transient.js';
 
 export const MAX_KEY_LENGTH = 255;
 
@@ -56,27 +57,56 @@ export function checkIdempotencyKey(key: unknown): string | undefined {
 export const operationOf = (key: string | undefined): Operation =>
   key ? { operationKey: key, fresh: false } : { operationKey: newOperationKey(), fresh: true };
 
+/** What a request with a client key is answered: the first request's final response, and whether it is a replay. */
+export interface IdempotentRequest {
+  applicationId: string;
+  key: string | undefined;
+  route: string;
+  body: unknown;
+  op: Operation;
+  /** This request's id: a refusal it stores is replayed with it (the first answer, byte for byte). */
+  requestId: string;
+  /** Called before the answer when it is another request's stored response (`Idempotent-Replayed`). */
+  onReplay?: () => void;
+}
+
 /**
  * Runs `run` for operation `op`. Without a client key it just runs. With one: replays a stored
  * final response, refuses another request under the same key (409), and stores this run's final
- * response. A 503 is not final: the key stays in progress and a retry joins the operation.
+ * response — unless a concurrent duplicate stored one first, which is then this request's answer
+ * too: every request with a key is answered the same. A 503 is not final: the key stays in
+ * progress and a retry joins the operation. The record's reads and writes retry through the
+ * database's transient refusals (a deadlock, a write conflict) within the job wait.
  */
 export async function withIdempotency<T>(
   deps: Pick<Services, 'repos' | 'config' | 'now'>,
-  req: { applicationId: string; key: string | undefined; route: string; body: unknown; op: Operation },
+  req: IdempotentRequest,
   run: (op: Operation) => Promise<T>,
 ): Promise<T> {
   const { key, applicationId } = req;
   if (!key) return run(req.op);
   const repo = deps.repos.idempotency;
+  const retry = <R>(call: () => Promise<R>) => retryTransient(call, deps.config.jobWaitTimeoutMs, 20);
   const fingerprint = fingerprintOf(req.route, req.body);
   const expiresAt = new Date(deps.now().getTime() + deps.config.idempotencyTtlSeconds * 1000);
-  const existing = await repo.claimOrFind(applicationId, key, fingerprint, expiresAt);
+  const existing = await retry(() => repo.claimOrFind(applicationId, key, fingerprint, expiresAt));
   if (existing) {
     if (existing.fingerprint !== fingerprint) throw keyReused();
-    if (existing.state === 'done' && existing.response) return unwrapOutcome(existing.response as Outcome<T>);
+    if (existing.state === 'done' && existing.response) return replay(req, existing.response as Outcome<T>);
   }
   const outcome = await toOutcome(() => run(req.op));
-  if (outcome.ok || outcome.error.kind !== 'unavailable') await repo.complete(applicationId, key, outcome);
-  return unwrapOutcome(outcome);
+  if (!outcome.ok && outcome.error.kind === 'unavailable') return unwrapOutcome(outcome);
+  // As the database will hold it (no undefined fields), so that the first answer and its replays are one text.
+  const mine = JSON.parse(
+    JSON.stringify(
+      outcome.ok ? outcome : { ok: false, error: { ...outcome.error, extra: { ...outcome.error.extra, requestId: req.requestId } } },
+    ),
+  ) as Outcome<T>;
+  const stored = await retry(() => repo.complete(applicationId, key, mine));
+  return stored.mine ? unwrapOutcome(mine) : replay(req, stored.response as Outcome<T>);
+}
+
+function replay<T>(req: IdempotentRequest, response: Outcome<T>): T {
+  req.onReplay?.();
+  return unwrapOutcome(response);
 }

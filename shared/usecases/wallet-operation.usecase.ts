@@ -3,7 +3,7 @@
  * documented 400/404s before anything is queued); `applyWalletOperation` runs in the worker,
  * serialised per customer, and is safe to re-run (see wallet-ledger.ts).
  */
-import { fromHundredths, toHundredths } from '../domain/points.js';
+import { fromHundredths, hasAtMostTwoDecimals, toHundredths } from '../domain/points.js';
 import type { WalletRecord } from '../data/wallet.repository.js';
 import type { Services } from '../services.js';
 import type { JobRun } from './apply-coupon.usecase.js';
@@ -79,10 +79,6 @@ export async function prepareWalletOperation(
     txnId: req.txnId,
     requestId: req.requestId,
   };
-}
-
-function hasAtMostTwoDecimals(x: number): boolean {
-  return Math.abs(Math.round(x * 100) - x * 100) < 1e-6;
 }
 
 /**

@@ -319,4 +319,18 @@ describe('POST /coupons/apply', () => {
     const conflict = await apply('redeem', body('IDEM'), { 'idempotency-key': 'apply-1' });
     expect(conflict.status).to.equal(409);
   });
+
+  it('when a refused apply is repeated with its Idempotency-Key, then the replay is the first refusal byte for byte, request_id included', async () => {
+    await createCampaign(api.services, app.id, { code: 'ONCE', limits: { total: 1 } });
+    expect((await apply('redeem', body('ONCE'))).status).to.equal(200);
+    const b = body('ONCE');
+    const first = await apply('redeem', b, { 'idempotency-key': 'refused-1', 'x-request-id': 'first-request' });
+    expect(first.status).to.equal(400);
+    expect(first.body).to.include({ message: 'coupon validation failed', request_id: 'first-request' });
+    const replay = await apply('redeem', b, { 'idempotency-key': 'refused-1', 'x-request-id': 'second-request' });
+    expect(replay.status).to.equal(400);
+    expect(replay.text).to.equal(first.text);
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.headers.get('x-request-id')).to.equal('second-request');
+  });
 });

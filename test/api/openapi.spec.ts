@@ -4,6 +4,7 @@
  * the spec gives for (method, route template, status), with ajv's 2020-12 dialect. The spec's own
  * examples must satisfy its schemas, and the spec and the Express routes must name the same routes.
  */
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { buildApp } from '../../api/app.js';
 import { routeTemplateOf } from '../../api/ops/route-template.js';
@@ -854,6 +855,16 @@ describe('openapi.yaml matches real responses', function () {
     }
     for (const [name, response] of Object.entries(spec.components.responses as Record<string, any>))
       visitContent(`#/components/responses/${name}`, response.content);
+    // The webhook events' examples, and the envelope docs/events.md shows (one truth: issue 19).
+    for (const [type, hook] of Object.entries(spec.webhooks as Record<string, any>))
+      visitContent(`#/webhooks/${escapePointer(type)}/post/requestBody`, hook.post.requestBody.content);
+    const docs = readFileSync(new URL('../../docs/events.md', import.meta.url), 'utf8');
+    const envelopes = [...docs.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!)).filter((j) => j.object === 'event');
+    expect(envelopes.length, 'docs/events.md shows an event envelope').to.be.above(0);
+    for (const e of envelopes) check('#/components/schemas/WebhookEvent', e, `docs/events.md ${e.type}`);
+    expect(envelopes[0], 'docs/events.md shows the example of openapi.yaml').to.deep.equal(
+      spec.webhooks[envelopes[0].type].post.requestBody.content['application/json'].example,
+    );
     expect(failures).to.deep.equal([]);
   });
 

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
+import { Types } from 'mongoose';
 import { createCustomers, createWallet } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
+
+const asObjectId = (id: string) => new Types.ObjectId(id);
 
 describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{wallet_id}', () => {
   let api: TestApi;
@@ -119,6 +122,46 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
       else expect(res.body).to.include({ message: 'Invalid payload', key: 'points' });
     });
   }
+
+  // Below a hundredth, or a hundredth plus noise: exactly refused (issue 19), on credit and debit,
+  // sent as the JSON text a client writes (no JavaScript number formatting on the way).
+  for (const type of ['credit', 'debit'])
+    for (const points of ['1e-9', '5e-9', '5e-324', '0.001', '0.004999', '1.000000001', '2.0000000000001', '99.999']) {
+      it(`when a ${type} sends points ${points}, then 400 Invalid payload with key points and no ledger entry`, async () => {
+        const res = await call(api.url, 'PUT', '/wallets/customer/cust-1/transactions/loyalty', {
+          auth: app.auth,
+          rawBody: `{"type":"${type}","points":${points}}`,
+        });
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body).to.include({ message: 'Invalid payload', key: 'points' });
+        expect(
+          await api.services.db.connection.collection('wallet_transactions').countDocuments({ customer: asObjectId(customerId) }),
+        ).to.equal(0);
+      });
+    }
+
+  it('when points have at most 2 decimals, then each is credited exactly', async () => {
+    let total = 0;
+    for (const points of ['0.01', '0.29', '1.1', '0.1', '123456.78', '1000000000']) {
+      const res = await call(api.url, 'PUT', '/wallets/customer/cust-1/transactions/loyalty', {
+        auth: app.auth,
+        rawBody: `{"type":"credit","points":${points}}`,
+      });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.points).to.equal(Number(points));
+      total += Math.round(Number(points) * 100);
+    }
+    const read = await call(api.url, 'GET', '/wallets/customer/cust-1', { auth: app.auth });
+    expect(Math.round(read.body[0].loyalty_points * 100)).to.equal(total);
+  });
+
+  it('when a keyed update is replayed, then the replay carries Idempotent-Replayed: true and the first answer does not', async () => {
+    const first = await put({ type: 'credit', points: 2 }, undefined, { 'idempotency-key': 'replayed-1' });
+    const second = await put({ type: 'credit', points: 2 }, undefined, { 'idempotency-key': 'replayed-1' });
+    expect(first.headers.get('idempotent-replayed')).to.equal(null);
+    expect(second.headers.get('idempotent-replayed')).to.equal('true');
+    expect(second.text).to.equal(first.text);
+  });
 
   it('when the customer is unknown, then 404 resource not found / customer not found (read and update)', async () => {
     const read = await call(api.url, 'GET', '/wallets/customer/nobody', { auth: app.auth });

@@ -72,6 +72,15 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       ['a private address', { url: 'http://10.0.0.5/x' }, /private address/],
       ['an IPv4-mapped private address', { url: 'http://[::ffff:192.168.0.1]/x' }, /private address/],
       ['the link-local metadata address', { url: 'http://169.254.169.254/latest/meta-data' }, /link-local address/],
+      [
+        'the metadata address through NAT64',
+        { url: 'http://[64:ff9b::169.254.169.254]/latest/meta-data' },
+        /embeds 169\.254\.169\.254, a link-local/,
+      ],
+      ['a loopback address through 6to4', { url: 'http://[2002:7f00:1::1]/x' }, /embeds 127\.0\.0\.1, a loopback/],
+      ['a private address through Teredo', { url: 'http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/x' }, /embeds 10\.0\.0\.1, a private/],
+      ['an IPv4-compatible loopback', { url: 'http://[::127.0.0.1]/x' }, /embeds 127\.0\.0\.1, a loopback/],
+      ['a loopback address, naming the setting that allows it', { url: 'http://127.0.0.1:8080/x' }, /add it to WEBHOOK_ALLOWED_CIDRS/],
       ['an unknown event type', { url: 'https://93.184.216.34/x', event_types: ['coupon.eaten'] }, /"event_types\[0\]" must be one of/],
       ['no url', { event_types: ['*'] }, /"url" is required/],
     ];

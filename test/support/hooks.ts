@@ -15,6 +15,8 @@ export async function ensureInfra(): Promise<void> {
   const s = await servers;
   process.env.MONGODB_URI = s.mongodbUri;
   process.env.REDIS_URL = s.redisUrl;
+  // The test database's PostgreSQL log (crash watch, and test/support/db-faults.ts finds its socket beside it).
+  if (s.databaseLog) process.env.TESTDB_LOG = s.databaseLog;
 }
 
 /** Runs at the very end (set by test/support/context.ts once it opened the run's database). */

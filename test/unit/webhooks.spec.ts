@@ -138,6 +138,23 @@ describe('webhook domain', () => {
       ['0.0.0.0', /this network/],
       ['::', /unspecified/],
       ['224.0.0.1', /multicast/],
+      // IPv6 spellings of refused IPv4 addresses (issue 19): each form that embeds one.
+      ['64:ff9b::7f00:1', /embeds 127\.0\.0\.1, a loopback/], // NAT64 (RFC 6052)
+      ['64:ff9b::a9fe:a9fe', /embeds 169\.254\.169\.254, a link-local/],
+      ['64:ff9b::c0a8:101', /embeds 192\.168\.1\.1, a private/],
+      ['2002:7f00:1::', /embeds 127\.0\.0\.1, a loopback/], // 6to4
+      ['2002:a00:1:1234::1', /embeds 10\.0\.0\.1, a private/],
+      ['2002:a9fe:a9fe::', /embeds 169\.254\.169\.254, a link-local/],
+      ['2001:0:7f00:1::1', /embeds 127\.0\.0\.1, a loopback/], // Teredo server
+      ['2001:0:4136:e378:8000:63bf:80ff:fffe', /embeds 127\.0\.0\.1, a loopback/], // Teredo client (inverted)
+      ['2001:0:4136:e378:8000:63bf:f5ff:fffe', /embeds 10\.0\.0\.1, a private/],
+      ['::7f00:1', /embeds 127\.0\.0\.1, a loopback/], // IPv4-compatible
+      ['::a9fe:a9fe', /embeds 169\.254\.169\.254, a link-local/],
+      ['::ffff:0:7f00:1', /embeds 127\.0\.0\.1, a loopback/], // IPv4-translated (RFC 6145)
+      ['::ffff:a9fe:a9fe', /link-local/], // IPv4-mapped, hex spelling
+      ['64:ff9b::5db8:d822', null], // NAT64 of a public address
+      ['2002:5db8:d822::1', null], // 6to4 of a public address
+      ['2001:0:4136:e378:8000:63bf:a247:27dd', null], // Teredo of public addresses
     ];
     for (const [address, refused] of table) {
       it(`when a delivery would connect to ${address}, then it is ${refused ? 'refused' : 'allowed'}`, () => {
@@ -153,6 +170,9 @@ describe('webhook domain', () => {
       expect(loopback.refusal('::ffff:127.0.0.1')).to.equal(null);
       expect(loopback.refusal('::1')).to.match(/loopback/);
       expect(loopback.refusal('10.0.0.1')).to.match(/private/);
+      // An embedded address is judged as the address itself.
+      expect(loopback.refusal('64:ff9b::7f00:1')).to.equal(null);
+      expect(loopback.refusal('64:ff9b::a00:1')).to.match(/embeds 10\.0\.0\.1, a private/);
     });
 
     const urls: [string, string | null][] = [

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import {
@@ -126,6 +127,11 @@ describe('webhook delivery', function () {
     expect(events).to.have.length(expected);
     expect(receiver.allSigned(endpoint.secret), 'every signature verifies').to.equal(true);
     for (const e of events) assertMatchesSchema('WebhookEvent', e);
+    // redemption_id as docs/events.md and openapi.yaml define it: campaign, order ref, cycle.
+    for (const e of events.filter((x) => x.type === 'redemption.completed' || x.type === 'redemption.reverted')) {
+      const orderRef = createHash('sha256').update(e.data.order_id).digest('base64url').slice(0, 16);
+      expect(e.data.redemption_id).to.equal(`${e.data.campaign_id}:${orderRef}:${e.data.cycle}`);
+    }
     // Every copy of an event carries the id and the bytes of the first.
     for (const r of receiver.received) expect(r.body).to.equal(receiver.received.find((x) => x.json.id === r.json.id)!.body);
     const byType = (t: string) => events.filter((e) => e.type === t);

@@ -2,7 +2,8 @@
 # Builds the MongoDB-wire test database, once per machine, into a cache outside the repository:
 #  - the Debian packages it needs (apt, only those missing; needs root);
 #  - pgvector, pg_cron and DocumentDB for PostgreSQL 15 from the vendored tarball in
-#    ../shared/vendor/documentdb/ (sha256 verified), staged in the cache and installed into the
+#    tools/testdb/vendor/ (sha256 verified against vendor/SHA256SUMS; its README and licences
+#    beside it; DOCUMENTDB_VENDOR names another folder), staged in the cache and installed into the
 #    machine's PostgreSQL 15 extension directories (files only: no cluster is touched);
 #  - the FerretDB v2.7.0 wrapper (main.go) with the machine's Go.
 # Every output is keyed by a hash of its inputs, so a warm run checks and returns in a second.
@@ -10,10 +11,9 @@
 # Progress goes to stderr; build logs to the cache directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 cache=${TESTDB_CACHE:-$HOME/.cache/coupon-testdb}
-vendor=${DOCUMENTDB_VENDOR:-$root/../shared/vendor/documentdb}
-tarball_sha=46b6fcf6377488531f5c70c86c36b4719e5e5973467eeb1d2c4f96269eddb198
+vendor=${DOCUMENTDB_VENDOR:-$here/vendor}
+tarball_sha=$(cut -d' ' -f1 "$here/vendor/SHA256SUMS")
 pg_bin=/usr/lib/postgresql/15/bin
 export PATH="$PATH:/usr/local/go/bin"
 say() { printf 'testdb: %s\n' "$*" >&2; }
