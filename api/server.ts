@@ -4,12 +4,13 @@
  * (including those waiting on a job) finish, close, exit 0.
  */
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { bootstrap } from '../shared/bootstrap.js';
 import { JobGateway } from '../shared/queue/gateway.js';
 import { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import { buildApp } from './app.js';
 import { createHttpServer, listen } from './http-server.js';
-import { keepRunningOnStrayErrors } from '../shared/process.js';
+import { keepRunningOnStrayErrors, reportReady } from '../shared/process.js';
 
 async function main() {
   const { config, logger, services } = await bootstrap('api');
@@ -22,8 +23,9 @@ async function main() {
   await webhooks.waitUntilReady();
   const app = buildApp({ services, logger, jobs, webhooks });
   const server: Server = await listen(createHttpServer(app, config), config.port);
-  logger.info({ port: config.port }, 'api listening');
-  process.send?.('ready');
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port }, 'api listening');
+  reportReady(port);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -33,6 +35,7 @@ async function main() {
     server.close(async () => {
       await jobs.close();
       await webhooks.close();
+      await services.changes.close();
       await db.close();
       logger.info('stopped');
       process.exit(0);

@@ -1,6 +1,7 @@
 /** Shared start-up of the command-line tools: configuration, database, services. */
 import { loadConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/data/db.js';
+import { ALL_APPLICATIONS } from '../shared/cache/config-changes.js';
 import { createServices, type Services } from '../shared/services.js';
 
 export async function withServices<T>(run: (services: Services) => Promise<T>): Promise<T> {
@@ -10,9 +11,14 @@ export async function withServices<T>(run: (services: Services) => Promise<T>): 
     process.exit(1);
   }
   const db = await connectDatabase(config.mongodbUri);
+  const services = createServices(config, db);
+  await services.changes.start();
   try {
-    return await run(createServices(config, db));
+    return await run(services);
   } finally {
+    // What the command changed reaches every running process at once (with REDIS_URL set).
+    await services.changes.announce(ALL_APPLICATIONS);
+    await services.changes.close();
     await db.close();
   }
 }

@@ -29,7 +29,8 @@ async function main() {
   });
   const logger = createLogger(config, 'dev');
   const db = await connectDatabase(config.mongodbUri!);
-  const services = createServices(config, db);
+  const services = createServices(config, db, logger);
+  await services.changes.start();
   const jobs = new JobGateway(config, logger);
   await jobs.start();
   const webhooks = await startWorkerWebhooks(config, logger, services);
@@ -58,6 +59,7 @@ async function main() {
       await pool.close();
       await webhooks.close();
       await jobs.close();
+      await services.changes.close();
       await db.close();
       await servers.stop();
       process.exit(0);

@@ -34,7 +34,12 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const testdbDir = join(repoRoot, 'tools', 'testdb');
 const say = (line: string) => process.stderr.write(`embedded servers: ${line}\n`);
 
-export async function freePort(): Promise<number> {
+/**
+ * A port that was free a moment ago (the system's pick for a listener on port 0, closed at once),
+ * for servers that cannot listen on port 0 and say which port they got (redis-server). Only ever
+ * used through {@link onFreePort}: another process may bind it in between, so the start is retried.
+ */
+async function candidatePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
@@ -45,6 +50,32 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** A server that could not bind its port because another process had taken it. */
+export class PortTaken extends Error {}
+
+/**
+ * Starts a server on candidate ports until one is not taken by another process in the meantime
+ * (its start rejects with {@link PortTaken}): the server itself binds, and a lost race costs a
+ * retry, never a failure. `ports` candidates per attempt (a Redis Cluster node needs two).
+ */
+export async function onFreePort<T>(start: (...ports: number[]) => Promise<T>, ports = 1, attempts = 10): Promise<T> {
+  for (let i = 1; ; i++) {
+    const chosen: number[] = [];
+    while (chosen.length < ports) {
+      const p = await candidatePort();
+      if (!chosen.includes(p)) chosen.push(p);
+    }
+    try {
+      return await start(...chosen);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || i >= attempts) throw err;
+    }
+  }
+}
+
+/** redis-server's words when its port is taken (it then exits). */
+export const REDIS_PORT_TAKEN = /Address already in use/;
 
 /** Runs a command to completion; resolves with its stdout, rejects with its exit code and stderr tail. */
 function run(cmd: string, args: string[]): Promise<string> {
@@ -62,24 +93,38 @@ function run(cmd: string, args: string[]): Promise<string> {
   });
 }
 
-/** A private `redis-server` on a free loopback port (or `port`), with extra arguments (tests add AOF, maxmemory). */
+/**
+ * A private `redis-server` on a free loopback port (or on `port`: a restart where clients expect
+ * it), with extra arguments (tests add AOF, maxmemory).
+ */
 export async function startRedisServer(opts: { port?: number; args?: string[]; dir?: string } = {}) {
-  const port = opts.port ?? (await freePort());
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'coupons-redis-'));
   mkdirSync(dir, { recursive: true });
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...(opts.args ?? [])],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', (err) => reject(new Error(`redis-server not found on PATH (${err.message}): install it or set REDIS_URL`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('Ready to accept connections')) resolve();
+  const launch = async (port: number) => {
+    const child: ChildProcess = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...(opts.args ?? [])],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', (err) => reject(new Error(`redis-server not found on PATH (${err.message}): install it or set REDIS_URL`)));
+      const read = (chunk: Buffer) => {
+        out = (out + chunk.toString()).slice(-4000);
+        if (out.includes('Ready to accept connections')) resolve();
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      child.once('exit', (code) => {
+        const why = `redis-server on port ${port} exited with ${code}: ${out.trim().split('\n').slice(-3).join(' / ')}`;
+        reject(REDIS_PORT_TAKEN.test(out) && opts.port === undefined ? new PortTaken(why) : new Error(why));
+      });
     });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
-  });
-  child.stdout!.resume();
+    child.stdout!.resume();
+    child.stderr!.resume();
+    return { port, child };
+  };
+  const { port, child } = opts.port === undefined ? await onFreePort(launch) : await launch(opts.port);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url: `redis://127.0.0.1:${port}`,

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort } from './embedded-servers.js';
+import { onFreePort, PortTaken, REDIS_PORT_TAKEN } from './embedded-servers.js';
 
 const execFileP = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -167,14 +167,17 @@ function startNode(dir: string, port: number, busPort: number, opts: Required<Cl
       seen = (seen + chunk.toString()).slice(-4096);
       if (seen.includes('Ready to accept connections')) {
         child.stdout!.off('data', onData);
+        child.stderr!.off('data', onData);
         resolve(node);
       }
     };
     child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
     child.once('error', (err) => reject(new Error(`redis-server could not start (${err.message}): is it on PATH?`)));
-    child.once('exit', (code) =>
-      reject(new Error(`redis-server on port ${port} exited with ${code} (log: ${logFile}): ${seen.slice(-300)}`)),
-    );
+    child.once('exit', (code) => {
+      const why = `redis-server on port ${port} exited with ${code} (log: ${logFile}): ${seen.slice(-300)}`;
+      reject(REDIS_PORT_TAKEN.test(seen) ? new PortTaken(why) : new Error(why));
+    });
   });
 }
 
@@ -292,12 +295,8 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
   };
 
   try {
-    const ports: number[] = [];
-    while (ports.length < count * 2) {
-      const p = await freePort();
-      if (!ports.includes(p)) ports.push(p);
-    }
-    for (let i = 0; i < count; i++) nodes.push(await startNode(dir, ports[2 * i]!, ports[2 * i + 1]!, opts));
+    // Each node on ports of its own (client and cluster bus), started again elsewhere if taken meanwhile.
+    for (let i = 0; i < count; i++) nodes.push(await onFreePort((port, bus) => startNode(dir, port!, bus!, opts), 2));
     await execFileP(
       'redis-cli',
       [

@@ -17,5 +17,8 @@ export async function bootstrap(
     process.exit(1);
   }
   const db = await connectDatabase(config.mongodbUri);
-  return { config: config as Config & { redisUrl: string }, logger, services: createServices(config, db) };
+  const services = createServices(config, db, logger);
+  // Admin changes made through any replica reach this process at once (shared/cache/config-changes.ts).
+  await services.changes.start();
+  return { config: config as Config & { redisUrl: string }, logger, services };
 }

@@ -12,3 +12,18 @@ export function keepRunningOnStrayErrors(logger: Logger): void {
     logger.error({ err: reason, errorId: crypto.randomUUID() }, 'unhandled rejection (process kept running)');
   });
 }
+
+/**
+ * What a service process tells the parent that forked it (tests, the benchmark) once it is ready:
+ * over IPC, with the port it listens on (it may have been started with port 0). Nothing is sent
+ * without a parent.
+ */
+export interface ReadyMessage {
+  ready: true;
+  /** The API's HTTP port, or the worker's operations port. */
+  port: number;
+}
+
+export const reportReady = (port: number): void => void process.send?.({ ready: true, port } satisfies ReadyMessage);
+
+export const isReadyMessage = (m: unknown): m is ReadyMessage => typeof m === 'object' && m !== null && (m as ReadyMessage).ready === true;

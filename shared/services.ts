@@ -20,6 +20,8 @@ import { webhookEndpointRepository } from './data/webhook-endpoint.repository.js
 import { CampaignCache } from './usecases/campaign-cache.js';
 import { CredentialCache } from './usecases/credential-cache.js';
 import { RecheckCache } from './usecases/recheck-cache.js';
+import { ALL_APPLICATIONS, ConfigChanges } from './cache/config-changes.js';
+import type { Logger } from './logger.js';
 import type { ApplicationRecord } from './data/application.repository.js';
 import type { WalletRecord } from './data/wallet.repository.js';
 import type { WebhookEndpointRecord } from './data/webhook-endpoint.repository.js';
@@ -59,30 +61,53 @@ export interface Services {
    * process that makes it (and one that sees a 410) forgets the application at once.
    */
   webhookEndpoints: RecheckCache<WebhookEndpointRecord[]>;
+  /**
+   * Announces an admin change to every process (and drops this one's cached state of the
+   * application at once). Composition roots `start()` it to hear the others' announcements.
+   */
+  changes: ConfigChanges;
   now: () => Date;
 }
 
 /** `<application>:<rest>` → [application, rest] (application ids never contain a colon). */
 const splitOnce = (key: string): [string, string] => [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
 
-export function createServices(config: Config, db: Database): Services {
+export function createServices(config: Config, db: Database, logger?: Logger): Services {
   const repos = createRepositories(db);
+  const credentials = new CredentialCache(repos.applications, config.cacheCheckMs);
+  const applications = new RecheckCache((id) => repos.applications.findById(id), config.cacheCheckMs);
+  const wallets = new RecheckCache(
+    (key) => {
+      const [applicationId, walletId] = splitOnce(key);
+      return repos.wallets.findByWalletId(applicationId, walletId);
+    },
+    config.cacheCheckMs,
+    false,
+  );
+  const campaigns = new CampaignCache(repos.campaigns);
+  const webhookEndpoints = new RecheckCache(
+    (applicationId) => repos.webhookEndpoints.listByApplication(applicationId),
+    config.cacheCheckMs,
+  );
+  /** Every cache's state of one application (`*`: of all), dropped. */
+  const forget = (applicationId: string) => {
+    const mine = (key: string) => applicationId === ALL_APPLICATIONS || key === applicationId || key.startsWith(`${applicationId}:`);
+    credentials.forgetApplication(applicationId);
+    applications.forgetWhere(mine);
+    wallets.forgetWhere(mine);
+    campaigns.forget(applicationId);
+    webhookEndpoints.forgetWhere(mine);
+  };
   return {
     config,
     db,
     repos,
-    credentials: new CredentialCache(repos.applications, config.cacheCheckMs),
-    applications: new RecheckCache((id) => repos.applications.findById(id), config.cacheCheckMs),
-    wallets: new RecheckCache(
-      (key) => {
-        const [applicationId, walletId] = splitOnce(key);
-        return repos.wallets.findByWalletId(applicationId, walletId);
-      },
-      config.cacheCheckMs,
-      false,
-    ),
-    campaigns: new CampaignCache(repos.campaigns),
-    webhookEndpoints: new RecheckCache((applicationId) => repos.webhookEndpoints.listByApplication(applicationId), config.cacheCheckMs),
+    credentials,
+    applications,
+    wallets,
+    campaigns,
+    webhookEndpoints,
+    changes: new ConfigChanges(forget, config.redisUrl, config.queuePrefix, logger),
     now: () => new Date(),
   };
 }

@@ -5,7 +5,8 @@
  * replica: the webhook queue and the sweep only.
  */
 import { bootstrap } from '../shared/bootstrap.js';
-import { keepRunningOnStrayErrors } from '../shared/process.js';
+import type { AddressInfo } from 'node:net';
+import { keepRunningOnStrayErrors, reportReady } from '../shared/process.js';
 import { createProcessor } from './processors/index.js';
 import { startOpsServer } from './ops-server.js';
 import { WorkerPool } from './worker-pool.js';
@@ -41,7 +42,7 @@ async function main() {
     { partitions: config.workerOperations ? config.queuePartitions : 0, webhookConcurrency: config.webhookConcurrency },
     'worker ready',
   );
-  process.send?.('ready');
+  reportReady((ops.server.address() as AddressInfo).port);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -54,6 +55,7 @@ async function main() {
     await webhooks.close();
     await partitions.close();
     await redis.quit();
+    await services.changes.close();
     await db.close();
     logger.info('stopped');
     process.exit(0);

@@ -43,11 +43,23 @@ export function adminAuth(token: string | undefined): RequestHandler {
   };
 }
 
-/** A route that answers `status` with the JSON its use case returns. */
+/**
+ * A route that answers `status` with the JSON its use case returns. A change to an application's
+ * configuration (any method but GET) is announced to every process before the answer: the next
+ * request on any replica sees it (shared/cache/config-changes.ts).
+ */
 const answer =
-  (status: number, run: (req: Request) => Promise<unknown>): RequestHandler =>
-  async (req, res) =>
-    void res.status(status).json(await run(req));
+  (services: Services, status: number, run: (req: Request) => Promise<unknown>): RequestHandler =>
+  async (req, res) => {
+    let result: unknown;
+    try {
+      result = await run(req);
+    } finally {
+      // Also after a refusal: a change refused half-way may have written part of itself.
+      if (req.method !== 'GET' && req.params.app) await services.changes.announce(String(req.params.app));
+    }
+    res.status(status).json(result);
+  };
 
 type Run = (req: Request) => Promise<unknown>;
 /** The archive and delete use cases of a resource that belongs to an application. */
@@ -60,7 +72,8 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
   r.use(adminAuth(services.config.adminToken));
   const p = (req: Request, name: string) => String(req.params[name]);
   /** A route answering `status` (200 unless said) with what its use case returns. */
-  const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, run: Run, status = 200) => r[method](path, answer(status, run));
+  const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, run: Run, status = 200) =>
+    r[method](path, answer(services, status, run));
   /** `POST <path>/archive`, `POST <path>/unarchive` and `DELETE <path>` of a resource named by `:<param>`. */
   const lifecycle = (path: string, param: string, setArchived: SetArchived, remove: Remove) => {
     const [app, id] = [(req: Request) => p(req, 'app'), (req: Request) => p(req, param)];

@@ -46,6 +46,12 @@ export class CampaignCache {
     return slot.loading!;
   }
 
+  /** Drops an application's set (`*`: every set): the next read loads it anew. */
+  forget(applicationId: string): void {
+    if (applicationId === '*') this.sets.clear();
+    else this.sets.delete(applicationId);
+  }
+
   private async load(applicationId: string, version: number): Promise<CampaignSet> {
     const all = await this.campaigns.listByApplication(applicationId);
     const fixed = all.filter((c) => c.codeType === 'fixed' && c.status === 'active' && !c.archivedAt);

@@ -5,6 +5,8 @@ interface Entry {
   app: ApplicationRecord | null;
   checkedAt: number;
   refreshing: Promise<void> | null;
+  /** Bumped when the entry is forgotten: a read begun before must not be kept. */
+  generation: number;
 }
 
 /**
@@ -32,24 +34,39 @@ export class CredentialCache {
   private async lookup(apiKey: string): Promise<ApplicationRecord | null> {
     let entry = this.entries.get(apiKey);
     if (!entry) {
-      entry = { app: null, checkedAt: 0, refreshing: null };
+      entry = { app: null, checkedAt: 0, refreshing: null, generation: 0 };
       // Bounded: unknown keys are cached too (a flood of random keys must not hit the database
       // on every request), so evict the oldest when the map grows large.
       if (this.entries.size >= 10_000) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(apiKey, entry);
     }
     if (this.clock() - entry.checkedAt >= this.checkMs) {
-      entry.refreshing ??= this.applications
+      const e = entry;
+      const generation = e.generation;
+      e.refreshing ??= this.applications
         .findByApiKey(apiKey)
         .then((app) => {
-          entry.app = app;
-          entry.checkedAt = this.clock();
+          if (e.generation !== generation) return;
+          e.app = app;
+          e.checkedAt = this.clock();
         })
         .finally(() => {
-          entry.refreshing = null;
+          if (e.generation === generation) e.refreshing = null;
         });
-      await entry.refreshing;
+      await e.refreshing;
+      // Forgotten while this read was on its way: read again, after the change.
+      if (e.generation !== generation) return this.lookup(apiKey);
     }
     return entry.app;
+  }
+
+  /** Re-reads at the next request every key of this application (`*`: of every application). */
+  forgetApplication(applicationId: string): void {
+    for (const entry of this.entries.values()) {
+      if (applicationId !== '*' && entry.app?.id !== applicationId) continue;
+      entry.generation++;
+      entry.checkedAt = 0;
+      entry.refreshing = null;
+    }
   }
 }

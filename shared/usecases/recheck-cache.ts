@@ -45,6 +45,11 @@ export class RecheckCache<V> {
     this.loading.delete(key);
   }
 
+  /** Drops every key `matches` accepts (an application's keys), as {@link forget} does. */
+  forgetWhere(matches: (key: string) => boolean): void {
+    for (const key of [...this.entries.keys(), ...this.loading.keys()]) if (matches(key)) this.forget(key);
+  }
+
   private remember(key: string, value: V) {
     if (value === null && !this.cacheMisses) return;
     if (!this.entries.has(key) && this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);

@@ -792,7 +792,7 @@ describe('openapi.yaml matches real responses', function () {
       await f.stalled.close();
     }
     await f.api?.close();
-    await f.receiver?.down();
+    await f.receiver?.close();
   });
 
   for (const [label, method, template, status, make] of [

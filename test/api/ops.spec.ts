@@ -2,6 +2,7 @@
  * The operations surface: probes, Prometheus metrics (API and worker), Bull Board's protection,
  * and the worker's failure logs. docs/operations.md describes what is checked here.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Queue } from 'bullmq';
 import { expect } from 'chai';
@@ -11,7 +12,6 @@ import { pino } from 'pino';
 import { readiness } from '../../api/ops/health.js';
 import { createMetrics } from '../../api/ops/metrics.js';
 import { routeTemplateOf } from '../../api/ops/route-template.js';
-import { freePort } from '../../scripts/embedded-servers.js';
 import { WorkerPool } from '../../worker/worker-pool.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import {
@@ -25,7 +25,7 @@ import {
   type TestApi,
   type TestApplication,
 } from '../support/context.js';
-import { startWorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess } from '../support/service-process.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const SCRAPE = { headers: { authorization: `Bearer ${METRICS_TOKEN}` } };
@@ -64,7 +64,11 @@ describe('operations: health, metrics, Bull Board', function () {
   });
 
   it('when Redis is unreachable, then readiness is 503 naming it', async () => {
-    const dead = new Redis(`redis://127.0.0.1:${await freePort()}`, {
+    // A listener that cuts every connection at once: a Redis that cannot be reached (on a port of
+    // its own, which nothing else can take while it listens).
+    const cutter = createServer((socket) => socket.destroy());
+    await new Promise<void>((r) => cutter.listen(0, '127.0.0.1', () => r()));
+    const dead = new Redis(`redis://127.0.0.1:${(cutter.address() as AddressInfo).port}`, {
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       enableOfflineQueue: true,
@@ -73,6 +77,7 @@ describe('operations: health, metrics, Bull Board', function () {
     dead.on('error', () => {});
     const r = await readiness(await testDatabase(), dead);
     dead.disconnect();
+    cutter.close();
     expect(r).to.deep.equal({ status: 503, body: { status: 'not_ready', mongodb: 'up', redis: 'down' } });
   });
 
@@ -86,8 +91,8 @@ describe('operations: health, metrics, Bull Board', function () {
   });
 
   it('when operations run, then /metrics counts outcomes, routes by template and queue depth; the worker reports job durations', async () => {
-    const port = await freePort();
-    const worker = await startWorkerProcess({ WORKER_PORT: String(port), METRICS_TOKEN });
+    const worker = await startWorkerProcess({ METRICS_TOKEN });
+    const port = worker.port;
     try {
       const apply = (type: string, order: ReturnType<typeof makeOrder>) =>
         call(api.url, 'POST', `/coupons/apply?type=${type}`, {

@@ -342,7 +342,7 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       receiver = await new WebhookReceiver().up();
     });
     afterEach(async () => {
-      await receiver.down();
+      await receiver.close();
     });
     after(async () => {
       await api.webhooks.queue.obliterate({ force: true });

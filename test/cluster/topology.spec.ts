@@ -247,7 +247,7 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
         .sort();
       expect(waiting).to.deep.equal(names);
     } finally {
-      await receiver.down();
+      await receiver.close();
     }
   });
 

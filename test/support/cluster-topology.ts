@@ -9,12 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../../scripts/embedded-servers.js';
 import { startRedisCluster, type ErrorStats, type RedisCluster } from '../../scripts/redis-cluster.js';
 import { partitionQueues } from '../../shared/queue/names.js';
 import type { Services } from '../../shared/services.js';
 import { testServices } from './context.js';
-import { startApiProcess, startWorkerProcess, type ServiceProcess } from './worker-process.js';
+import { startApiProcess, startWorkerProcess, type ServiceProcess } from './service-process.js';
 
 export interface ApiProcess {
   url: string;
@@ -82,12 +81,11 @@ export async function startClusterTopology(opts: TopologyOptions): Promise<Clust
     apis: [],
     workers: [],
     async startApi(extra = {}) {
-      const port = await freePort();
       const output = join(cluster.dir, `api-${++seq}.log`);
       logs.push(output);
-      const proc = await startApiProcess({ ...env, ...extra, PORT: String(port) }, { output });
+      const proc = await startApiProcess({ ...env, ...extra }, { output });
       procs.push(proc);
-      const api = { url: `http://127.0.0.1:${port}`, proc };
+      const api = { url: proc.url!, proc };
       topology.apis.push(api);
       return api;
     },

@@ -81,6 +81,7 @@ export interface TestApi {
 export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { inProcessWorker?: boolean } = {}): Promise<TestApi> {
   const services = await testServices(overrides);
   const logger = createLogger(services.config, 'api-test');
+  await services.changes.start();
   const jobs = new JobGateway(services.config, logger);
   await jobs.start();
   const webhooks = new WebhookQueue(services.config);
@@ -103,6 +104,7 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
       await worker?.close();
       await jobs.close();
       await webhooks.close();
+      await services.changes.close();
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
  * A real webhook receiver for tests: an HTTP server on 127.0.0.1 that records every request
- * (raw body, headers, arrival time) and answers what `respond` says. `down()` closes it (new
- * connections are refused) and `up()` listens again on the same port.
+ * (raw body, headers, arrival time) and answers what `respond` says. It listens on port 0 and
+ * keeps its port until `close()`: `down()` makes it reset every connection (a receiver that is
+ * down) and `up()` answers again — the port is never released and bound again, so no other
+ * process can take it in between.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +26,7 @@ export class WebhookReceiver {
   respond: (r: Omit<Received, 'status'>) => number | Promise<number> = () => 200;
   private server: Server | undefined;
   private port = 0;
+  private refusing = false;
 
   /** @param host - the loopback address to listen on (127.0.0.2 is loopback too, another CIDR). */
   constructor(private readonly host = '127.0.0.1') {}
@@ -32,7 +35,10 @@ export class WebhookReceiver {
     return `http://${this.host}:${this.port}/hooks`;
   }
 
+  /** Listens (on a new port the first time), or answers again after `down()`. */
   async up(): Promise<this> {
+    this.refusing = false;
+    if (this.server) return this;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -51,17 +57,27 @@ export class WebhookReceiver {
         if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
       });
     });
+    // A receiver that is down: connections are cut as they arrive, the port stays this one's.
+    server.on('connection', (socket) => {
+      if (this.refusing) socket.destroy();
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.port, this.host, () => resolve());
+      server.listen(0, this.host, () => resolve());
     });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
     return this;
   }
 
-  /** Stops listening and drops open connections: deliveries fail to connect until `up()`. */
+  /** Cuts every connection, open and new, until `up()`: deliveries fail as to a receiver that is down. */
   async down(): Promise<void> {
+    this.refusing = true;
+    this.server?.closeAllConnections();
+  }
+
+  /** Stops listening and releases the port (the end of a test). */
+  async close(): Promise<void> {
     const server = this.server;
     this.server = undefined;
     if (!server) return;

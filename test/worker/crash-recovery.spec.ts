@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
 
 /**
  * A worker killed with SIGKILL in the middle of a burst: its active jobs stall, are re-queued by

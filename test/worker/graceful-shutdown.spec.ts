@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { freePort } from '../../scripts/embedded-servers.js';
 import { createCampaign, createCustomers, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, testServices } from '../support/context.js';
-import { startApiProcess, startWorkerProcess } from '../support/worker-process.js';
+import { startApiProcess, startWorkerProcess } from '../support/service-process.js';
 
 /**
  * SIGTERM during a burst of redeems: the API stops accepting connections, answers every request
@@ -18,11 +17,10 @@ describe('graceful shutdown under load', function () {
     const sourceIds = Array.from({ length: 10 }, (_, i) => `g${i}`);
     await createCustomers(services, app.id, sourceIds);
     const campaign = await createCampaign(services, app.id, { code: 'DRAIN', limits: { total: 1000 } });
-    const port = await freePort();
-    const apiProc = await startApiProcess({ PORT: String(port), ADMIN_TOKEN: undefined, JOB_WAIT_TIMEOUT_MS: '60000' });
+    const apiProc = await startApiProcess({ ADMIN_TOKEN: undefined, JOB_WAIT_TIMEOUT_MS: '60000' });
     const leaving = await startWorkerProcess();
     const staying = await startWorkerProcess();
-    const url = `http://127.0.0.1:${port}`;
+    const url = apiProc.url!;
 
     const burst = Array.from({ length: 80 }, (_, i) =>
       call(url, 'POST', '/coupons/apply?type=redeem', {

@@ -3,13 +3,13 @@ import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { freePort, startRedisServer } from '../../scripts/embedded-servers.js';
+import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { parseConfig } from '../../shared/config.js';
 import { connectDatabase } from '../../shared/data/db.js';
 import { createServices } from '../../shared/services.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, testServices, type TestApi } from '../support/context.js';
-import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/worker-process.js';
+import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.js';
 
 const run = promisify(execFile);
 
@@ -107,12 +107,11 @@ describe('outages and hostile clients: the findings of the outage review', funct
     const app = await createTestApplication(services);
     await createCustomers(services, app.id, ['r1']);
     await createWallet(services, app.id);
-    const port = await freePort();
     const env = { REDIS_URL: redis.url, QUEUE_PREFIX: `outage-${process.pid}`, JOB_WAIT_TIMEOUT_MS: '3000' };
-    const apiProc = await startApiProcess({ ...env, PORT: String(port) });
+    const apiProc = await startApiProcess(env);
     procs.push(apiProc);
     procs.push(await startWorkerProcess(env));
-    const url = `http://127.0.0.1:${port}`;
+    const url = apiProc.url!;
     const credit = () =>
       call(url, 'PUT', '/wallets/customer/r1/transactions/loyalty', { auth: app.auth, body: { type: 'credit', points: 2 } });
     expect((await credit()).status).to.equal(200);
@@ -130,6 +129,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
       answers.every((a) => a.status === 503 && a.applied === false && a.ms < 3000),
       JSON.stringify(answers),
     ).to.equal(true);
+    // The same port again (the processes know no other): a deliberate restart, not a port picked then bound.
     redis = await startRedisServer({ dir, port: redis.port, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
     try {
       let res = await credit();
@@ -148,8 +148,8 @@ describe('outages and hostile clients: the findings of the outage review', funct
 
   it('when the database is down, then every client route answers 503 within seconds, and recovers without a restart', async () => {
     const dir = `/tmp/coupons-outage-db-${process.pid}`;
-    const dbPort = await freePort();
-    const uri = (await run('bash', ['tools/testdb/start.sh', dir, String(dbPort)])).stdout.trim();
+    const uri = (await run('bash', ['tools/testdb/start.sh', dir])).stdout.trim();
+    const dbPort = new URL(uri).port; // FerretDB listened on port 0; it comes back on this one
     const db = await connectDatabase(`${uri}coupons`);
     try {
       const services = createServices(
@@ -160,17 +160,16 @@ describe('outages and hostile clients: the findings of the outage review', funct
       await createCustomers(services, app.id, ['d1']);
       await createWallet(services, app.id);
       await createCampaign(services, app.id, { code: 'DBDOWN' });
-      const port = await freePort();
       const env = {
         MONGODB_URI: `${uri}coupons`,
         QUEUE_PREFIX: `dbdown-${process.pid}`,
         JOB_WAIT_TIMEOUT_MS: '3000',
         CACHE_CHECK_MS: '100',
       };
-      const apiProc = await startApiProcess({ ...env, PORT: String(port) });
+      const apiProc = await startApiProcess(env);
       procs.push(apiProc);
       procs.push(await startWorkerProcess(env));
-      const url = `http://127.0.0.1:${port}`;
+      const url = apiProc.url!;
       const requests = () => [
         call(url, 'POST', '/coupons/list/all', { auth: app.auth, body: { source_id: 'd1' } }),
         call(url, 'POST', '/coupons/validate', { auth: app.auth, body: { coupon_details: [{ coupon_code: 'DBDOWN' }] } }),
@@ -190,7 +189,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
       expect(Date.now() - started).to.be.below(16_000);
       for (const r of down) expect(JSON.stringify(r.body)).to.not.match(/Mongo|ECONNREFUSED|ServerSelection/);
       expect(alive(apiProc)).to.equal(true);
-      await run('bash', ['tools/testdb/start.sh', dir, String(dbPort)]);
+      await run('bash', ['tools/testdb/start.sh', dir, dbPort]);
       let back = await Promise.all(requests());
       for (let i = 0; i < 40 && back.some((r) => r.status !== 200); i++) {
         await new Promise((r) => setTimeout(r, 500));
@@ -209,14 +208,13 @@ describe('outages and hostile clients: the findings of the outage review', funct
     const app = await createTestApplication(services);
     const [customer] = await createCustomers(services, app.id, ['k1']);
     const wallet = await createWallet(services, app.id);
-    const port = await freePort();
-    const apiProc = await startApiProcess({ PORT: String(port), JOB_WAIT_TIMEOUT_MS: '60000' });
+    const apiProc = await startApiProcess({ JOB_WAIT_TIMEOUT_MS: '60000' });
     procs.push(apiProc);
     const worker = await startWorkerProcess({ TEST_SLOW_DB_MS: '400' });
     procs.push(worker);
     const headers = { 'Idempotency-Key': `dies-${process.pid}` };
     const body = { type: 'credit', points: 7, description: 'keyed' };
-    const first = call(`http://127.0.0.1:${port}`, 'PUT', '/wallets/customer/k1/transactions/loyalty', {
+    const first = call(apiProc.url!, 'PUT', '/wallets/customer/k1/transactions/loyalty', {
       auth: app.auth,
       body,
       headers,

@@ -6,7 +6,7 @@ import { redisConnection } from '../../shared/queue/redis.js';
 import { createCustomers, createWallet } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, TEST_QUEUE_PREFIX, type TestApi } from '../support/context.js';
 import { waitFor } from '../support/webhook-receiver.js';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
 
 /**
  * Partition owners (shared/queue/partition-owners.ts): replicas split the partitions between them

@@ -3,7 +3,7 @@ import { JOB } from '../../shared/queue/names.js';
 import { prepareWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { createCustomers, createWallet } from '../fixtures/records.js';
 import { createTestApplication, startTestApi, type TestApi } from '../support/context.js';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
 
 describe('per-customer queues with two real worker processes', function () {
   this.timeout(120_000);

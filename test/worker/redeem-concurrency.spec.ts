@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createBulkCodes, createCampaign, createCustomers, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
 
 /**
  * Limits exact under concurrency: hundreds of redeems through the real API and two real worker

@@ -95,7 +95,7 @@ describe('the MongoDB sharding plan (shared/data/shard-keys.ts)', function () {
       receiver = await new WebhookReceiver().up();
     });
     after(async () => {
-      await receiver.down();
+      await receiver.close();
     });
 
     it('when list, validate, redeem, revert, wallet read, credit and debit run (webhooks on, cold and warm caches, with and without Idempotency-Key), then every command on a sharded collection targets its planned shard key or is a planned scatter-gather', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
-import { startWorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess } from '../support/service-process.js';
 
 /**
  * The API waits JOB_WAIT_TIMEOUT_MS for a queued operation; past it the 503 tells the truth:

@@ -3,7 +3,7 @@ import { createCampaign, createCustomers, createWallet, makeOrder } from '../fix
 import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, type TestApi, type TestApplication } from '../support/context.js';
 import { assertMatchesSchema } from '../support/openapi.js';
 import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
-import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
 
 /**
  * Events of real worker processes to a real receiver on 127.0.0.1 (loopback allowed explicitly):
@@ -118,7 +118,7 @@ describe('webhooks from real worker processes', function () {
   afterEach(async () => {
     await Promise.all(workers.map((w) => w.stop().catch(() => null)));
     workers = [];
-    await receiver.down();
+    await receiver.close();
   });
   after(async () => {
     await api.close();

@@ -70,7 +70,7 @@ describe('webhook delivery', function () {
     receiver = await new WebhookReceiver().up();
   });
   afterEach(async () => {
-    await receiver.down();
+    await receiver.close();
   });
   after(async () => {
     await api.close();
@@ -283,7 +283,7 @@ describe('webhook delivery with a strict destination policy, few attempts and a 
     receiver = await new WebhookReceiver('127.0.0.2').up();
   });
   afterEach(async () => {
-    await receiver.down();
+    await receiver.close();
   });
   after(async () => {
     await api.webhooks.queue.obliterate({ force: true });
@@ -312,7 +312,7 @@ describe('webhook delivery with a strict destination policy, few attempts and a 
       expect(d!.last_error).to.match(/^destination refused: localhost resolves to .*loopback address$/);
       expect(local.received).to.have.length(0);
     } finally {
-      await local.down();
+      await local.close();
     }
   });
 

@@ -204,7 +204,7 @@ describe('webhook recording', function () {
     after(async () => {
       await api.webhooks.queue.obliterate({ force: true });
       await api.close();
-      await receiver.down();
+      await receiver.close();
     });
 
     it('when another process re-enables an endpoint this one cached as disabled, then a redelivery is sent, not cancelled', async () => {

@@ -74,7 +74,7 @@ describe('webhook round trips per operation and per delivered event', function (
   after(async () => {
     await api?.webhooks.queue.obliterate({ force: true });
     await api?.close();
-    await receiver?.down();
+    await receiver?.close();
   });
 
   const redeem = (sourceId: string, code = 'HOOKCB', id = couponId, order: object = makeOrder(), type = 'redeem') =>

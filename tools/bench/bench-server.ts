@@ -4,6 +4,7 @@
  * `/bench/noop-job` (a no-op job through the same partition queues: add + process + wait).
  */
 import { randomInt } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../api/app.js';
 import { createHttpServer } from '../../api/http-server.js';
 import { basicAuth } from '../../api/middleware/auth.js';
@@ -14,6 +15,7 @@ import { JobGateway } from '../../shared/queue/gateway.js';
 import { operationOf } from '../../shared/usecases/idempotency.js';
 import { JOB } from '../../shared/queue/names.js';
 import { createServices } from '../../shared/services.js';
+import { reportReady } from '../../shared/process.js';
 
 async function main() {
   const config = loadConfig();
@@ -48,7 +50,7 @@ async function main() {
       });
     },
   });
-  const server = createHttpServer(app, config).listen(config.port, '127.0.0.1', () => process.send?.('ready'));
+  const server = createHttpServer(app, config).listen(config.port, '127.0.0.1', () => reportReady((server.address() as AddressInfo).port));
   process.on('SIGTERM', () => {
     server.close(async () => {
       await jobs.close();

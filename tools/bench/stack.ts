@@ -6,7 +6,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { freePort, startEmbeddedServers, withDbName, type EmbeddedServers } from '../../scripts/embedded-servers.js';
+import { startEmbeddedServers, withDbName, type EmbeddedServers } from '../../scripts/embedded-servers.js';
+import { isReadyMessage } from '../../shared/process.js';
 import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { partitionQueues } from '../../shared/queue/names.js';
@@ -29,7 +30,8 @@ export interface Result {
   requests: number;
 }
 
-export function spawnChild(script: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+/** Forks a service process; resolves with it and the port it reported once ready (an API listens on PORT, 0 by default). */
+export function spawnChild(script: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(script, [], {
     // BENCH_CPU_PROF=<dir>: each spawned process writes a V8 CPU profile there when it exits.
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
@@ -37,7 +39,7 @@ export function spawnChild(script: string, env: NodeJS.ProcessEnv): Promise<Chil
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
-    child.on('message', (m) => m === 'ready' && resolve(child));
+    child.on('message', (m) => isReadyMessage(m) && resolve({ child, port: m.port }));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
 }
@@ -155,9 +157,9 @@ export async function startStack(extraEnv: Record<string, string> = {}, opts: { 
   const redis = redisConnection(servers.redisUrl);
   const children: ChildProcess[] = [];
   const spawn = async (script: string, extra: Record<string, string>) => {
-    const child = await spawnChild(script, { ...env, ...extra });
-    children.push(child);
-    return child;
+    const started = await spawnChild(script, { ...env, ...extra });
+    children.push(started.child);
+    return started;
   };
   return {
     servers,
@@ -167,11 +169,10 @@ export async function startStack(extraEnv: Record<string, string> = {}, opts: { 
     services,
     redis,
     async startApi(extra = {}) {
-      const port = await freePort();
-      const child = await spawn('tools/bench/bench-server.ts', { ...extra, PORT: String(port) });
+      const { child, port } = await spawn('tools/bench/bench-server.ts', { PORT: '0', WORKER_PORT: '0', ...extra });
       return { url: `http://127.0.0.1:${port}`, child };
     },
-    startWorker: (extra = {}) => spawn('worker/main.ts', extra),
+    startWorker: async (extra = {}) => (await spawn('worker/main.ts', { WORKER_PORT: '0', ...extra })).child,
     async drain(partitions = config.queuePartitions, prefix = config.queuePrefix) {
       const p = partitionQueues({ ...config, queuePartitions: partitions, queuePrefix: prefix });
       try {

@@ -3,7 +3,8 @@
 # (its own data directory, port and socket directory under DIR, run as the `postgres` user when
 # started by root; the machine's own cluster is never touched) and FerretDB v2.7.0 in front of it.
 # Builds first if needed (tools/testdb/build.sh, cached). Prints the MongoDB URI on stdout.
-#   tools/testdb/start.sh DIR [PORT]     PORT: the MongoDB port (default: a free one)
+#   tools/testdb/start.sh DIR [PORT]     PORT: the MongoDB port (default: FerretDB listens on port 0
+#                                        and the port the system gave it is in the printed URI)
 #   tools/testdb/stop.sh DIR             stops exactly what this started
 # DIR is created if missing and reused if present (a warm start takes about a second). Its path
 # must be traversable by the postgres user (e.g. under /tmp, not under a private mktemp dir).
@@ -14,7 +15,6 @@ port=${2:-}
 pg_bin=/usr/lib/postgresql/15/bin
 say() { printf 'testdb: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # A process that exited but was never reaped (a zombie: where PID 1 does not reap orphans) is dead.
 alive() {
   local pid
@@ -48,7 +48,8 @@ as_pg test -w "$dir/run" || die "the $pg_user user cannot write $dir/run: choose
 if [ ! -f "$dir/pgdata/PG_VERSION" ]; then
   as_pg "$pg_bin/initdb" -D "$dir/pgdata" -U "$pg_user" -A trust --no-sync -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; die "initdb failed"; }
-  pg_port=$(free_port)
+  # Only a socket in DIR/run carries this number (no TCP listener): any number is free there.
+  pg_port=5432
   # fsync, synchronous_commit and full_page_writes off: a test database that may lose its last
   # writes in a machine crash, never in a process crash (docs/benchmarks.md states it beside
   # every figure). The documentdb.* settings are those of FerretDB's own DocumentDB images.
@@ -95,15 +96,16 @@ as_pg "$pg_bin/psql" -h "$dir/run" -p "$pg_port" -U "$pg_user" -d postgres -v ON
   'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE' >"$dir/extension.log" 2>&1 ||
   { cat "$dir/extension.log" >&2; die "CREATE EXTENSION documentdb failed"; }
 
-[ -n "$port" ] || port=$(free_port)
 rm -f "$dir/ferretdb.out" # a stale "ready" from an earlier run must not be read as this one's
 pg_url="postgres://$pg_user@/postgres?host=$dir/run&port=$pg_port&pool_max_conns=${TESTDB_POOL_MAX_CONNS:-100}"
-"$bin" -listen "127.0.0.1:$port" -postgresql-url "$pg_url" -state-dir "$dir/ferretdb-state" \
+# Port 0 unless one is given (a restart on the port clients know): never a port picked, then bound.
+"$bin" -listen "127.0.0.1:${port:-0}" -postgresql-url "$pg_url" -state-dir "$dir/ferretdb-state" \
   -log-level "${TESTDB_LOG_LEVEL:-error}" >"$dir/ferretdb.out" 2>"$dir/ferretdb.err" &
 echo $! >"$dir/ferretdb.pid"
 for _ in $(seq 1 300); do
-  if grep -q '^ready' "$dir/ferretdb.out" 2>/dev/null; then
-    echo "mongodb://127.0.0.1:$port/" | tee "$dir/uri"
+  uri=$(sed -n 's/^ready //p' "$dir/ferretdb.out" 2>/dev/null)
+  if [ -n "$uri" ]; then
+    echo "$uri" | tee "$dir/uri"
     exit 0
   fi
   alive "$dir/ferretdb.pid" || break

@@ -5,80 +5,56 @@
  * relaunched on the same port), and API / worker processes (`tsx api/server.ts`,
  * `tsx worker/main.ts`) whose output goes to a log file of the scenario.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freePort } from '../../../scripts/embedded-servers.js';
+import { startRedisServer } from '../../../scripts/embedded-servers.js';
+import { startServiceProcess, terminate, type ServiceProcess } from '../../support/service-process.js';
 
+export type { ServiceProcess };
 const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const REDIS_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
 
-/** Resolves when `child` exits (immediately if it has already). */
-function exitOf(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((r) => child.once('exit', () => r()));
-}
-
-/** Sends `signal` to a live child by its pid and waits for its exit; SIGKILL after `graceMs`. */
-async function terminate(child: ChildProcess, signal: NodeJS.Signals, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
-  process.kill(child.pid, 'SIGCONT'); // a stopped process cannot act on SIGTERM
-  process.kill(child.pid, signal);
-  const exited = exitOf(child);
-  if (await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)])) return;
-  if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
-  await exited;
-}
-
-/** A `redis-server` of its own on a free loopback port, with its data (AOF) in `dir`. */
+/**
+ * A `redis-server` of its own on a free loopback port, with its data (AOF, fsync on every write)
+ * in `dir`: a kill loses nothing written, and a launch on the same port and directory comes back
+ * with the queues.
+ */
 export class PrivateRedis {
-  private child: ChildProcess | undefined;
+  private server: Awaited<ReturnType<typeof startRedisServer>>;
   private constructor(
-    readonly port: number,
+    first: Awaited<ReturnType<typeof startRedisServer>>,
     private readonly dir: string,
-  ) {}
+  ) {
+    this.server = first;
+  }
 
   static async start(dir: string): Promise<PrivateRedis> {
     mkdirSync(dir, { recursive: true });
-    const redis = new PrivateRedis(await freePort(), dir);
-    await redis.launch();
-    return redis;
+    return new PrivateRedis(await startRedisServer({ dir, args: REDIS_ARGS }), dir);
+  }
+
+  get port(): number {
+    return this.server.port;
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return this.server.url;
   }
 
   get pid(): number {
-    return this.child!.pid!;
+    return this.server.child.pid!;
   }
 
-  /** (Re)starts the server on its port and directory; resolves when it accepts connections. */
+  /** Starts the server again on its port and directory (after a kill); resolves when it accepts connections. */
   async launch(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes'];
-    const child = spawn('redis-server', [...args, '--appendfsync', 'always', '--logfile', ''], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    let out = '';
-    await new Promise<void>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`redis-server on ${this.port} not ready in 20 s: ${out.slice(-500)}`)), 20_000);
-      child.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (out.includes('Ready to accept connections')) {
-          clearTimeout(timer);
-          ok();
-        }
-      });
-      child.once('error', (err) => fail(err));
-      child.once('exit', (code) => fail(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
-    });
-    child.stdout!.resume();
-    child.stderr!.resume();
+    this.server = await startRedisServer({ dir: this.dir, port: this.port, args: REDIS_ARGS });
   }
 
   /** SIGKILL: nothing flushed beyond what `appendfsync always` already wrote. */
   async kill(): Promise<void> {
-    this.child!.kill('SIGKILL');
-    await exitOf(this.child!);
+    await this.server.kill();
   }
 
   pause(): void {
@@ -90,7 +66,7 @@ export class PrivateRedis {
   }
 
   async stop(): Promise<void> {
-    if (this.child) await terminate(this.child, 'SIGTERM', 5000);
+    await terminate(this.server.child, 'SIGTERM', 5000);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
@@ -123,10 +99,10 @@ export class PrivateDatabase {
   ) {}
 
   static async start(dir: string): Promise<PrivateDatabase> {
-    const port = await freePort();
     try {
-      const uri = await run('bash', ['tools/testdb/start.sh', dir, String(port)]);
-      return new PrivateDatabase(dir, port, uri);
+      // FerretDB listens on port 0; relaunches come back on the port it got.
+      const uri = await run('bash', ['tools/testdb/start.sh', dir]);
+      return new PrivateDatabase(dir, Number(new URL(uri).port), uri);
     } catch (err) {
       await run('bash', ['tools/testdb/stop.sh', dir, '--rm']).catch(() => undefined);
       throw err;
@@ -161,84 +137,16 @@ export class PrivateDatabase {
   }
 }
 
-/** An API or worker process of a scenario. */
-export interface ServiceProcess {
-  readonly name: string;
-  readonly child: ChildProcess;
-  /** The API's base URL (APIs only). */
-  readonly url: string | undefined;
-  /** How and when it exited, once it has. */
-  exit: { code: number | null; signal: NodeJS.Signals | null; at: string } | undefined;
-  /** Set once the test kills or stops it on purpose: only then may it be gone. */
-  deliberatelyEnded: boolean;
-  alive(): boolean;
-  /** SIGKILL: a crash, nothing drained. */
-  kill(): Promise<void>;
-  /** SIGTERM (graceful drain); resolves with the exit code. */
-  stop(): Promise<number | null>;
-}
-
 /**
  * Forks `tsx api/server.ts` or `tsx worker/main.ts` with `env` over the test environment; its
- * output goes to `<logDir>/<name>.log`. Resolves once it reports ready over IPC.
+ * output goes to `<logDir>/<name>.log`. Resolves once it reports ready.
  */
-export async function startService(kind: 'api' | 'worker', name: string, logDir: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
-  const port = kind === 'api' ? await freePort() : undefined;
-  const log = openSync(join(logDir, `${name}.log`), 'a');
-  const child = fork(kind === 'api' ? 'api/server.ts' : 'worker/main.ts', [], {
-    cwd: repoRoot,
-    execArgv: ['--import', 'tsx', ...(env.TEST_SLOW_DB_MS ? ['--import', './test/support/slow-db.ts'] : [])],
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-      WORKER_PORT: '0',
-      ...(port ? { PORT: String(port) } : {}),
-      ...env,
-    },
-    stdio: ['ignore', log, log, 'ipc'],
-  });
-  closeSync(log);
-  try {
-    await new Promise<void>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`${name} did not become ready in 60 s (log: ${logDir}/${name}.log)`)), 60_000);
-      child.on('message', (m) => {
-        if (m === 'ready') {
-          clearTimeout(timer);
-          ok();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        fail(new Error(`${name} exited early with ${code} (log: ${logDir}/${name}.log)`));
-      });
-    });
-  } catch (err) {
-    await terminate(child, 'SIGKILL', 1000);
-    throw err;
-  }
-  child.once('exit', (code, signal) => {
-    service.exit = { code, signal, at: new Date().toISOString() };
-  });
-  const service: ServiceProcess = {
-    name,
-    child,
-    exit: undefined,
-    url: port ? `http://127.0.0.1:${port}` : undefined,
-    deliberatelyEnded: false,
-    alive: () => child.exitCode === null && child.signalCode === null,
-    kill: async () => {
-      service.deliberatelyEnded = true;
-      await terminate(child, 'SIGKILL', 5000);
-    },
-    stop: async () => {
-      service.deliberatelyEnded = true;
-      await terminate(child, 'SIGTERM', 30_000);
-      return child.exitCode;
-    },
-  };
-  return service;
-}
+export const startService = (kind: 'api' | 'worker', name: string, logDir: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> =>
+  startServiceProcess(
+    kind,
+    { NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...env },
+    { name, output: join(logDir, `${name}.log`) },
+  );
 
 /** Stops a process of a scenario in `after`, whatever state the test left it in. */
 export async function stopService(service: ServiceProcess): Promise<void> {
