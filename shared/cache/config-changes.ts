@@ -7,12 +7,22 @@
  * hand) and for announcements a process missed while its Redis connection was down: a process
  * that reconnects drops everything it holds.
  *
- * Ordering: PUBLISH returns after Redis has written the message to every subscriber's socket;
- * only then does the admin API answer, and only then can a client send the request that must see
- * the change — so the announcement is in each process's socket before that request exists.
+ * Ordering: Redis queues a PUBLISH's messages to the subscribers and its reply to the publisher
+ * in one pass of its event loop, but writes them out in reverse (its pending-write list is
+ * prepended), so the reply can reach the publisher before the messages reach the subscribers'
+ * sockets — seen once under load: a validate on another replica still saw an archived campaign.
+ * So the announcer then sends a PING on the same connection and waits for it: Redis reads it only
+ * after that pass, when every message is in its subscriber's socket. Only then does the admin API
+ * answer, and only then can a client send the request that must see the change: the announcement
+ * is in each process's socket before that request exists, and a process reads its sockets in the
+ * order they became readable. (On a Redis Cluster the message reaches the other nodes over the
+ * cluster bus: at once in practice, without that guarantee; the timer remains.)
  */
 import type { Logger } from '../logger.js';
 import { redisConnection, type RedisClient } from '../queue/redis.js';
+
+/** How long an announcement may wait for Redis before the change is left to the caches' timer. */
+const PUBLISH_TIMEOUT_MS = 5000;
 
 /** Every application (a process that may have missed announcements). */
 export const ALL_APPLICATIONS = '*';
@@ -51,7 +61,9 @@ export class ConfigChanges {
     });
     await subscriber.subscribe(this.channel);
     connectedOnce = true;
-    this.publisher = redisConnection(this.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+    // Commands wait for a (re)connection, each at most PUBLISH_TIMEOUT_MS.
+    this.publisher = redisConnection(this.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: PUBLISH_TIMEOUT_MS });
+    await this.publisher.ping();
   }
 
   /**
@@ -63,10 +75,11 @@ export class ConfigChanges {
     if (!this.publisher) return;
     try {
       await this.publisher.publish(this.channel, applicationId);
+      await this.publisher.ping(); // after the subscribers' copies are written (see the header)
     } catch (err) {
-      this.logger?.warn(
+      this.logger?.error(
         { err: (err as Error).message, applicationId },
-        'configuration change not announced; other processes see it within CACHE_CHECK_MS',
+        'configuration change not announced: other processes see it within CACHE_CHECK_MS',
       );
     }
   }

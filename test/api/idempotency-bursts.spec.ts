@@ -76,7 +76,7 @@ describe('Idempotency-Key under bursts of concurrent duplicates', function () {
   }
 
   it('when keyed credits arrive in bursts of concurrent duplicates, then none is a 5xx, each applies once, and every duplicate and replay is the first answer', async () => {
-    const results = await bursts((loop, n) => ({ type: 'credit', points: 1 + loop + n / 100 }));
+    const results = await bursts((loop, n) => ({ type: 'credit', points: Number((1 + loop + n / 100).toFixed(2)) }));
     const expected = new Map<string, number>();
     for (const [key, r] of results) {
       const first = r.answers[0]!;

@@ -33,7 +33,7 @@ export interface ServiceProcess {
   alive(): boolean;
   /** SIGKILL: a crash, nothing drained. */
   kill(): Promise<void>;
-  /** SIGTERM (graceful drain), SIGKILL after `graceMs`; resolves with the exit code. */
+  /** SIGTERM (graceful drain), SIGKILL after `graceMs` (default: never: the drain is what the test watches); resolves with the exit code. */
   stop(graceMs?: number): Promise<number | null>;
 }
 export type WorkerProcess = ServiceProcess;
@@ -57,7 +57,7 @@ export async function terminate(child: ChildProcess, signal: NodeJS.Signals, gra
   process.kill(child.pid, 'SIGCONT'); // a stopped process cannot act on SIGTERM
   process.kill(child.pid, signal);
   const exited = exitOf(child);
-  if (await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)])) return;
+  if (!Number.isFinite(graceMs) || (await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]))) return exited;
   if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
   await exited;
 }
@@ -129,7 +129,7 @@ export async function startServiceProcess(
       service.deliberatelyEnded = true;
       await terminate(child, 'SIGKILL', 5000);
     },
-    stop: async (graceMs = 30_000) => {
+    stop: async (graceMs = Number.POSITIVE_INFINITY) => {
       service.deliberatelyEnded = true;
       await terminate(child, 'SIGTERM', graceMs);
       return child.exitCode;
