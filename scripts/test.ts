@@ -3,11 +3,13 @@
  *
  * Each lane is one mocha process over a share of the spec files (its own database and queue
  * prefix: test/support/context.ts), so the suites that mostly wait — real outages, SIGKILLed
- * processes, a Redis Cluster failing over — overlap with the ones that compute. Files are dealt
- * to lanes longest first, by the wall times in test/durations.json (`npm test -- --save-durations`
- * rewrites it from a run); three lanes per core by default, TEST_LANES to change. The servers are
- * started once here when MONGODB_URI / REDIS_URL are unset (scripts/embedded-servers.ts) and
- * handed to every lane.
+ * processes, a Redis Cluster failing over — overlap with the ones that compute. The lane plan
+ * comes from what the files need (`plan`): the fault scenarios, which time recoveries of real
+ * processes, in lanes of their own (at most three at once), every other file in lanes sized to
+ * end with them; longest first, by the wall times in test/durations.json (`--save-durations`
+ * rewrites it from a run). TEST_LANES sets the total by hand. The servers are started once here
+ * when MONGODB_URI / REDIS_URL are unset (scripts/embedded-servers.ts) and handed to every lane;
+ * the service is compiled once into tsx's cache, which every lane shares.
  *
  * The offline test database's PostgreSQL can die under concurrent writes (a SIGSEGV in Debian's
  * RUM 1.3.13: docs/testing.md). When its log shows such a crash, every lane is stopped, and the
@@ -15,12 +17,26 @@
  * the run says so. Without that evidence nothing is re-run.
  *
  * With arguments (`npm test -- test/api/list.spec.ts`), it is plain mocha in one process.
- * Ends with "N passed, M failed"; exits non-zero on any failure.
+ * `--repeat N` runs the suite (or the files given) N times, one line per run and a summary: the
+ * proof that it passes every time, not once. Ends with "N passed, M failed"; exits non-zero on
+ * any failure.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative, resolve } from 'node:path';
 import { startEmbeddedServers, startTestDatabase, stopTestDatabase } from './embedded-servers.js';
 
 interface FileResult {
@@ -53,20 +69,52 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const args = process.argv.slice(2);
-const saveDurations = args.includes('--save-durations');
-const mochaArgs = args.filter((a) => a !== '--save-durations');
+const { values: options, tokens } = parseArgs({
+  options: { 'save-durations': { type: 'boolean' }, repeat: { type: 'string' } },
+  strict: false,
+  tokens: true,
+});
+const saveDurations = options['save-durations'] === true;
+const repeat = Number(options.repeat ?? 1);
+if (!Number.isInteger(repeat) || repeat < 1) {
+  process.stderr.write(`npm test: --repeat takes a whole number of runs (got ${String(options.repeat)})\n`);
+  process.exit(2);
+}
+// Everything else is mocha's (files, -g, ...), in the order given: drop our options' words.
+const ours = new Set<number>();
+for (const t of tokens) {
+  if (t.kind !== 'option' || (t.name !== 'repeat' && t.name !== 'save-durations')) continue;
+  ours.add(t.index);
+  if (t.value !== undefined && !t.inlineValue) ours.add(t.index + 1); // `--repeat 3`
+}
+const mochaArgs = process.argv.slice(2).filter((_, i) => !ours.has(i));
 
-if (mochaArgs.length > 0) {
-  const child = spawn(process.execPath, [mochaBin, ...mochaArgs], { stdio: 'inherit', cwd: repoRoot });
-  child.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-} else {
-  process.exitCode = await runLanes();
+const runs: { exit: number; seconds: number }[] = [];
+for (let i = 1; i <= repeat && !interrupted; i++) {
+  const started = Date.now();
+  const exit = mochaArgs.length > 0 ? await runMochaInherited(mochaArgs) : await runLanes();
+  runs.push({ exit, seconds: (Date.now() - started) / 1000 });
+  if (repeat > 1) say(`run ${i}/${repeat}: ${exit === 0 ? 'green' : `red (exit ${exit})`}, ${Math.round(runs.at(-1)!.seconds)} s`);
+}
+if (repeat > 1) {
+  const green = runs.filter((r) => r.exit === 0).length;
+  say(
+    `${runs.length} run(s): ${green} green, ${runs.length - green} red; wall ${runs.map((r) => `${Math.round(r.seconds)} s`).join(', ')}`,
+  );
+}
+process.exitCode = runs.every((r) => r.exit === 0) && runs.length === repeat ? 0 : 1;
+
+/** Plain mocha in one process (files and options as given), output as it comes. */
+function runMochaInherited(argv: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [mochaBin, ...argv], { stdio: 'inherit', cwd: repoRoot });
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
 }
 
 async function runLanes(): Promise<number> {
   const files = specFiles();
-  const laneCount = Number(process.env.TEST_LANES) || Math.min(8, 3 * availableParallelism());
+  const laneCount = Number(process.env.TEST_LANES) || undefined;
   const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
   const databaseLog = process.env.TESTDB_LOG ?? servers.databaseLog;
   const env = {
@@ -79,6 +127,7 @@ async function runLanes(): Promise<number> {
   chmodSync(work, 0o755); // the lanes' temporary directories hold test databases run as `postgres`
   const started = Date.now();
   try {
+    await warmCompileCache(env);
     const first = await runRound('lane', files, laneCount, env, databaseLog, work);
     const results = first.results;
     if (first.crash && !interrupted) {
@@ -125,13 +174,13 @@ async function runLanes(): Promise<number> {
 async function runRound(
   name: string,
   files: string[],
-  laneCount: number,
+  laneCount: number | undefined,
   env: NodeJS.ProcessEnv,
   crashLog: string | undefined,
   work: string,
 ): Promise<{ results: Results; crash?: string[] }> {
-  const lanes = deal(files, laneCount);
-  say(`${files.length} spec files in ${lanes.length} lanes (test/durations.json)`);
+  const lanes = plan(files, laneCount);
+  say(`${files.length} spec files in ${lanes.length} lanes: fault scenarios apart, at most ${FAULT_LANES} at once (test/durations.json)`);
   const runs = lanes.map((lane, i) => runMocha(`${name} ${i + 1}`, lane, env, work));
   const logOffset = crashLog && existsSync(crashLog) ? statSync(crashLog).size : 0;
   const crashLines = () => (crashLog ? crashLinesSince(crashLog, logOffset) : []);
@@ -152,19 +201,80 @@ function specFiles(): string[] {
     .sort();
 }
 
-/** Longest first onto the least loaded lane; files not in test/durations.json count as the median. */
-function deal(files: string[], laneCount: number): string[][] {
+/** tsx's cache of compiled files on this machine (node_modules/tsx: `$TMPDIR/tsx-<uid>`). */
+const sharedTsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? 0}`);
+
+/**
+ * Compiles the service and the test support once, into tsx's cache, before the lanes start: on a
+ * fresh machine every lane and every process they start would otherwise compile the same files at
+ * the same moment, on two cores, while the first fault scenarios time their recoveries.
+ */
+async function warmCompileCache(env: NodeJS.ProcessEnv): Promise<void> {
+  mkdirSync(sharedTsxCache, { recursive: true });
+  const modules = ['api/app.ts', 'worker/processors/index.ts', 'worker/worker-pool.ts', 'worker/webhook-worker.ts', 'worker/ops-server.ts'];
+  const started = Date.now();
+  await new Promise<void>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '-e', modules.map((m) => `await import(${JSON.stringify(join(repoRoot, m))});`).join('')],
+      { cwd: repoRoot, env: { ...env, TMPDIR: tmpdir() }, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    child.once('exit', () => resolve());
+  });
+  say(`compiled the service into tsx's cache in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * What a spec file needs, read from what it imports: `faults` — it times faults and recoveries of
+ * real processes (the chaos scenarios, the Redis Cluster), so it must not share the machine with
+ * many others like it; `other` — everything else (in-process tests, and service processes that
+ * are not timed against a fault).
+ */
+function needsOf(file: string): 'faults' | 'other' {
+  const text = readFileSync(file, 'utf8');
+  return /from '\.\/support\/(scenario|run)\.js'|cluster-topology\.js'/.test(text) ? 'faults' : 'other';
+}
+
+/**
+ * At most this many fault scenarios run at once. Each starts its own Redis, database and service
+ * processes and bounds its recovery by what it measured before the fault; three at a time beside
+ * the rest of the suite held on two cores with two busy loops running too (docs/testing.md).
+ */
+const FAULT_LANES = 3;
+
+/**
+ * The lane plan: fault scenarios in lanes of their own (at most {@link FAULT_LANES} at once: dealt
+ * in order, longest first, never two of them in one lane at the same time as elsewhere), every
+ * other file in as many lanes as make them end about when the fault lanes end (at most 4).
+ * `laneCount` (TEST_LANES) overrides the total for a run by hand. Durations come from
+ * test/durations.json (a new file counts as the median).
+ */
+function plan(files: string[], laneCount: number | undefined): string[][] {
   const known: Record<string, number> = existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : {};
   const values = Object.values(known).sort((a, b) => a - b);
   const median = values[Math.floor(values.length / 2)] ?? 1;
   const weight = (f: string) => known[rel(f)] ?? median;
+  const faults = files.filter((f) => needsOf(f) === 'faults');
+  const others = files.filter((f) => needsOf(f) === 'other');
+  const sum = (list: string[]) => list.reduce((n, f) => n + weight(f), 0);
+  let faultLanes = Math.min(FAULT_LANES, faults.length);
+  let otherLanes = Math.min(4, Math.max(1, Math.round(sum(others) / Math.max(1, sum(faults) / Math.max(1, faultLanes)))));
+  if (laneCount) {
+    faultLanes = Math.min(faultLanes, Math.max(1, Math.floor(laneCount / 2)));
+    otherLanes = Math.max(1, laneCount - faultLanes);
+  }
+  return [...deal(faults, faultLanes, weight), ...deal(others, otherLanes, weight)].filter((lane) => lane.length > 0);
+}
+
+/** Longest first onto the least loaded lane; each lane runs its files longest first. */
+function deal(files: string[], laneCount: number, weight: (f: string) => number): string[][] {
   const lanes = Array.from({ length: Math.max(1, Math.min(laneCount, files.length)) }, () => ({ files: [] as string[], load: 0 }));
   for (const file of [...files].sort((a, b) => weight(b) - weight(a))) {
     const lane = lanes.reduce((a, b) => (b.load < a.load ? b : a));
     lane.files.push(file);
     lane.load += weight(file);
   }
-  return lanes.map((l) => l.files.sort());
+  return lanes.map((l) => l.files);
 }
 
 /**
@@ -177,6 +287,10 @@ function runMocha(name: string, files: string[], env: NodeJS.ProcessEnv, work: s
   const resultsPath = join(work, `${slug}.json`);
   const tmp = join(work, slug);
   mkdirSync(tmp, { mode: 0o755 });
+  // tsx keeps its compiled files in $TMPDIR/tsx-<uid>: every lane, and every process a lane
+  // starts, shares the machine's one (warmed before the lanes start) instead of compiling the
+  // whole service again in each lane.
+  symlinkSync(sharedTsxCache, join(tmp, basename(sharedTsxCache)));
   const child = spawn(process.execPath, [mochaBin, '--reporter', reporter, ...files], {
     cwd: repoRoot,
     env: { ...env, LANE_RESULTS: resultsPath, TMPDIR: tmp },

@@ -31,7 +31,6 @@ describe('chaos: the API killed (SIGKILL) with requests waiting', function () {
     let atKill = { withKey: 0, withoutKey: 0 };
     const result = await runChaos(scenario!, {
       target: () => current().url!,
-      graceMs: 30_000,
       fault: async (burst) => {
         // Kill when both kinds of request are waiting on the first API.
         for (let i = 0; i < 100; i++) {

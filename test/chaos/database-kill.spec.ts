@@ -39,7 +39,6 @@ describe('chaos: the database killed (SIGKILL) for 30 s, or frozen (SIGSTOP), mi
   it('when the database dies for 30 s and comes back on its port, then every answer is a 200, a 4xx or a documented 503, and nothing is applied twice or lost', async () => {
     const result = await runChaos(scenario!, {
       target: () => api.url!,
-      graceMs: 45_000,
       fault: async () => {
         await scenario!.database!.killFrontEnd();
         await sleep(30_000);
@@ -54,7 +53,6 @@ describe('chaos: the database killed (SIGKILL) for 30 s, or frozen (SIGSTOP), mi
     const pid = scenario!.database!.ferretPid;
     const result = await runChaos(scenario!, {
       target: () => api.url!,
-      graceMs: 45_000,
       fault: async () => {
         process.kill(pid, 'SIGSTOP');
         await sleep(12_000);

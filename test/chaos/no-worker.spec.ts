@@ -28,7 +28,6 @@ describe('chaos: no worker for 20 s mid-burst, then one starts', function () {
     let drainExit: number | null = null;
     const result = await runChaos(scenario!, {
       target: () => api.url!,
-      graceMs: 30_000,
       fault: async () => {
         drainExit = await worker.stop();
         await sleep(20_000);

@@ -29,7 +29,6 @@ describe('chaos: Redis killed (SIGKILL) for 15 s mid-burst', function () {
     let queuedAtKill = 0;
     const result = await runChaos(scenario!, {
       target: () => api.url!,
-      graceMs: 30_000,
       fault: async () => {
         for (let i = 0; i < 200 && queuedAtKill < 2; i++) queuedAtKill = (await scenario!.queueCounts()).unfinished;
         await scenario!.redis.kill();

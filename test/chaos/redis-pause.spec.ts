@@ -25,7 +25,6 @@ describe('chaos: Redis paused (SIGSTOP) for 15 s mid-burst', function () {
   it('when Redis stops answering for 15 s, then answers stay bounded and documented, and nothing is applied twice or lost', async () => {
     const result = await runChaos(scenario!, {
       target: () => api.url!,
-      graceMs: 30_000,
       fault: async () => {
         scenario!.redis.pause();
         await sleep(15_000);

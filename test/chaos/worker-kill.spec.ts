@@ -31,7 +31,6 @@ describe('chaos: a worker killed (SIGKILL) mid-burst', function () {
     let activeAtKill = 0;
     const result = await runChaos(scenario!, {
       target: () => api.url!,
-      graceMs: 30_000,
       fault: async () => {
         // Frozen first, then looked at: a job active now cannot finish before the kill.
         for (let i = 0; i < 100 && activeAtKill === 0; i++) {

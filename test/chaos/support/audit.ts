@@ -53,7 +53,8 @@ function expectedRefusal(op: Op, body: any): boolean {
   return false;
 }
 
-export async function audit(scenario: Scenario, ops: Op[], startedAt: number): Promise<AuditReport> {
+/** @param hangMs - an exchange answered later than this is a hang (the bound the scenario derived) */
+export async function audit(scenario: Scenario, ops: Op[], startedAt: number, hangMs: number): Promise<AuditReport> {
   const { services, app, campaign } = scenario;
   const problems: string[] = [];
   const say = (op: Op | null, what: string) => problems.push(op ? `${op.id} (${op.kind} ${op.sourceId}): ${what}` : what);
@@ -139,9 +140,14 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number): P
         f.undocumented503++;
         say(op, `an undocumented 503 (${x.problem})`);
       }
-      if (x.status === 'timeout') {
+      if (x.status === 'timeout' || (typeof x.status === 'number' && x.ms > hangMs)) {
         f.hung++;
-        say(op, `no answer within the client's ${x.ms} ms`);
+        say(
+          op,
+          x.status === 'timeout'
+            ? `no answer within the client's ${x.ms} ms`
+            : `answered ${x.status} after ${x.ms} ms, past the hang bound ${hangMs} ms`,
+        );
       }
     }
     const last = op.exchanges.at(-1)?.body;

@@ -2,12 +2,18 @@
  * The shape every chaos scenario shares: a steady burst, the fault in its middle, the burst
  * carrying on after it, every operation followed to a final answer, the queues drained, a fresh
  * request through the service as it is now (recovered without restarts), then the audit.
+ *
+ * How long the service may take after the fault is derived from what the scenario measured
+ * before it, on this machine as it is now (other lanes, other work): its capacity (a probe of
+ * concurrent operations beside the burst), its slowest answer, and the backlog the fault left.
+ * The derivation is printed with the result; the bounds never weaken what is checked: nothing
+ * lost, nothing applied twice, no 5xx, every client answered.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { audit, type AuditReport } from './audit.js';
-import { Burst } from './burst.js';
-import type { Scenario } from './scenario.js';
+import { Burst, type Op } from './burst.js';
+import { CHAOS_ENV, type Scenario } from './scenario.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -17,8 +23,6 @@ export interface ChaosPlan {
   /** Load before the fault (default 3 s) and after it (default 3 s). */
   beforeMs?: number;
   afterMs?: number;
-  /** After the fault ends, how long an operation may still take to get a final answer. */
-  graceMs: number;
   /** The API requests go to (read at every request). */
   target: () => string;
   /** Brings the fault and ends it (a kill and a restart, a pause and a resume, ...). */
@@ -29,23 +33,80 @@ export interface ChaosRun extends AuditReport {
   burst: Burst;
   faultStartedAt: number;
   faultEndedAt: number;
+  bounds: Bounds;
 }
+
+/** The stated margin on every measured figure. */
+const MARGIN = 3;
+/** The API's own bound on any answer (api/app.ts: JOB_WAIT_TIMEOUT_MS + 5 s). */
+const ANSWER_BOUND_MS = Number(CHAOS_ENV.JOB_WAIT_TIMEOUT_MS) + 5000;
+/** After the fault: a Retry-After (1 s), a job a dead or frozen worker held (its lock, then the stall check), a worker's retry backoff (2 s cap). */
+const RECOVERY_MS = 1000 + Number(CHAOS_ENV.JOB_LOCK_MS) + Number(CHAOS_ENV.STALLED_INTERVAL_MS) + 2000;
+
+export interface Bounds {
+  /** Operations per second the service finished in the capacity probe (beside the burst). */
+  capacity: number;
+  /** The slowest answer before the fault (ms). */
+  slowestBefore: number;
+  /** Operations without a final answer when the fault ended, and those the burst adds after it. */
+  backlog: number;
+  arriving: number;
+  /** How long after the fault ends every operation must have its final answer (ms). */
+  graceMs: number;
+  /** An exchange without an answer for this long is a hang (ms). */
+  hangMs: number;
+  /** How the bounds were derived, for the report. */
+  derivation: string;
+}
+
+/** Runs `probes` keyed credits at once (one per customer) beside the burst: operations per second. */
+async function measureCapacity(scenario: Scenario, burst: Burst): Promise<number> {
+  const started = Date.now();
+  const probes = await Promise.all(scenario.sourceIds.map((sourceId) => burst.runOne('credit', sourceId, { points: 0.25, keyed: true })));
+  const ok = probes.filter((p) => p.final === 'ok').length;
+  return ok / Math.max(0.001, (Date.now() - started) / 1000);
+}
+
+const slowestAnswer = (ops: Op[], before: number) =>
+  Math.max(0, ...ops.flatMap((o) => o.exchanges.filter((x) => x.startedAt < before && typeof x.status === 'number').map((x) => x.ms)));
 
 export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<ChaosRun> {
   const startedAt = Date.now();
-  const burst = new Burst(scenario, { rateHz: plan.rateHz ?? 10, target: plan.target, seed: 0x5eed + (startedAt % 1000) }).start();
+  const rateHz = plan.rateHz ?? 10;
+  const afterMs = plan.afterMs ?? 3000;
+  const burst = new Burst(scenario, { rateHz, target: plan.target, seed: 0x5eed + (startedAt % 1000) }).start();
   await sleep(plan.beforeMs ?? 3000);
+  const capacity = await measureCapacity(scenario, burst);
   const faultStartedAt = Date.now();
+  const slowestBefore = slowestAnswer(burst.ops, faultStartedAt);
   await plan.fault(burst);
   const faultEndedAt = Date.now();
-  burst.faultEnded(plan.graceMs);
-  await sleep(plan.afterMs ?? 3000);
+  const backlog = burst.ops.filter((o) => !o.final).length;
+  const arriving = Math.ceil((rateHz * afterMs) / 1000);
+  const drainMs = ((backlog + arriving) / capacity) * 1000;
+  const graceMs = Math.round(ANSWER_BOUND_MS + RECOVERY_MS + MARGIN * drainMs);
+  const hangMs = Math.round(ANSWER_BOUND_MS + MARGIN * slowestBefore);
+  const bounds: Bounds = {
+    capacity,
+    slowestBefore,
+    backlog,
+    arriving,
+    graceMs,
+    hangMs,
+    derivation:
+      `measured before the fault: capacity ${capacity.toFixed(1)} ops/s, slowest answer ${slowestBefore} ms; ` +
+      `backlog ${backlog} + ${arriving} arriving → every final answer within ${(graceMs / 1000).toFixed(1)} s of the fault's end ` +
+      `(= answer bound ${ANSWER_BOUND_MS / 1000} s + recovery ${RECOVERY_MS / 1000} s + ${MARGIN} × drain ${(drainMs / 1000).toFixed(1)} s), ` +
+      `a hang past ${(hangMs / 1000).toFixed(1)} s (= answer bound + ${MARGIN} × slowest answer)`,
+  };
+  burst.faultEnded(graceMs, hangMs);
+  await sleep(afterMs);
   await burst.finish();
   const problems: string[] = [];
 
   // Jobs nobody waits for any more (unkeyed requests whose connection was reset) run too.
-  const queues = await scenario.drained(30_000);
-  if (queues.unfinished > 0) problems.push(`${queues.unfinished} job(s) still queued or running 30 s after the last answer`);
+  const queues = await scenario.drained(graceMs);
+  if (queues.unfinished > 0) problems.push(`${queues.unfinished} job(s) still queued or running ${graceMs} ms after the last answer`);
   if (queues.failed > 0) problems.push(`${queues.failed} job(s) failed`);
 
   // Recovered without restarts: a fresh keyed credit succeeds at once, and a read agrees with the database.
@@ -68,8 +129,16 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   if (during === 0) problems.push('no operation started during the fault');
   if (afterwards === 0) problems.push('no operation started after the fault was acknowledged');
 
-  const result = await audit(scenario, burst.ops, startedAt);
+  const result = await audit(scenario, burst.ops, startedAt, hangMs);
   // Every exchange of every operation, for a post-mortem (kept with the logs when the test fails, or with CHAOS_KEEP=1).
   writeFileSync(join(scenario.dir, 'ops.json'), JSON.stringify({ faultStartedAt, faultEndedAt, ops: burst.ops }, null, 1));
-  return { ...result, problems: [...problems, ...result.problems], burst, faultStartedAt, faultEndedAt };
+  return {
+    ...result,
+    line: `${result.line}\n      [chaos] bounds: ${bounds.derivation}`,
+    problems: [...problems, ...result.problems],
+    burst,
+    faultStartedAt,
+    faultEndedAt,
+    bounds,
+  };
 }
