@@ -30,13 +30,14 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { startEmbeddedServers, startTestDatabase, stopTestDatabase } from './embedded-servers.js';
 
 interface FileResult {
@@ -88,21 +89,6 @@ for (const t of tokens) {
   if (t.value !== undefined && !t.inlineValue) ours.add(t.index + 1); // `--repeat 3`
 }
 const mochaArgs = process.argv.slice(2).filter((_, i) => !ours.has(i));
-
-const runs: { exit: number; seconds: number }[] = [];
-for (let i = 1; i <= repeat && !interrupted; i++) {
-  const started = Date.now();
-  const exit = mochaArgs.length > 0 ? await runMochaInherited(mochaArgs) : await runLanes();
-  runs.push({ exit, seconds: (Date.now() - started) / 1000 });
-  if (repeat > 1) say(`run ${i}/${repeat}: ${exit === 0 ? 'green' : `red (exit ${exit})`}, ${Math.round(runs.at(-1)!.seconds)} s`);
-}
-if (repeat > 1) {
-  const green = runs.filter((r) => r.exit === 0).length;
-  say(
-    `${runs.length} run(s): ${green} green, ${runs.length - green} red; wall ${runs.map((r) => `${Math.round(r.seconds)} s`).join(', ')}`,
-  );
-}
-process.exitCode = runs.every((r) => r.exit === 0) && runs.length === repeat ? 0 : 1;
 
 /** Plain mocha in one process (files and options as given), output as it comes. */
 function runMochaInherited(argv: string[]): Promise<number> {
@@ -309,6 +295,14 @@ function runMocha(name: string, files: string[], env: NodeJS.ProcessEnv, work: s
       const how = stopped ? 'stopped' : `exit ${code ?? signal}`;
       process.stdout.write(`\n===== ${name}: ${files.length} file(s), ${seconds} s, ${how} =====\n`);
       process.stdout.write(Buffer.concat(output));
+      // What a failing lane's tests kept (a failed chaos scenario keeps its processes' logs and
+      // every exchange) outlives the run's temporary directory.
+      if (code !== 0) {
+        const kept = join(tmpdir(), 'coupons-test-kept', `${new Date().toISOString().replace(/[:.]/g, '-')}-${slug}`);
+        mkdirSync(dirname(kept), { recursive: true });
+        renameSync(tmp, kept);
+        process.stdout.write(`(this lane's temporary files are kept in ${kept})\n`);
+      }
       // The reporter rewrites the file as each spec file ends: a stopped lane keeps what finished.
       const results: Results = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : {};
       for (const file of files) results[file] ??= lost(file);
@@ -386,3 +380,19 @@ function rel(file: string): string {
 function say(line: string): void {
   process.stdout.write(`npm test: ${line}\n`);
 }
+
+// Last: everything above is declared by now.
+const runs: { exit: number; seconds: number }[] = [];
+for (let i = 1; i <= repeat && !interrupted; i++) {
+  const started = Date.now();
+  const exit = mochaArgs.length > 0 ? await runMochaInherited(mochaArgs) : await runLanes();
+  runs.push({ exit, seconds: (Date.now() - started) / 1000 });
+  if (repeat > 1) say(`run ${i}/${repeat}: ${exit === 0 ? 'green' : `red (exit ${exit})`}, ${Math.round(runs.at(-1)!.seconds)} s`);
+}
+if (repeat > 1) {
+  const green = runs.filter((r) => r.exit === 0).length;
+  say(
+    `${runs.length} run(s): ${green} green, ${runs.length - green} red; wall ${runs.map((r) => `${Math.round(r.seconds)} s`).join(', ')}`,
+  );
+}
+process.exitCode = runs.every((r) => r.exit === 0) && runs.length === repeat ? 0 : 1;

@@ -19,6 +19,9 @@ import { sendReply, type ReplyBody } from '../shared/queue/replies.js';
 
 export type JobListener = (event: { job: Job; outcome: 'completed' | 'failed'; durationMs: number }) => void;
 
+/** How long a partition worker that stopped by itself waits before it is started again. */
+const RESTART_DELAY_MS = 1000;
+
 /** A replica silent for this many heartbeats is dropped from the owners. */
 const HEARTBEATS_TO_EXPIRE = 3;
 
@@ -35,6 +38,7 @@ export class WorkerPool {
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private partitions = 0;
+  private closed = false;
 
   constructor(
     private readonly config: Config,
@@ -134,12 +138,18 @@ export class WorkerPool {
     worker.on('stalled', (jobId) => this.logger.warn({ jobId, queue: name }, 'job stalled, re-queued'));
     this.workers.set(p, worker);
     // A worker whose loop ends without being asked to (its start failed: Redis away at that moment)
-    // is forgotten; with partition owners on, the next heartbeat starts its partition again.
+    // is replaced: with partition owners on, by the next heartbeat (if this replica still owns the
+    // partition); otherwise a second later — else its partition would go unconsumed by this
+    // replica until it restarts.
     const ended = (err?: unknown) => {
       if (this.workers.get(p) !== worker) return; // handed over or closed: asked to stop
       this.workers.delete(p);
-      this.logger.error({ err, queue: name }, 'partition worker stopped');
+      this.logger.error({ err, queue: name }, 'partition worker stopped; starting it again');
       void worker.close().catch(() => undefined);
+      if (!this.membership)
+        setTimeout(() => {
+          if (!this.closed && !this.workers.has(p)) this.startPartition(p);
+        }, RESTART_DELAY_MS).unref();
     };
     worker.run().then(() => ended(), ended);
   }
@@ -162,6 +172,7 @@ export class WorkerPool {
 
   /** Finishes the jobs in progress, takes no new ones; leaves the owners first, so the others take over at once. */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     await this.beating;

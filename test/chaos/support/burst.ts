@@ -185,10 +185,13 @@ export class Burst {
     return { withKey, withoutKey };
   }
 
-  /** Runs one extra operation to its end (the recovery probe) and returns it. */
-  async runOne(kind: OpKind, sourceId: string, opts: { points?: number; keyed: boolean }): Promise<Op> {
+  /**
+   * Runs one extra operation to its end (the capacity probe, the recovery probe) and returns it:
+   * within the burst's deadline, or within `withinMs` from now.
+   */
+  async runOne(kind: OpKind, sourceId: string, opts: { points?: number; keyed: boolean; withinMs?: number }): Promise<Op> {
     const op = this.newOp(kind, sourceId, opts.keyed, { points: opts.points });
-    await this.drive(op);
+    await this.drive(op, opts.withinMs === undefined ? undefined : Date.now() + opts.withinMs);
     return op;
   }
 
@@ -250,12 +253,12 @@ export class Burst {
   }
 
   /** Sends the operation until a final answer, following each answer's advice. */
-  private async drive(op: Op): Promise<void> {
+  private async drive(op: Op, deadline?: number): Promise<void> {
     const { method, path, body } = this.request(op);
     const payload = JSON.stringify(body); // the same bytes on every retry
     let key: string | undefined = op.keyed ? `key-${op.id}` : undefined;
     for (;;) {
-      if (Date.now() > this.deadline) {
+      if (Date.now() > (deadline ?? this.deadline)) {
         op.final = 'unresolved';
         return;
       }

@@ -110,7 +110,7 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   if (queues.failed > 0) problems.push(`${queues.failed} job(s) failed`);
 
   // Recovered without restarts: a fresh keyed credit succeeds at once, and a read agrees with the database.
-  const probe = await burst.runOne('credit', scenario.sourceIds[0]!, { points: 1, keyed: true });
+  const probe = await burst.runOne('credit', scenario.sourceIds[0]!, { points: 1, keyed: true, withinMs: ANSWER_BOUND_MS });
   if (probe.exchanges.length !== 1 || probe.final !== 'ok')
     problems.push(`after the fault a fresh credit got ${probe.exchanges.map((x) => x.status).join(', ')}, not one 200`);
   const customerId = scenario.customerIds.get(scenario.sourceIds[0]!)!;
