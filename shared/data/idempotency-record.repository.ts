@@ -6,35 +6,35 @@ import type { IdempotencyRecordDoc } from './idempotency-record.schema.js';
 export type StoredResponse = unknown;
 
 export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
-  const claim = (applicationId: string, key: string, fingerprint: string, expiresAt: Date) =>
-    IdempotencyRecord.collection.findOneAndUpdate(
-      { application: new Types.ObjectId(applicationId), key },
-      {
-        $setOnInsert: {
-          application: new Types.ObjectId(applicationId),
+  const col = IdempotencyRecord.collection;
+  return {
+    /**
+     * Claims a key: null when this call created its record, otherwise the record that was there
+     * (its fingerprint and state tell the caller what to do). One insert for a new key; when the
+     * insert fails — the key exists (E11000), or concurrent first requests collided on the unique
+     * index (FerretDB reports that as a deadlock or an internal error) — a read says whether a
+     * record is there. A read takes no lock, so once any request of the key has claimed it, every
+     * other one finds it; only when none is there is the insert's error thrown (the caller retries
+     * transient ones). An upsert instead kept concurrent duplicates deadlocking each other on the
+     * test database for as long as they retried.
+     */
+    async claimOrFind(applicationId: string, key: string, fingerprint: string, expiresAt: Date): Promise<IdempotencyRecordDoc | null> {
+      const application = new Types.ObjectId(applicationId);
+      try {
+        await col.insertOne({
+          application,
           key,
           fingerprint,
           state: 'in_progress',
           response: null,
           expiresAt,
           createdAt: new Date(),
-        },
-      },
-      { upsert: true, returnDocument: 'before' },
-    );
-  return {
-    /**
-     * Claims a key in one round trip: null when this call created its record, otherwise the record
-     * that was there (its fingerprint and state tell the caller what to do).
-     */
-    async claimOrFind(applicationId: string, key: string, fingerprint: string, expiresAt: Date): Promise<IdempotencyRecordDoc | null> {
-      try {
-        return (await claim(applicationId, key, fingerprint, expiresAt)) as IdempotencyRecordDoc | null;
-      } catch {
-        // Two first requests raced on the unique index (E11000 on MongoDB; FerretDB reports it as
-        // an internal error): the loser's second upsert finds the winner's record. Any other error
-        // fails the second attempt too and is thrown from there.
-        return (await claim(applicationId, key, fingerprint, expiresAt)) as IdempotencyRecordDoc | null;
+        } as never);
+        return null;
+      } catch (err) {
+        const existing = (await col.findOne({ application, key })) as IdempotencyRecordDoc | null;
+        if (existing) return existing;
+        throw err;
       }
     },
     /**

@@ -86,6 +86,7 @@ export class JobGateway {
   /** Per job id: the requests waiting for it (the same key may be sent twice at once). */
   private readonly waiters = new Map<string, Set<Waiter>>();
   private connection: RedisClient | undefined;
+  private closed = false;
   /** Hears every answered job (metrics); set by the app. */
   onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
@@ -181,6 +182,7 @@ export class JobGateway {
       () => (over = true),
     );
     const look = async () => {
+      if (this.closed) return; // shutting down: the request is answered by its deadline
       const outcome = await this.finishedOutcome(queue, jobId);
       if (outcome) waiter.resolve(outcome);
       else if (!over) setTimeout(() => void look(), JOIN_POLL_MS).unref();
@@ -246,6 +248,7 @@ export class JobGateway {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.replies?.close();
     await Promise.all(this.queues.map((q) => q.close()));
     await this.connection?.quit().catch(() => undefined);

@@ -70,6 +70,14 @@ export interface IdempotentRequest {
   onReplay?: () => void;
 }
 
+/** A key's request in flight in this process: its fingerprint, and the answer it will give. */
+interface Flight {
+  fingerprint: string;
+  answer: Promise<Outcome<unknown>>;
+}
+/** Per repository (one per process and database): the keys with a request in flight here. */
+const flightsByRepo = new WeakMap<object, Map<string, Flight>>();
+
 /**
  * Runs `run` for operation `op`. Without a client key it just runs. With one: replays a stored
  * final response, refuses another request under the same key (409), and stores this run's final
@@ -77,6 +85,11 @@ export interface IdempotentRequest {
  * too: every request with a key is answered the same. A 503 is not final: the key stays in
  * progress and a retry joins the operation. The record's reads and writes retry through the
  * database's transient refusals (a deadlock, a write conflict) within the job wait.
+ *
+ * Duplicates that reach this process while the first is in flight wait for its answer instead of
+ * claiming the record themselves: a storefront retrying at once costs no database round trip, and
+ * the database sees one claim per key and replica (a dozen concurrent claims of one key kept
+ * deadlocking each other on the test database).
  */
 export async function withIdempotency<T>(
   deps: Pick<Services, 'repos' | 'config' | 'now'>,
@@ -85,17 +98,47 @@ export async function withIdempotency<T>(
 ): Promise<T> {
   const { key, applicationId } = req;
   if (!key) return run(req.op);
+  const fingerprint = fingerprintOf(req.route, req.body);
+  let flights = flightsByRepo.get(deps.repos.idempotency);
+  if (!flights) flightsByRepo.set(deps.repos.idempotency, (flights = new Map()));
+  const flightKey = `${applicationId}\n${key}`;
+  const joined = flights.get(flightKey);
+  if (joined) {
+    if (joined.fingerprint !== fingerprint) throw keyReused();
+    return replay(req, (await joined.answer) as Outcome<T>);
+  }
+  let replayed = false;
+  const answer = answerOnce(deps, { ...req, key, fingerprint, onReplay: () => (replayed = true) }, run);
+  flights.set(flightKey, { fingerprint, answer });
+  try {
+    const outcome = await answer;
+    if (replayed) req.onReplay?.();
+    return unwrapOutcome(outcome);
+  } finally {
+    flights.delete(flightKey);
+  }
+}
+
+/** The first request of a key in this process: its answer as an outcome (a 503 too), stored when final. */
+async function answerOnce<T>(
+  deps: Pick<Services, 'repos' | 'config' | 'now'>,
+  req: IdempotentRequest & { key: string; fingerprint: string },
+  run: (op: Operation) => Promise<T>,
+): Promise<Outcome<T>> {
+  const { key, applicationId, fingerprint } = req;
   const repo = deps.repos.idempotency;
   const retry = <R>(call: () => Promise<R>) => retryTransient(call, deps.config.jobWaitTimeoutMs, 20);
-  const fingerprint = fingerprintOf(req.route, req.body);
   const expiresAt = new Date(deps.now().getTime() + deps.config.idempotencyTtlSeconds * 1000);
   const existing = await retry(() => repo.claimOrFind(applicationId, key, fingerprint, expiresAt));
   if (existing) {
     if (existing.fingerprint !== fingerprint) throw keyReused();
-    if (existing.state === 'done' && existing.response) return replay(req, existing.response as Outcome<T>);
+    if (existing.state === 'done' && existing.response) {
+      req.onReplay?.();
+      return existing.response as Outcome<T>;
+    }
   }
   const outcome = await toOutcome(() => run(req.op));
-  if (!outcome.ok && outcome.error.kind === 'unavailable') return unwrapOutcome(outcome);
+  if (!outcome.ok && outcome.error.kind === 'unavailable') return outcome;
   // As the database will hold it (no undefined fields), so that the first answer and its replays are one text.
   const mine = JSON.parse(
     JSON.stringify(
@@ -103,7 +146,9 @@ export async function withIdempotency<T>(
     ),
   ) as Outcome<T>;
   const stored = await retry(() => repo.complete(applicationId, key, mine));
-  return stored.mine ? unwrapOutcome(mine) : replay(req, stored.response as Outcome<T>);
+  if (stored.mine) return mine;
+  req.onReplay?.();
+  return stored.response as Outcome<T>;
 }
 
 function replay<T>(req: IdempotentRequest, response: Outcome<T>): T {

@@ -1,8 +1,10 @@
 /**
  * Load test of `Idempotency-Key` under concurrent duplicates (issue 19, items 1 and 3): bursts of
  * identical keyed requests sent a few milliseconds apart, several bursts in flight at once, as a
- * storefront retrying impatiently would. Counted, not assumed: no 5xx, each operation applied
- * once, and every answer of a burst — and a replay after it — is the first answer, byte for byte.
+ * storefront retrying impatiently would — alternately to two API replicas, so that duplicates
+ * race in the database as well as within one process. Counted, not assumed: no 5xx, each
+ * operation applied once, and every answer of a burst — and a replay after it — is the first
+ * answer, byte for byte.
  */
 import { expect } from 'chai';
 import { Types } from 'mongoose';
@@ -36,6 +38,8 @@ async function burst(send: () => Promise<{ status: number; text: string }>): Pro
 describe('Idempotency-Key under bursts of concurrent duplicates', function () {
   this.timeout(300_000);
   const api = useTestApi();
+  // A second replica: its own process state (caches, requests in flight), the same database and queues.
+  const replica = useTestApi({}, { inProcessWorker: false });
   let app: TestApplication;
   let run = 0;
   beforeEach(async () => {
