@@ -59,14 +59,20 @@ export const jobIdOf = (applicationId: string, operationKey: string): string =>
 /** A fresh operation key for a request sent without `Idempotency-Key`. */
 export const newOperationKey = (): string => `auto-${randomUUID()}`;
 
-// Takes a job out of the wait (or paused) list if it is still there and has never started: after
-// this, no worker can start it. A job that started once (BullMQ counts attempts started, `ats`)
-// may have applied even when it is back in the list (a stalled job is re-queued there), so it stays.
+// Takes a job out of the wait (or paused) list if it is still there and has never started, and
+// deletes it: after this, no worker can start it, and its id is free for a retry with the same key
+// to queue it again. A job that started once (BullMQ counts attempts started, `ats`) may have
+// applied even when it is back in the list (a stalled job is re-queued there), so it stays. The
+// deletion is part of the script because the script may run after the API stopped waiting for it
+// (a frozen Redis: the command was sent, its answer timed out): a job taken out of its list but
+// left behind would hold its id forever — every retry's add ignored, the operation never run.
 // Its keys share the partition's hash tag, so this is one slot in a cluster too.
 const WITHDRAW = `
 if (tonumber(redis.call('HGET', KEYS[3], 'ats')) or 0) > 0 then return 0 end
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then return 1 end
-if redis.call('LREM', KEYS[2], 1, ARGV[1]) == 1 then return 1 end
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 or redis.call('LREM', KEYS[2], 1, ARGV[1]) == 1 then
+  redis.call('DEL', KEYS[3], KEYS[4])
+  return 1
+end
 return 0`;
 
 export interface RunOptions {
@@ -207,10 +213,11 @@ export class JobGateway {
   private async expire(queue: Queue, jobId: string, waiter: Waiter): Promise<void> {
     let standing: Standing = 'pending';
     try {
-      const withdrawn = (await this.connection!.eval(WITHDRAW, 3, queue.keys.wait!, queue.keys.paused!, queue.toKey(jobId), jobId)) === 1;
+      const jobKey = queue.toKey(jobId);
+      const withdrawn =
+        (await this.connection!.eval(WITHDRAW, 4, queue.keys.wait!, queue.keys.paused!, jobKey, `${jobKey}:logs`, jobId)) === 1;
       if (withdrawn) {
         standing = 'not_applied';
-        await queue.remove(jobId).catch(() => undefined); // its data; nothing can start it now
       } else {
         const finished = await this.finishedOutcome(queue, jobId);
         if (finished) return waiter.resolve(finished);

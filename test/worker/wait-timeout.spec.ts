@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess } from '../support/service-process.js';
@@ -78,6 +79,57 @@ describe('waiting for a job past the timeout', function () {
       expect(ledger.map((e) => [e.type, e.points, e.state])).to.deep.equal([['credit', 300, 'applied']]);
     } finally {
       await worker.stop();
+    }
+  });
+});
+
+/**
+ * The withdraw of a job whose wait is over can time out on a frozen Redis and still run when Redis
+ * comes back (the command was sent): it must then leave no trace of the job, or the job's id
+ * stays taken by a hash in no list — every retry's add is ignored, and the operation the 503
+ * called "queued or running" never runs (seen in the chaos suite after a 15-s Redis pause).
+ */
+describe('a withdraw that times out on a frozen Redis and runs when it comes back', function () {
+  this.timeout(120_000);
+
+  it('when the withdraw runs after the API gave up on it, then a retry with the key queues the operation again and applies it once', async () => {
+    const redis = await startRedisServer();
+    const env = { REDIS_URL: redis.url, QUEUE_PREFIX: `withdraw-${process.pid}`, JOB_WAIT_TIMEOUT_MS: '500' };
+    const api = await startTestApi(env, { inProcessWorker: false });
+    let worker: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
+    try {
+      const app = await createTestApplication(api.services);
+      const [customer] = await createCustomers(api.services, app.id, ['frozen']);
+      const wallet = await createWallet(api.services, app.id);
+      const credit = () =>
+        call(api.url, 'PUT', '/wallets/customer/frozen/transactions/loyalty', {
+          auth: app.auth,
+          body: { type: 'credit', points: 4 },
+          headers: { 'Idempotency-Key': 'frozen-1' },
+        });
+      // No worker: the job waits; Redis freezes before the wait ends, so the withdraw times out.
+      const first = credit();
+      await new Promise((r) => setTimeout(r, 250));
+      process.kill(redis.child.pid!, 'SIGSTOP');
+      let answer: Awaited<ReturnType<typeof credit>>;
+      try {
+        answer = await first;
+      } finally {
+        await new Promise((r) => setTimeout(r, 500));
+        process.kill(redis.child.pid!, 'SIGCONT'); // the withdraw sent meanwhile runs now
+      }
+      expect(answer.status).to.equal(503);
+      expect(answer.body.applied, 'the API could not know whether its withdraw ran').to.equal(undefined);
+      worker = await startWorkerProcess(env);
+      let retry = await credit();
+      for (let i = 0; i < 20 && retry.status === 503; i++) retry = await credit();
+      expect(retry.status, retry.text).to.equal(200);
+      const ledger = await api.services.repos.walletTransactions.listForCustomer(app.id, customer!.id, wallet.id);
+      expect(ledger.map((e) => [e.type, e.points, e.state])).to.deep.equal([['credit', 400, 'applied']]);
+    } finally {
+      await worker?.stop();
+      await api.close();
+      await redis.stop();
     }
   });
 });

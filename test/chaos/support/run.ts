@@ -132,6 +132,14 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   const result = await audit(scenario, burst.ops, startedAt, hangMs);
   // Every exchange of every operation, for a post-mortem (kept with the logs when the test fails, or with CHAOS_KEEP=1).
   writeFileSync(join(scenario.dir, 'ops.json'), JSON.stringify({ faultStartedAt, faultEndedAt, ops: burst.ops }, null, 1));
+  if (problems.length + result.problems.length > 0) {
+    // The queues as they are now, and the jobs of the operations that ended without a final answer.
+    const keys = burst.ops
+      .filter((o) => o.final !== 'ok' && o.final !== 'refused')
+      .flatMap((o) => o.exchanges.map((x) => x.sentKey ?? x.headerKey ?? ''));
+    const dump = await scenario.queueDump([...new Set(keys.filter(Boolean))]).catch((err: Error) => ({ error: err.message }));
+    writeFileSync(join(scenario.dir, 'queues.json'), JSON.stringify(dump, null, 1));
+  }
   return {
     ...result,
     line: `${result.line}\n      [chaos] bounds: ${bounds.derivation}`,

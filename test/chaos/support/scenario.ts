@@ -7,11 +7,12 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { withDbName } from '../../../scripts/embedded-servers.js';
 import { connectDatabase, type Database } from '../../../shared/data/db.js';
 import type { Campaign } from '../../../shared/domain/types.js';
+import { jobIdOf } from '../../../shared/queue/gateway.js';
 import { partitionQueueName } from '../../../shared/queue/names.js';
 import { createServices, type Services } from '../../../shared/services.js';
 import { createCampaign, createCustomers, createWallet } from '../../fixtures/records.js';
@@ -153,6 +154,49 @@ export class Scenario {
         await queue.close();
       }
       return { unfinished, active, failed };
+    } finally {
+      connection.disconnect();
+    }
+  }
+
+  /**
+   * For a post-mortem: each partition queue's counts, active list and global concurrency, and the
+   * state of the jobs of `operationKeys` (their ids derive from the key: shared/queue/gateway.ts).
+   */
+  async queueDump(operationKeys: string[]): Promise<unknown> {
+    const connection = new Redis(this.redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+    await connection.connect();
+    try {
+      const partitions = [];
+      for (let p = 0; p < Number(CHAOS_ENV.QUEUE_PARTITIONS); p++) {
+        const queue = new Queue(partitionQueueName(p), { connection, prefix: this.env.QUEUE_PREFIX });
+        partitions.push({
+          queue: queue.name,
+          counts: await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'),
+          active: await connection.lrange(queue.keys.active!, 0, -1),
+          wait: await connection.lrange(queue.keys.wait!, 0, 20),
+          stalled: await connection.smembers(queue.keys.stalled!),
+          meta: await connection.hgetall(queue.keys.meta!),
+          jobs: await Promise.all(
+            operationKeys.map(async (key) => {
+              const id = jobIdOf(this.app.id, key);
+              const job = await Job.fromId(queue, id);
+              return job
+                ? {
+                    key,
+                    id,
+                    state: await job.getState(),
+                    ...job.toJSON(),
+                    data: undefined,
+                    lock: await connection.get(`${queue.toKey(id)}:lock`),
+                  }
+                : null;
+            }),
+          ).then((jobs) => jobs.filter((j) => j !== null)),
+        });
+        await queue.close();
+      }
+      return partitions;
     } finally {
       connection.disconnect();
     }
