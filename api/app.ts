@@ -13,7 +13,7 @@ import { adminRouter } from './admin/admin.router.js';
 import { BULL_BOARD_PATH, bullBoard } from './ops/bull-board.js';
 import { docsRouter } from './ops/docs.router.js';
 import { httpMetrics } from './ops/http-metrics.js';
-import { createMetrics, type Metrics } from './ops/metrics.js';
+import { createMetrics, type Metrics } from '../shared/ops/metrics.js';
 import { opsRouter } from './ops/ops.router.js';
 import { outcomeRecorder } from './ops/outcome-metrics.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';

@@ -10,7 +10,7 @@ import { JobGateway } from '../shared/queue/gateway.js';
 import { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import { buildApp } from './app.js';
 import { createHttpServer, listen } from './http-server.js';
-import { keepRunningOnStrayErrors, reportReady } from '../shared/process.js';
+import { closeHttpServer, drainOnSignal, keepRunningOnStrayErrors, reportReady } from '../shared/process.js';
 
 async function main() {
   const { config, logger, services } = await bootstrap('api');
@@ -27,23 +27,13 @@ async function main() {
   logger.info({ port }, 'api listening');
   reportReady(port);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'draining');
-    server.close(async () => {
-      await jobs.close();
-      await webhooks.close();
-      await services.changes.close();
-      await db.close();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  drainOnSignal(logger, async () => {
+    await closeHttpServer(server); // every accepted request answered, those waiting on a job included
+    await jobs.close();
+    await webhooks.close();
+    await services.changes.close();
+    await db.close();
+  });
 }
 
 main().catch((err) => {

@@ -9,6 +9,7 @@ import { parseConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/data/db.js';
 import { createLogger } from '../shared/logger.js';
 import { JobGateway } from '../shared/queue/gateway.js';
+import { closeHttpServer, drainOnSignal } from '../shared/process.js';
 import { createServices } from '../shared/services.js';
 import { createProcessor } from '../worker/processors/index.js';
 import { startWorkerWebhooks } from '../worker/webhook-worker.js';
@@ -53,21 +54,16 @@ async function main() {
       ].join('\n'),
     );
   });
-  const stop = () => {
-    server.close(async () => {
-      await webhooks.stopDelivering();
-      await pool.close();
-      await webhooks.close();
-      await jobs.close();
-      await services.changes.close();
-      await db.close();
-      await servers.stop();
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  drainOnSignal(logger, async () => {
+    await closeHttpServer(server);
+    await webhooks.stopDelivering();
+    await pool.close();
+    await webhooks.close();
+    await jobs.close();
+    await services.changes.close();
+    await db.close();
+    await servers.stop();
+  });
 }
 
 main().catch((err) => {

@@ -8,7 +8,8 @@
 import { Cluster } from 'ioredis';
 import { loadConfig } from '../shared/config.js';
 import { WEBHOOK_QUEUE, partitionQueueName } from '../shared/queue/names.js';
-import { clusterSeeds, redisConnection } from '../shared/queue/redis.js';
+import { redisConnection } from '../shared/queue/redis.js';
+import { clusterSeeds } from '../shared/redis-url.js';
 import { keySlot } from './redis-cluster.js';
 
 /** `redis-cli --cluster create` with 3 primaries: 0-5460, 5461-10922, 10923-16383. */

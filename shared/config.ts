@@ -5,7 +5,7 @@
  */
 import { BlockList } from 'node:net';
 import Joi from 'joi';
-import { clusterSeeds } from './queue/redis.js';
+import { clusterSeeds } from './redis-url.js';
 
 export interface Config {
   /** `development` enables pretty logs and the embedded servers of `npm run dev`. */

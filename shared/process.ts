@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { Logger } from './logger.js';
 
 /**
@@ -27,3 +28,39 @@ export interface ReadyMessage {
 export const reportReady = (port: number): void => void process.send?.({ ready: true, port } satisfies ReadyMessage);
 
 export const isReadyMessage = (m: unknown): m is ReadyMessage => typeof m === 'object' && m !== null && (m as ReadyMessage).ready === true;
+
+/**
+ * The one graceful shutdown of every process (API, worker, `npm run dev`): on the first SIGTERM or
+ * SIGINT it runs `drain` — stop taking work, finish what is in hand, close connections, in the
+ * order given — then exits 0 (1 if the drain failed). A second signal is ignored: the drain is
+ * already under way (an orchestrator that wants it over sends SIGKILL).
+ */
+export function drainOnSignal(logger: Logger, drain: () => Promise<void>): void {
+  let draining = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (draining) return;
+    draining = true;
+    logger.info({ signal }, 'draining');
+    drain().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'drain failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Stops an HTTP server taking connections and resolves once every request in hand is answered. */
+export function closeHttpServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Keep-alive connections with no request in hand are closed now; busy ones after their answer.
+    server.closeIdleConnections();
+  });
+}

@@ -17,9 +17,9 @@ import { walletTransactionRepository } from './data/wallet-transaction.repositor
 import { walletRepository } from './data/wallet.repository.js';
 import { webhookDeliveryRepository } from './data/webhook-delivery.repository.js';
 import { webhookEndpointRepository } from './data/webhook-endpoint.repository.js';
-import { CampaignCache } from './usecases/campaign-cache.js';
-import { CredentialCache } from './usecases/credential-cache.js';
-import { RecheckCache } from './usecases/recheck-cache.js';
+import { CampaignCache } from './cache/campaign-cache.js';
+import { CredentialCache } from './cache/credential-cache.js';
+import { RecheckCache } from './cache/recheck-cache.js';
 import { ALL_APPLICATIONS, ConfigChanges } from './cache/config-changes.js';
 import type { Logger } from './logger.js';
 import type { ApplicationRecord } from './data/application.repository.js';

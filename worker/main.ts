@@ -6,12 +6,12 @@
  */
 import { bootstrap } from '../shared/bootstrap.js';
 import type { AddressInfo } from 'node:net';
-import { keepRunningOnStrayErrors, reportReady } from '../shared/process.js';
+import { drainOnSignal, keepRunningOnStrayErrors, reportReady } from '../shared/process.js';
 import { createProcessor } from './processors/index.js';
 import { startOpsServer } from './ops-server.js';
 import { WorkerPool } from './worker-pool.js';
 import { startWorkerWebhooks } from './webhook-worker.js';
-import { createMetrics } from '../api/ops/metrics.js';
+import { createMetrics } from '../shared/ops/metrics.js';
 import { partitionQueues } from '../shared/queue/names.js';
 import { redisConnection } from '../shared/queue/redis.js';
 import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js';
@@ -44,24 +44,16 @@ async function main() {
   );
   reportReady((ops.server.address() as AddressInfo).port);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'draining');
+  drainOnSignal(logger, async () => {
     await ops.close();
     await webhooks.stopDelivering();
-    await pool.close();
+    await pool.close(); // the jobs in hand finish; no new one is taken
     await webhooks.close();
     await partitions.close();
     await redis.quit();
     await services.changes.close();
     await db.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  });
 }
 
 main().catch((err) => {

@@ -5,9 +5,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { RedisClient } from '../shared/queue/redis.js';
-import { LIVE, readiness } from '../api/ops/health.js';
-import type { Metrics } from '../api/ops/metrics.js';
-import { presentsToken } from '../api/ops/token.js';
+import { LIVE, readiness } from '../shared/ops/health.js';
+import type { Metrics } from '../shared/ops/metrics.js';
+import { presentsToken } from '../shared/ops/token.js';
 import type { Database } from '../shared/data/db.js';
 import type { Logger } from '../shared/logger.js';
 

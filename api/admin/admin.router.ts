@@ -31,7 +31,7 @@ import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived 
 import { listDeliveries, listEvents, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
-import { presentsToken } from '../ops/token.js';
+import { presentsToken } from '../../shared/ops/token.js';
 
 export function adminAuth(token: string | undefined): RequestHandler {
   return (req, res, next) => {

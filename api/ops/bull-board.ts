@@ -11,7 +11,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import { Router, type Express } from 'express';
 import { notFoundRoute } from '../middleware/error-handler.js';
-import { presentsToken } from './token.js';
+import { presentsToken } from '../../shared/ops/token.js';
 
 /** Where app.ts mounts the board (before the `/admin` router, which would answer 401/404 first). */
 export const BULL_BOARD_PATH = '/admin/queues';

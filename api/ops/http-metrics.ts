@@ -3,7 +3,7 @@
  * customer ids: unbounded cardinality and personal data); unknown routes are `unmatched`.
  */
 import type { Express, RequestHandler } from 'express';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../../shared/ops/metrics.js';
 import { routeTemplateOf } from './route-template.js';
 
 /** Installed before the routes; `app` is read when a request ends, once every route exists. */

@@ -7,9 +7,9 @@
 import { Router, type RequestHandler } from 'express';
 import type { RedisClient } from '../../shared/queue/redis.js';
 import type { Database } from '../../shared/data/db.js';
-import { LIVE, readiness } from './health.js';
-import type { Metrics } from './metrics.js';
-import { presentsToken } from './token.js';
+import { LIVE, readiness } from '../../shared/ops/health.js';
+import type { Metrics } from '../../shared/ops/metrics.js';
+import { presentsToken } from '../../shared/ops/token.js';
 
 /** What the operations routes read. */
 export interface OpsDeps {

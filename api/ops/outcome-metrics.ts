@@ -6,7 +6,7 @@
  */
 import { JOB, type JobName, type JobPayloads } from '../../shared/queue/names.js';
 import type { Outcome } from '../../shared/queue/outcome.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../../shared/ops/metrics.js';
 
 /**
  * Counts one answered job:

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { JOB } from '../../shared/queue/names.js';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { Services } from '../../shared/services.js';
-import { prepareApply } from '../../shared/usecases/apply-coupon.usecase.js';
+import { prepareApply } from '../../shared/usecases/apply/prepare-apply.usecase.js';
 import { answerQueuedOperation } from './queued-operation.js';
 
 /** POST /coupons/apply?type=redeem|revert: validate, queue on the customer's partition, wait. */

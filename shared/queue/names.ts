@@ -11,8 +11,7 @@ import { Queue, type QueueOptions } from 'bullmq';
 import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
-import type { WalletOperationInput } from '../usecases/wallet-operation.usecase.js';
-import type { RedeemInput, RevertInput } from '../usecases/apply-coupon.usecase.js';
+import type { RedeemInput, RevertInput, WalletOperationInput } from './job-payloads.js';
 import type { DeliveryJobData } from '../data/webhook-delivery.repository.js';
 
 export const partitionQueueName = (partition: number): string => `ops-{${String(partition).padStart(2, '0')}}`;

@@ -6,24 +6,10 @@
 import { fromHundredths, hasAtMostTwoDecimals, toHundredths } from '../domain/points.js';
 import type { WalletRecord } from '../data/wallet.repository.js';
 import type { Services } from '../services.js';
-import type { JobRun } from './apply-coupon.usecase.js';
+import type { WalletOperationInput } from '../queue/job-payloads.js';
+import type { JobRun } from './job-run.js';
 import { postLedgerEntry, type PostEntryInput } from './wallet-ledger.js';
 import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeMissing, walletNotFound } from './wallet-errors.js';
-
-export interface WalletOperationInput {
-  applicationId: string;
-  customerId: string;
-  /** The customer's `source_id`, for its events (absent in jobs queued by an earlier release). */
-  sourceId?: string;
-  walletDbId: string;
-  walletId: string;
-  type: 'credit' | 'debit';
-  /** Hundredths of a point. */
-  points: number;
-  description: string;
-  txnId: string;
-  requestId: string;
-}
 
 /** The contract's Wallet transaction result object. */
 export interface WalletTransactionResult {

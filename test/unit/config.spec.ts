@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseConfig } from '../../shared/config.js';
-import { clusterSeeds } from '../../shared/queue/redis.js';
+import { clusterSeeds } from '../../shared/redis-url.js';
 
 describe('configuration', () => {
   it('when nothing is set, then the documented defaults apply and the object is frozen', () => {

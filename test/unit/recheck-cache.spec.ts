@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RecheckCache } from '../../shared/usecases/recheck-cache.js';
+import { RecheckCache } from '../../shared/cache/recheck-cache.js';
 
 /** A load that answers when told to, counting its calls. */
 function loader() {

@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { EventClock } from '../../shared/queue/event-clock.js';
 import { redisConnection } from '../../shared/queue/redis.js';
 import { WebhookQueue } from '../../shared/queue/webhook-queue.js';
-import type { Committed } from '../../shared/usecases/apply-coupon.usecase.js';
+import type { Committed } from '../../shared/usecases/job-run.js';
 import { EventRecorder } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation, prepareWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { createCustomers, createWallet } from '../fixtures/records.js';

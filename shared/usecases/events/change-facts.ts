@@ -15,8 +15,9 @@ import type { RedemptionEventData, RefusalEventData, WalletEventData } from '../
 import { fromHundredths } from '../../domain/points.js';
 import type { Outcome } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
-import type { Committed, CommittedCycle, RedeemInput, RevertInput } from '../apply-coupon.usecase.js';
-import type { WalletOperationInput, WalletTransactionResult } from '../wallet-operation.usecase.js';
+import type { RedeemInput, RevertInput, WalletOperationInput } from '../../queue/job-payloads.js';
+import type { Committed, CommittedCycle } from '../job-run.js';
+import type { WalletTransactionResult } from '../wallet-operation.usecase.js';
 
 /** A job of the partition queues with its outcome and what its run committed, as the processor saw them. */
 export type FinishedOperation = (

@@ -26,22 +26,18 @@ export type EventRecorderDeps = Pick<Services, 'repos' | 'applications' | 'webho
   clock: Pick<EventClock, 'reserve'>;
 };
 
-const MAX_CACHED = 50_000;
-
 /**
- * Holds the customers' `source_id`s in-process (they never change); the endpoints of each
- * application come from `webhookEndpoints` (re-read every `CACHE_CHECK_MS`). So an application
- * without endpoints pays nothing, and one with endpoints pays the writes only.
+ * The endpoints of each application come from `webhookEndpoints` (re-read every
+ * `CACHE_CHECK_MS`); the customer's `source_id` comes with the job. So an application without
+ * endpoints pays nothing, and one with endpoints pays the writes only.
  */
 export class EventRecorder {
-  private readonly sourceIds = new Map<string, string>();
-
   constructor(private readonly deps: EventRecorderDeps) {}
 
   /** Records the events of `op`; returns their ids (empty when nothing is to be reported). */
   async record(op: FinishedOperation): Promise<string[]> {
     const { repos } = this.deps;
-    const { applicationId, customerId, requestId, sourceId: given } = op.input;
+    const { applicationId, customerId, requestId, sourceId } = op.input;
     // Events are kept for delivery: an application with no endpoint at all records none.
     const endpoints = await this.deps.webhookEndpoints.get(applicationId);
     if (endpoints.length === 0) return [];
@@ -70,10 +66,7 @@ export class EventRecorder {
 
     const now = this.deps.now();
     const needsNumbers = facts.some((f, i) => !stored.has(ids[i]!) && !sentBody(ids[i]!, f.type));
-    const [sourceId, reservation] = await Promise.all([
-      needsNumbers ? (given ?? this.sourceIdOf(applicationId, customerId)) : '',
-      needsNumbers ? this.deps.clock.reserve(op, facts.length, now) : null,
-    ]);
+    const reservation = needsNumbers ? await this.deps.clock.reserve(op, facts.length, now) : null;
     const events: EventRecord[] = [];
     facts.forEach((f, i) => {
       const id = ids[i]!;
@@ -106,18 +99,6 @@ export class EventRecorder {
     );
     await this.deps.webhooks.deliverRuns(runs);
     return ids;
-  }
-
-  /** For jobs queued before they carried the source id: read once per customer, then cached. */
-  private async sourceIdOf(applicationId: string, customerId: string): Promise<string> {
-    const key = `${applicationId}:${customerId}`;
-    const hit = this.sourceIds.get(key);
-    if (hit !== undefined) return hit;
-    const [customer] = await this.deps.repos.customers.findByIds(applicationId, [customerId]);
-    const sourceId = customer?.sourceId ?? '';
-    if (!this.sourceIds.has(key) && this.sourceIds.size >= MAX_CACHED) this.sourceIds.delete(this.sourceIds.keys().next().value!);
-    this.sourceIds.set(key, sourceId);
-    return sourceId;
   }
 }
 

@@ -1,5 +1,5 @@
 /** Contract error bodies of `POST /coupons/apply` (interface.md "Errors", decisions 14, 17, 20a, 20b). */
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 
 export const invalidQueryType = () => new DomainError('invalid', 'Invalid query param', 'type should be redeem or revert', { code: 400 });
 export const invalidPayload = (details: string) => new DomainError('invalid', 'Invalid payload', details, { code: 400 });

@@ -3,8 +3,8 @@
  * `/readyz`: MongoDB and Redis each answer a ping within {@link READINESS_TIMEOUT_MS} — what a load
  * balancer, an orchestrator or the compose health checks should use.
  */
-import type { RedisClient } from '../../shared/queue/redis.js';
-import type { Database } from '../../shared/data/db.js';
+import type { RedisClient } from '../queue/redis.js';
+import type { Database } from '../data/db.js';
 
 /** Per-dependency ping budget: a probe must answer fast even when a dependency hangs. Default 2000 ms. */
 export const READINESS_TIMEOUT_MS = 2000;

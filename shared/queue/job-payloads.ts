@@ -1,0 +1,46 @@
+/**
+ * PERSISTED SHAPES: the payloads of the partition queues' jobs (shared/queue/names.ts `JOB`),
+ * stored in Redis with every job. A job queued by one version is run by the next during a rolling
+ * deploy: add fields as optional, never rename or remove one while jobs carrying it may be queued.
+ * The API prepares them (shared/usecases/apply/prepare-apply.usecase.ts,
+ * shared/usecases/wallet-operation.usecase.ts); the workers run them.
+ */
+
+interface ApplyPayload {
+  applicationId: string;
+  customerId: string;
+  /** The customer's `source_id`, for its events. */
+  sourceId: string;
+  campaignId: string;
+  bulkCodeId: string | null;
+  /** `coupon_id` as sent (echoed as `couponId`). */
+  couponId: string;
+  /** The code as configured (echoed as `coupon_code`). */
+  code: string;
+  orderId: string;
+  requestId: string;
+}
+
+/** `redeem`: the order as sent too — redeem re-validates every rule against it. */
+export interface RedeemInput extends ApplyPayload {
+  order: unknown;
+}
+
+/** `revert`. */
+export type RevertInput = ApplyPayload;
+
+/** `wallet-transaction`: a credit or a debit of a customer's wallet. */
+export interface WalletOperationInput {
+  applicationId: string;
+  customerId: string;
+  /** The customer's `source_id`, for its events. */
+  sourceId: string;
+  walletDbId: string;
+  walletId: string;
+  type: 'credit' | 'debit';
+  /** Hundredths of a point. */
+  points: number;
+  description: string;
+  txnId: string;
+  requestId: string;
+}

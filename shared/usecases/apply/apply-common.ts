@@ -1,0 +1,32 @@
+/** What redeem and revert share in a worker: the contract's result object and the campaign a job names. */
+import type { RevertInput } from '../../queue/job-payloads.js';
+import type { Services } from '../../services.js';
+import { couponNotFound } from './apply-errors.js';
+
+/** The contract's Redeem/revert result object. */
+export interface ApplyResult {
+  status: 'completed' | 'reverted';
+  couponId: string;
+  orderId: string;
+  coupon_code: string;
+  request_id: string;
+}
+
+export const resultOf = (input: RevertInput, status: ApplyResult['status']): ApplyResult => ({
+  status,
+  couponId: input.couponId,
+  orderId: input.orderId,
+  coupon_code: input.code,
+  request_id: input.requestId,
+});
+
+/** Rounds of a redeem or revert that met concurrent changes before it gives up (never seen). */
+export const MAX_ROUNDS = 10;
+
+export async function loadCampaign(deps: Pick<Services, 'applications' | 'campaigns'>, applicationId: string, campaignId: string) {
+  const app = await deps.applications.get(applicationId);
+  if (!app) throw couponNotFound();
+  const campaign = (await deps.campaigns.get(app)).byId.get(campaignId);
+  if (!campaign) throw couponNotFound();
+  return { app, campaign };
+}

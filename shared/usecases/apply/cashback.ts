@@ -1,0 +1,65 @@
+/**
+ * A redemption's cashback (decision 20): credited to the campaign's wallet once the cycle is
+ * committed, taken back (or voided, if never credited) by its revert. Ledger txn ids derive from
+ * the redemption key, so every step posts once whatever the re-runs.
+ */
+import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
+import type { Services } from '../../services.js';
+import { postLedgerEntry, voidEntry, type Posting } from '../wallet-ledger.js';
+
+export const cashbackTxnId = (key: string) => `cashback:${key}`;
+export const cashbackRevertTxnId = (key: string) => `cashback-revert:${key}`;
+
+async function cashbackWalletOf(deps: Pick<Services, 'wallets'>, applicationId: string, walletId: string | null) {
+  return walletId ? ((await deps.wallets.get(`${applicationId}:${walletId}`))?.id ?? null) : null;
+}
+
+/** Posts an entry and keeps what was asked with what happened. */
+const posting = async (deps: Pick<Services, 'repos'>, input: Posting['input']): Promise<Posting> => ({
+  input,
+  result: await postLedgerEntry(deps, input),
+});
+
+/**
+ * Credits a committed redemption's cashback (decision 20). Idempotent (its txnId); a no-op once
+ * voided by a revert. Returns what it posted (null: no cashback wallet).
+ */
+export async function creditCashback(
+  deps: Pick<Services, 'repos' | 'wallets'>,
+  r: Pick<RedemptionRecord, 'applicationId' | 'customerId' | 'key' | 'orderId' | 'cashbackCents' | 'cashbackWallet'>,
+): Promise<Posting | null> {
+  const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
+  if (!walletDbId) return null;
+  return posting(deps, {
+    applicationId: r.applicationId,
+    customerId: r.customerId,
+    walletDbId,
+    txnId: cashbackTxnId(r.key),
+    type: 'credit',
+    points: r.cashbackCents,
+    description: `cashback: order ${r.orderId}`,
+    origin: 'cashback',
+  });
+}
+
+/**
+ * Takes back a reverted redemption's cashback. If it was never credited, voids its txnId first so
+ * that a late credit (a re-run of the redeem) can never post it; else debits what was credited, at
+ * most the balance (it may have been spent). Idempotent. Returns the debit (null: none).
+ */
+export async function revertCashback(deps: Pick<Services, 'repos' | 'wallets'>, r: RedemptionRecord): Promise<Posting | null> {
+  const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
+  if (!walletDbId) return null;
+  const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };
+  if (await voidEntry(deps, { ...entry, txnId: cashbackTxnId(r.key), description: `cashback voided: order ${r.orderId}` })) return null;
+  const credit = await deps.repos.walletTransactions.findByTxnId(r.applicationId, r.customerId, cashbackTxnId(r.key));
+  if (!credit || credit.stored === 'refused' || credit.stored === 'void') return null;
+  return posting(deps, {
+    ...entry,
+    txnId: cashbackRevertTxnId(r.key),
+    type: 'debit',
+    points: credit.points,
+    description: `cashback reverted: order ${r.orderId}`,
+    clampToBalance: true,
+  });
+}

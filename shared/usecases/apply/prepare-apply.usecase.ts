@@ -1,0 +1,81 @@
+/**
+ * Redeem and revert, API side (`POST /coupons/apply`): the documented 400s in the documented
+ * order, the customer and the coupon, before anything is queued. The job it prepares runs in a
+ * worker (redeem-coupon.usecase.ts, revert-coupon.usecase.ts).
+ */
+import type { ApplicationRecord } from '../../data/application.repository.js';
+import type { RedeemInput, RevertInput } from '../../queue/job-payloads.js';
+import type { Services } from '../../services.js';
+import { findCoupon } from '../find-coupon.js';
+import { couponMissing, couponNotFound, invalidPayload, invalidQueryType, invalidSourceId, onlyOneCoupon } from './apply-errors.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+const finiteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/** The mandatory fields of an apply request, checked in the documented order. */
+function checkApplyBody(
+  type: 'redeem' | 'revert',
+  body: Record<string, unknown>,
+): { detail: Record<string, unknown>; order: Record<string, unknown> } {
+  if (!nonEmptyString(body.source_id)) throw invalidSourceId();
+  const details = body.coupon_details;
+  if (!Array.isArray(details) || details.length === 0) throw couponMissing();
+  if (details.length > 1) throw onlyOneCoupon();
+  const detail = details[0];
+  if (!isObject(detail) || (!nonEmptyString(detail.coupon_id) && !nonEmptyString(detail.coupon_code))) throw couponMissing();
+  const order = body.order;
+  if (!isObject(order)) throw invalidPayload('order is required');
+  if (!nonEmptyString(order.order_id)) throw invalidPayload('order_id is required');
+  // It becomes part of the redemption's key: bounded like any identifier.
+  if (order.order_id.length > 256) throw invalidPayload('order_id should be at most 256 characters');
+  for (const field of ['original_price_subtotal', 'selling_price_subtotal'] as const) {
+    if (order[field] === undefined || order[field] === null) throw invalidPayload(`${field} is required`);
+    if (!finiteNumber(order[field])) throw invalidPayload(`${field} should be a number greater than or equal to 0`);
+  }
+  if (!nonEmptyString(order.status)) throw invalidPayload('status is required');
+  const allowed = type === 'redeem' ? ['pending', 'completed'] : ['pending', 'completed', 'reverted'];
+  if (!allowed.includes(order.status)) throw invalidPayload(`status should be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`);
+  if (!Array.isArray(order.items) || order.items.length === 0) throw invalidPayload('items is required');
+  for (const item of order.items) {
+    if (!isObject(item)) throw invalidPayload('items should be objects');
+    if (!nonEmptyString(item.product_id)) throw invalidPayload('product_id is required');
+    for (const field of ['original_price', 'selling_price'] as const) {
+      if (item[field] === undefined || item[field] === null) throw invalidPayload(`${field} is required`);
+      if (!finiteNumber(item[field])) throw invalidPayload(`${field} should be a number greater than or equal to 0`);
+    }
+    if (!('shipping' in item)) throw invalidPayload('shipping is required');
+  }
+  return { detail, order };
+}
+
+/** API side: validates and resolves everything a job needs; throws the documented errors. */
+export async function prepareApply(
+  deps: Pick<Services, 'repos' | 'campaigns'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion'>,
+  req: { type: unknown; body: unknown; requestId: string },
+): Promise<{ type: 'redeem'; input: RedeemInput } | { type: 'revert'; input: RevertInput }> {
+  if (req.type !== 'redeem' && req.type !== 'revert') throw invalidQueryType();
+  const type = req.type;
+  const body = isObject(req.body) ? req.body : {};
+  const { detail, order } = checkApplyBody(type, body);
+  const [customer, found] = await Promise.all([
+    deps.repos.customers.resolve(app.id, (body.source_id as string).trim()),
+    findCoupon(deps, app, detail),
+  ]);
+  if (!customer) throw invalidSourceId();
+  if (!found) throw couponNotFound();
+  if (found.campaign.assignment === 'assigned_users' && !found.campaign.assignedCustomerIds.includes(customer.id)) throw couponNotFound();
+  const base: RevertInput = {
+    applicationId: app.id,
+    customerId: customer.id,
+    sourceId: customer.sourceId,
+    campaignId: found.campaign.id,
+    bulkCodeId: found.bulkCodeId,
+    couponId: nonEmptyString(detail.coupon_id) ? detail.coupon_id : found.couponCodeId,
+    code: found.code,
+    orderId: order.order_id as string,
+    requestId: req.requestId,
+  };
+  return type === 'redeem' ? { type, input: { ...base, order } } : { type, input: base };
+}

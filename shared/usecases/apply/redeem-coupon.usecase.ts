@@ -1,0 +1,158 @@
+/**
+ * Redeem, worker side (docs/architecture.md, "Redeem"): written to be re-run from any line
+ * (BullMQ delivers at least once), even while a stale run of the same job overlaps (a lost lock).
+ * Evaluate the rules; take every limit counter (limit-counters.ts: guarded updates that record the
+ * change in the worker's lane); commit the cycle in the journal — the one point that decides, so
+ * an attempt that does not commit gives back what it took; credit the cashback (its ledger txn id
+ * is derived from the cycle, so it posts once); free the lanes. A refusal at the counters is
+ * journaled too, so overlapping runs agree. No multi-document transactions: every change is a
+ * single-document update, and the journal's commit decides which attempt's changes stand.
+ */
+import type { PeriodKeys } from '../../data/limit-counter.repository.js';
+import { redemptionKey, type CycleFields, type RedemptionRecord } from '../../data/redemption-journal.repository.js';
+import { evaluateCoupon, limitRefusal } from '../../domain/engine.js';
+import { periodKeys } from '../../domain/periods.js';
+import type { Campaign, UsageCounts } from '../../domain/types.js';
+import type { DomainError } from '../../errors.js';
+import type { RedeemInput } from '../../queue/job-payloads.js';
+import type { Services } from '../../services.js';
+import { clearAll, countersFor, newAttempt, readUsage, reserveAll, undoAll, usageFrom, type Refused } from '../limit-counters.js';
+import { orderOfAnotherCustomer, trayFailed, validationFailed } from './apply-errors.js';
+import type { JobRun } from '../job-run.js';
+import { loadCampaign, MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
+import { cashbackTxnId, creditCashback } from './cashback.js';
+
+const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
+
+const refusalOf = (reason: string, message: string): DomainError =>
+  reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);
+
+/** What an order's existing cycles decide for a redeem, before anything is counted. */
+type Decision = { done: ApplyResult; own: RedemptionRecord | null } | { refuse: DomainError } | { cycle: number };
+
+function decide(input: RedeemInput, cycles: RedemptionRecord[], jobId: string): Decision {
+  const own = cycles.find((c) => c.redeemJobId === jobId);
+  if (own?.state === 'refused') return { refuse: validationFailed(own.refusal!.message, own.refusal!.reason) };
+  if (own) return { done: resultOf(input, 'completed'), own };
+  const latest = cycles.at(-1);
+  if (latest && latest.customerId !== input.customerId && latest.state !== 'reverted' && latest.state !== 'refused')
+    return { refuse: orderOfAnotherCustomer() };
+  if (latest && latest.state !== 'reverted' && latest.state !== 'refused') return { done: resultOf(input, 'completed'), own: null }; // decision 17
+  return { cycle: (latest?.cycle ?? 0) + 1 };
+}
+
+/**
+ * Worker side of redeem (docs/architecture.md, "Redeem"): evaluate the rules (the counters
+ * arbitrate the limits), take every counter at once, commit the cycle in the journal, credit the
+ * cashback, free the lanes. In the common case the order's cycles are not even read: cycle 1 is
+ * assumed and the commit tells whether it was right. Safe to re-run from any line.
+ */
+export async function redeemCoupon(
+  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>,
+  input: RedeemInput,
+  run: JobRun,
+): Promise<ApplyResult> {
+  let cycle = 1;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const { app, campaign } = await loadCampaign(deps, input.applicationId, input.campaignId);
+    const now = deps.now();
+    const periods = periodKeys(now, app.timezone);
+    const evaluation = evaluateCoupon({
+      now,
+      timezone: app.timezone,
+      campaign,
+      usage: ZERO_USAGE,
+      customerKnown: true,
+      order: input.order,
+    });
+    if (!evaluation.applicable) {
+      // A rule fails. An order already redeemed stays redeemed (decision 17); otherwise the refusal
+      // must be the one validate would give, limits first (decision 20a): read the real usage.
+      const [cycles, usage] = await Promise.all([
+        deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId),
+        readUsage(deps, app.id, [campaign], input.customerId, periods, input.bulkCodeId),
+      ]);
+      const d = decide(input, cycles, run.jobId);
+      if ('done' in d) return d.done;
+      if ('refuse' in d) throw d.refuse;
+      const real = evaluateCoupon({
+        now,
+        timezone: app.timezone,
+        campaign,
+        usage: usage.get(campaign.id)!,
+        customerKnown: true,
+        order: input.order,
+      });
+      throw real.applicable ? refusalOf(evaluation.reason, evaluation.message) : refusalOf(real.reason, real.message);
+    }
+
+    const key = redemptionKey(campaign, input.orderId, cycle);
+    const attempt = newAttempt();
+    const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
+    const fields: CycleFields = {
+      applicationId: input.applicationId,
+      campaignId: campaign.id,
+      customerId: input.customerId,
+      couponCodeId: input.bulkCodeId,
+      orderId: input.orderId,
+      cycle,
+      key,
+      couponId: input.couponId,
+      code: input.code,
+      discountCents: evaluation.result.totalDiscountCents,
+      cashbackCents: evaluation.result.totalCashbackCents,
+      cashbackWallet: campaign.discount.kind === 'cashback' ? (campaign.discount.walletId ?? null) : null,
+      periods,
+      counters: counters.map((c) => c.id),
+      refusal: null,
+      redeemJobId: run.jobId,
+    };
+    const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods });
+    if (taken.refused.length > 0) {
+      await undoAll(deps, taken.changed, run.lane, taken.entry);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId), run.jobId);
+      if ('done' in d) return d.done;
+      if ('refuse' in d) throw d.refuse;
+      if (d.cycle !== cycle) {
+        cycle = d.cycle;
+        continue;
+      }
+      const refused = refusalAt(campaign, taken.refused, periods);
+      if (!refused) continue; // freed meanwhile (a revert): try again
+      // Journaled, so that a run of this job overlapping this one (a lost lock) reaches the same answer.
+      const reason = { reason: refused.reason, message: refused.message };
+      if (await deps.repos.redemptions.commitCycle({ ...fields, counters: [] }, attempt, 'refused', reason))
+        throw refusalOf(reason.reason, reason.message);
+      continue; // the cycle was written meanwhile: follow it
+    }
+    if (!(await deps.repos.redemptions.commitCycle(fields, attempt, 'completed'))) {
+      // The cycle exists (a repeat, a re-run, a redeem after a revert) or this attempt was
+      // abandoned by a settle: give back what it took and follow the journal.
+      await undoAll(deps, taken.changed, run.lane, taken.entry);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId), run.jobId);
+      if ('refuse' in d) throw d.refuse;
+      if ('done' in d) {
+        if (d.own) await creditCashback(deps, d.own); // a re-run: finish what the first run may not have
+        return d.done;
+      }
+      cycle = d.cycle;
+      continue;
+    }
+    run.observe?.({ kind: 'cycle', state: 'completed', cycle: fields });
+    const [posted] = await Promise.all([
+      fields.cashbackCents > 0 ? creditCashback(deps, fields) : null,
+      clearAll(deps, taken.changed, run.lane, taken.entry),
+    ]);
+    if (fields.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackTxnId(key), posted });
+    return resultOf(input, 'completed');
+  }
+  throw new Error(`redeem made no progress for order ${input.orderId}`);
+}
+
+/** The refusal of the counters that refused a take, in the engine's order; null if none is reached now. */
+function refusalAt(campaign: Campaign, refused: Refused[], periods: PeriodKeys) {
+  const doc = (kind: string) => refused.find((r) => r.spec.kind === kind)?.doc;
+  const usage = usageFrom(doc('campaign'), doc('customer'), periods, { bulkCode: doc('code'), hasBulkCode: !!doc('code') });
+  const evaluation = limitRefusal(campaign, usage, true);
+  return evaluation && !evaluation.applicable ? evaluation : null;
+}

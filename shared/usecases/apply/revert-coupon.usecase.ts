@@ -1,0 +1,64 @@
+/**
+ * Revert, worker side (decision 17: idempotent; decision 18: no rule re-check): give back every
+ * counter the latest counted cycle took (in the periods it was redeemed in), commit `reverted`,
+ * take back the cashback (or void it if it was never credited), free the lanes. Safe to re-run
+ * from any line, like redeem.
+ */
+import { campaignCounterId, codeCounterId, customerCounterId } from '../../data/limit-counter.repository.js';
+import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
+import type { RevertInput } from '../../queue/job-payloads.js';
+import type { Services } from '../../services.js';
+import { clearAll, newAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
+import { noRedemption } from './apply-errors.js';
+import type { JobRun } from '../job-run.js';
+import { loadCampaign, MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
+import { cashbackRevertTxnId, revertCashback } from './cashback.js';
+
+/** Counter ids of a legacy cycle's scopes (`total`, `day:…`, `customer:<id>`, `code:<id>`). */
+export function legacyCounterIds(campaignId: string, scopes: string[]): string[] {
+  const ids = scopes.map((scope) => {
+    const [kind, id] = [scope.slice(0, scope.indexOf(':') < 0 ? scope.length : scope.indexOf(':')), scope.slice(scope.indexOf(':') + 1)];
+    if (kind === 'customer') return customerCounterId(campaignId, id);
+    if (kind === 'code') return codeCounterId(campaignId, id);
+    return campaignCounterId(campaignId);
+  });
+  return [...new Set(ids)];
+}
+
+/** The counters a journaled redemption counts in (legacy cycles name scopes instead). */
+function countersOfCycle(r: RedemptionRecord) {
+  const ids = r.legacyScopes ? legacyCounterIds(r.campaignId, r.legacyScopes) : r.counters;
+  return specsOf(r.applicationId, r.campaignId, ids);
+}
+
+/** Worker side of revert (see the file's header). */
+export async function revertCoupon(
+  deps: Pick<Services, 'repos' | 'wallets' | 'applications' | 'campaigns'>,
+  input: RevertInput,
+  run: JobRun,
+): Promise<ApplyResult> {
+  // Its key scheme, from the cache (a campaign with redemptions is never deleted; archived ones are cached too).
+  const { campaign } = await loadCampaign(deps, input.applicationId, input.campaignId);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const cycles = await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId);
+    const own = cycles.find((c) => c.revertJobId === run.jobId);
+    const target = own ?? cycles.filter((c) => c.state !== 'refused').at(-1);
+    if (!target || target.customerId !== input.customerId) throw noRedemption();
+    if (target.state === 'reverted') {
+      if (own) await revertCashback(deps, own); // a re-run: finish what the first run may not have
+      return resultOf(input, 'reverted');
+    }
+    const attempt = newAttempt();
+    const counters = countersOfCycle(target);
+    const given = await reserveAll(deps, counters, { lane: run.lane, key: target.key, attempt, step: -1, periods: target.periods });
+    if (!(await deps.repos.redemptions.commitRevert(target.key, attempt, run.jobId))) {
+      await undoAll(deps, given.changed, run.lane, given.entry);
+      continue; // reverted by someone else meanwhile, or this attempt was abandoned: read again
+    }
+    run.observe?.({ kind: 'cycle', state: 'reverted', cycle: target });
+    const [posted] = await Promise.all([revertCashback(deps, target), clearAll(deps, given.changed, run.lane, given.entry)]);
+    if (target.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackRevertTxnId(target.key), posted });
+    return resultOf(input, 'reverted');
+  }
+  throw new Error(`revert made no progress for order ${input.orderId}`);
+}
