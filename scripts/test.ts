@@ -18,7 +18,8 @@
  *
  * With arguments (`npm test -- test/api/list.spec.ts`), it is plain mocha in one process.
  * `--repeat N` runs the suite (or the files given) N times, one line per run and a summary: the
- * proof that it passes every time, not once. Ends with "N passed, M failed"; exits non-zero on
+ * proof that it passes every time, not once. `--lanes FILE|FOLDER…` runs only those spec files,
+ * in lanes by the same plan. Ends with "N passed, M failed"; exits non-zero on
  * any failure.
  */
 import { spawn } from 'node:child_process';
@@ -71,7 +72,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 const { values: options, tokens } = parseArgs({
-  options: { 'save-durations': { type: 'boolean' }, repeat: { type: 'string' } },
+  options: { 'save-durations': { type: 'boolean' }, repeat: { type: 'string' }, lanes: { type: 'boolean' } },
   strict: false,
   tokens: true,
 });
@@ -84,11 +85,13 @@ if (!Number.isInteger(repeat) || repeat < 1) {
 // Everything else is mocha's (files, -g, ...), in the order given: drop our options' words.
 const ours = new Set<number>();
 for (const t of tokens) {
-  if (t.kind !== 'option' || (t.name !== 'repeat' && t.name !== 'save-durations')) continue;
+  if (t.kind !== 'option' || !['repeat', 'save-durations', 'lanes'].includes(t.name)) continue;
   ours.add(t.index);
   if (t.value !== undefined && !t.inlineValue) ours.add(t.index + 1); // `--repeat 3`
 }
 const mochaArgs = process.argv.slice(2).filter((_, i) => !ours.has(i));
+// `--lanes test/chaos test/cluster`: those files or folders, in lanes by the same plan as the whole suite.
+const laneSelection = options.lanes === true ? mochaArgs : undefined;
 
 /** Plain mocha in one process (files and options as given), output as it comes. */
 function runMochaInherited(argv: string[]): Promise<number> {
@@ -98,8 +101,8 @@ function runMochaInherited(argv: string[]): Promise<number> {
   });
 }
 
-async function runLanes(): Promise<number> {
-  const files = specFiles();
+async function runLanes(selection?: string[]): Promise<number> {
+  const files = specFiles().filter((f) => !selection?.length || selection.some((s) => f.startsWith(resolve(repoRoot, s))));
   const laneCount = Number(process.env.TEST_LANES) || undefined;
   const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
   const databaseLog = process.env.TESTDB_LOG ?? servers.databaseLog;
@@ -385,7 +388,7 @@ function say(line: string): void {
 const runs: { exit: number; seconds: number }[] = [];
 for (let i = 1; i <= repeat && !interrupted; i++) {
   const started = Date.now();
-  const exit = mochaArgs.length > 0 ? await runMochaInherited(mochaArgs) : await runLanes();
+  const exit = laneSelection || mochaArgs.length === 0 ? await runLanes(laneSelection) : await runMochaInherited(mochaArgs);
   runs.push({ exit, seconds: (Date.now() - started) / 1000 });
   if (repeat > 1) say(`run ${i}/${repeat}: ${exit === 0 ? 'green' : `red (exit ${exit})`}, ${Math.round(runs.at(-1)!.seconds)} s`);
 }
