@@ -1,11 +1,11 @@
 /**
- * The contract's error strings, verbatim (interface.md "Errors", decisions 6-14, 20a-22), quirks
+ * The contract's error strings, verbatim (the contract's error bodies (openapi.yaml), docs/decisions.md#6-14, #20a-22), quirks
  * included: clients written against the original service match on them. Built here, in the API
  * layer, from domain error kinds; use cases throw `DomainError`s created by these helpers.
  */
 import { DomainError } from '../shared/errors.js';
 
-/** The unauthorized body differs per endpoint in the original; decision 6 keeps each. */
+/** The unauthorized body differs per endpoint in the original; docs/decisions.md#6 keeps each. */
 export const unauthorizedFor = {
   list: () => new DomainError('unauthorized', 'unauthorized', 'appId or app secret invalid', { code: 401 }),
   validate: () => new DomainError('unauthorized', 'Unathourized', 'appId or app secret invalid', { code: 401 }),

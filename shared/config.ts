@@ -67,7 +67,7 @@ export interface Config {
   readonly jobRetryBudgetMs: number;
   /** Time to receive a whole request (headers and body); slower or truncated requests get 408. Default 10000 ms. */
   readonly requestTimeoutMs: number;
-  /** How long an Idempotency-Key is kept. Default 86400 (decision 24: at least 24 h). */
+  /** How long an Idempotency-Key is kept. Default 86400 (docs/decisions.md#24: at least 24 h). */
   readonly idempotencyTtlSeconds: number;
   /** How long in-process caches (credentials, campaigns) trust themselves before re-checking. Default 1000 ms. */
   readonly cacheCheckMs: number;

@@ -1,5 +1,5 @@
 /**
- * Admin API (docs/admin-api.md): configuration outside the client contract (decision 26).
+ * Admin API (docs/admin-api.md): configuration outside the client contract (docs/decisions.md#26).
  * `Authorization: Bearer <ADMIN_TOKEN>`; off (plain 404 like any unknown route) when no token
  * is configured. Routes are thin: each calls one admin use case.
  */

@@ -14,7 +14,7 @@ const STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
-/** Unknown routes: plain text like the original (decision 9), e.g. `Cannot GET /wallets/customer`. */
+/** Unknown routes: plain text like the original (docs/decisions.md#9), e.g. `Cannot GET /wallets/customer`. */
 export const notFoundRoute: RequestHandler = (req, res) => {
   res
     .status(404)

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 
 const PRINTABLE = /^[\x21-\x7e]{1,128}$/;
 
-/** Decision 3: honour a client `X-Request-Id` (max 128 printable chars) or generate a UUID. */
+/** docs/decisions.md#3: honour a client `X-Request-Id` (max 128 printable chars) or generate a UUID. */
 export function requestIdFrom(header: unknown): string {
   return typeof header === 'string' && PRINTABLE.test(header) ? header : randomUUID();
 }

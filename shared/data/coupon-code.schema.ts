@@ -11,7 +11,7 @@ export interface CouponCodeDoc {
   kind: 'fixed' | 'bulk';
   /** As configured (echoed in responses). */
   code: string;
-  /** Upper-cased and trimmed: codes match case-insensitively (decision 5). */
+  /** Upper-cased and trimmed: codes match case-insensitively (docs/decisions.md#5). */
   codeNormalized: string;
   createdAt: Date;
 }
@@ -31,5 +31,5 @@ couponCodeSchema.index({ application: 1, codeNormalized: 1 }, { unique: true });
 // Serves the admin listing of a campaign's codes.
 couponCodeSchema.index({ application: 1, campaign: 1 });
 
-/** The one normalisation of a code (decision 5). */
+/** The one normalisation of a code (docs/decisions.md#5). */
 export const normalizeCode = (code: string): string => code.trim().toUpperCase();

@@ -27,7 +27,7 @@ export function customerRepository({ Customer }: Models) {
   return {
     /**
      * Resolves the client's `source_id` or, failing that, the service's customer id — both are
-     * accepted where the contract says so. Always scoped by application (decision 25). An
+     * accepted where the contract says so. Always scoped by application (docs/decisions.md#25). An
      * archived customer is unknown to the client routes; the admin reads it with
      * `includeArchived`.
      */

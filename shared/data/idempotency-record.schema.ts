@@ -1,7 +1,7 @@
 import { Schema, type Types } from 'mongoose';
 
 /**
- * A stored response for an `Idempotency-Key` (decision 24). The database removes it once
+ * A stored response for an `Idempotency-Key` (docs/decisions.md#24). The database removes it once
  * `expiresAt` has passed (a TTL index: MongoDB's TTL monitor runs every 60 s, DocumentDB's
  * every minute too).
  */

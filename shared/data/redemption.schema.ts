@@ -2,7 +2,7 @@ import { Schema, type Types } from 'mongoose';
 
 /**
  * The journal of one redemption of a campaign for one order (a "cycle"; a redeem after a revert
- * starts the next cycle, decision 17). It is also the commit point of the counters' protocol
+ * starts the next cycle, docs/decisions.md#17). It is also the commit point of the counters' protocol
  * (shared/usecases/limit-counters.ts): the attempt that writes the state `completed` (or, for a
  * revert, moves it to `reverted`) is recorded `c` in `att`; an attempt settled as abandoned is
  * recorded `x`, after which it can never commit. Both are single-document updates.

@@ -1,12 +1,12 @@
 /**
  * Whether a campaign can be used at an instant: status, validity period, then schedule, the
- * schedule read in the application's timezone (decision 16).
+ * schedule read in the application's timezone (docs/decisions.md#16).
  */
 import { localParts } from './periods.js';
 import type { Campaign, Schedule } from './types.js';
 
 /**
- * - `not_started`: before `validFrom` (list omits it, decision 13);
+ * - `not_started`: before `validFrom` (list omits it, docs/decisions.md#13);
  * - `expired`: after `validUntil`, or the campaign is disabled or archived (list omits it);
  * - `outside_schedule`: inside the period but not on a scheduled day or hour (list shows it as
  *   not applicable);

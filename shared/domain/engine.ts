@@ -61,7 +61,7 @@ export type RefusalReason =
 
 /** The amounts of an applicable coupon, in cents. */
 export interface DiscountResult {
-  /** What the order pays less; 0 for cashback coupons (decision 20c). */
+  /** What the order pays less; 0 for cashback coupons (docs/decisions.md#20c). */
   totalDiscountCents: number;
   /** What a cashback coupon promises; 0 for discount coupons. */
   totalCashbackCents: number;
@@ -298,7 +298,7 @@ function baseCents(campaign: Campaign, order: ParsedOrder, eligible: readonly bo
   return order.sellingSubtotalCents;
 }
 
-/** Percentage or flat, capped at `maxCents`, never negative, never above the base (decision 4). */
+/** Percentage or flat, capped at `maxCents`, never negative, never above the base (docs/decisions.md#4). */
 function discountAmount(campaign: Campaign, base: number): number {
   const d = campaign.discount;
   let amount = d.type === 'percentage' ? percentOf(base, d.value) : roundHalfAway(d.value);
@@ -325,7 +325,7 @@ function spreadOverItems(campaign: Campaign, order: ParsedOrder, eligible: reado
  * shipping (0 when not sent); the selected items' lines (price × quantity) on the selling or
  * original price; or the valid cart — every item not matching `excludedItems`. Percentage or
  * flat, capped at `maxCents`, never above the base. A cashback coupon reports the amount as
- * cashback and a total discount of 0 (decision 20c). Item-level bases spread the total
+ * cashback and a total discount of 0 (docs/decisions.md#20c). Item-level bases spread the total
  * discount over the eligible items by largest remainder, weighted by their lines on the
  * base's price; other items get 0.
  */

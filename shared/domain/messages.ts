@@ -1,5 +1,5 @@
 /**
- * Every fixed applicability message of the contract, verbatim (interface.md "Cases that are not
+ * Every fixed applicability message of the contract, verbatim (the contract's "Cases that are not
  * errors" and the apply error table), and the rule text of conditions. Clients match on these
  * strings, so they are never reworded — grammar included.
  */

@@ -1,5 +1,5 @@
 /**
- * Metadata (decision 19): only keys the campaign declares, with the declared type, are evaluated
+ * Metadata (docs/decisions.md#19): only keys the campaign declares, with the declared type, are evaluated
  * and echoed; everything else is dropped, never an error. The result is built key by key from
  * the declaration, never by copying what the client sent, so a client's `__proto__`, `$where`
  * or dotted keys cannot reach a response, a prototype or a database query.

@@ -1,6 +1,6 @@
 /**
  * Money inside the domain is integer cents; responses carry 2-decimal numbers rounded half away
- * from zero (decision 4). Every function here is total: it never throws, whatever number it gets.
+ * from zero (docs/decisions.md#4). Every function here is total: it never throws, whatever number it gets.
  */
 
 /**

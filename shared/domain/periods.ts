@@ -1,6 +1,6 @@
 /**
  * Calendar arithmetic in an application's timezone: period keys for limits (calendar day, ISO
- * week with Monday start, calendar month — decision 16), local wall-clock parts for schedules,
+ * week with Monday start, calendar month — docs/decisions.md#16), local wall-clock parts for schedules,
  * and the reverse conversion for admins who type local times.
  */
 
@@ -95,7 +95,7 @@ export function isoWeek(year: number, month: number, day: number): { year: numbe
   return { year: weekYear, week: Math.floor(dayOfYear / 7) + 1 };
 }
 
-/** The limit period keys of one instant (decision 16). */
+/** The limit period keys of one instant (docs/decisions.md#16). */
 export interface PeriodKeys {
   /** Calendar day, `2026-11-23`. */
   day: string;

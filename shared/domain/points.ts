@@ -1,4 +1,4 @@
-/** Wallet points are stored as integer hundredths (decision 21: at most 2 decimals). */
+/** Wallet points are stored as integer hundredths (docs/decisions.md#21: at most 2 decimals). */
 export const toHundredths = (points: number): number => Math.round(points * 100);
 export const fromHundredths = (h: number): number => h / 100;
 

@@ -1,7 +1,7 @@
 /**
- * The contract's `coupon_savings.order` object (interface.md "Savings order object" and
+ * The contract's `coupon_savings.order` object (openapi.yaml `SavingsOrder` and
  * "Savings item object"), field names exactly as the contract spells them, amounts as 2-decimal
- * numbers. Items echo only the documented fields, metadata only declared keys (decision 19):
+ * numbers. Items echo only the documented fields, metadata only declared keys (docs/decisions.md#19):
  * nothing a client sends beyond that is ever reflected.
  */
 import type { DiscountResult } from './engine.js';
@@ -141,7 +141,7 @@ function plainEcho(item: ParsedItem): SavingsItem {
 
 /**
  * The Savings order object of a coupon that is not applicable: blank strings and zeros, empty
- * `coupon_details`, `metadata` and `items` (interface.md).
+ * `coupon_details`, `metadata` and `items` (openapi.yaml).
  */
 export function blankSavingsOrder(): SavingsOrder {
   return {

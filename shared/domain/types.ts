@@ -89,7 +89,7 @@ export type MetadataType = 'string' | 'number' | 'boolean';
 export const METADATA_SCOPES = ['both', 'order', 'item'] as const;
 export type MetadataScope = (typeof METADATA_SCOPES)[number];
 
-/** A metadata key the campaign declares; only these are evaluated and echoed (decision 19). */
+/** A metadata key the campaign declares; only these are evaluated and echoed (docs/decisions.md#19). */
 export interface MetadataKey {
   key: string;
   type: MetadataType;
@@ -105,7 +105,7 @@ export interface Discount {
   value: number;
   /** Cap in cents, optional. */
   maxCents?: number | null;
-  /** For cashback: the application's `wallet_id` to credit on redeem (decision 20). */
+  /** For cashback: the application's `wallet_id` to credit on redeem (docs/decisions.md#20). */
   walletId?: string | null;
 }
 

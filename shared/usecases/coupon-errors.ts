@@ -1,4 +1,4 @@
-/** Contract error bodies of list and validate (interface.md "Errors", decisions 12, 14). */
+/** Contract error bodies of list and validate (the contract's error bodies (openapi.yaml), docs/decisions.md#12, #14). */
 import { DomainError } from '../errors.js';
 
 export const invalidSourceIdLV = () => new DomainError('invalid', 'invalid_payload', 'invalid source_id', { code: 400 });

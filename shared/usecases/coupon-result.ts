@@ -1,6 +1,6 @@
 /**
  * The contract's Coupon result object (list and validate), built from an engine evaluation.
- * Field names exactly as interface.md; `message` only when not applicable.
+ * Field names exactly as the contract (openapi.yaml); `message` only when not applicable.
  */
 import type { Evaluation } from '../domain/engine.js';
 import { blankSavingsOrder, presentSavingsOrder } from '../domain/savings.js';

@@ -1,7 +1,7 @@
 /**
- * Finding the one coupon a validate or apply request names (decision 15): `coupon_id` may be a
+ * Finding the one coupon a validate or apply request names (docs/decisions.md#15): `coupon_id` may be a
  * fixed campaign's id, a bulk code's id, the literal `bulk`, or the code itself; either a
- * correct id or a correct code finds it. Codes match case-insensitively (decision 5). Fixed
+ * correct id or a correct code finds it. Codes match case-insensitively (docs/decisions.md#5). Fixed
  * codes come from the in-process campaign cache; bulk codes cost one indexed read.
  */
 import type { ApplicationRecord } from '../data/application.repository.js';

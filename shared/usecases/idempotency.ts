@@ -1,5 +1,5 @@
 /**
- * Operation keys and `Idempotency-Key` (decision 24) on apply and wallet updates.
+ * Operation keys and `Idempotency-Key` (docs/decisions.md#24) on apply and wallet updates.
  *
  * Every queued operation has an operation key: the client's `Idempotency-Key`, or one generated
  * for the request (`auto-…`). The job id and the wallet transaction id derive from it, so one key

@@ -17,7 +17,7 @@
  * shared/queue/names.ts `laneOf`; jobs of an earlier release: `p07`): at most one live job per
  * lane, so a counter holds at most one entry per lane whatever its volume — and jobs queued before
  * and after a change of QUEUE_PARTITIONS never share one (docs/scaling.md). Limits count completed redemptions plus
- * the changes in flight (decision 16).
+ * the changes in flight (docs/decisions.md#16).
  */
 import { randomBytes } from 'node:crypto';
 import {

@@ -1,6 +1,6 @@
 /**
  * POST /coupons/list/all — the fixed coupons available to a visitor or a customer, each checked
- * against the order when one is sent (list rules 1-7, decisions 11-13). A constant number of
+ * against the order when one is sent (list rules 1-7, docs/decisions.md#11-13). A constant number of
  * database round trips whatever the number of coupons: campaigns come from the in-process cache,
  * the customer is resolved once, usage counters are read in one query.
  */
@@ -15,7 +15,7 @@ import { readUsage } from './limit-counters.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Resolves an optional `source_id` (decision 12: unknown → invalid source_id). */
+/** Resolves an optional `source_id` (docs/decisions.md#12: unknown → invalid source_id). */
 export async function resolveOptionalCustomer(deps: Pick<Services, 'repos'>, applicationId: string, sourceId: unknown) {
   if (sourceId === undefined || sourceId === null || sourceId === '') return null;
   if (typeof sourceId !== 'string' || sourceId.length > 256) throw invalidSourceIdLV();
@@ -36,7 +36,7 @@ export async function listCoupons(
   const visible = set.fixed.filter((c) => {
     if (c.assignment === 'assigned_users' && (!customer || !c.assignedCustomerIds.includes(customer.id))) return false;
     const a = availability(c, now, app.timezone);
-    return a !== 'expired' && a !== 'not_started'; // decision 13: outside the schedule is listed, not applicable
+    return a !== 'expired' && a !== 'not_started'; // docs/decisions.md#13: outside the schedule is listed, not applicable
   });
   const usage = await readUsage(deps, app.id, visible, customer?.id ?? null, periodKeys(now, app.timezone));
   const order = body.order === null ? undefined : body.order;

@@ -1,6 +1,6 @@
 /**
  * POST /coupons/validate — one coupon, checked against the customer and the order (validate
- * rules 1-6, decisions 12, 14, 15): the same engine as list and redeem.
+ * rules 1-6, docs/decisions.md#12, #14, #15): the same engine as list and redeem.
  */
 import type { ApplicationRecord } from '../data/application.repository.js';
 import { evaluateCoupon } from '../domain/engine.js';

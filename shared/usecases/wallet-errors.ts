@@ -1,4 +1,4 @@
-/** Contract error bodies of the wallet routes (interface.md "Errors", decisions 10, 21, 22). */
+/** Contract error bodies of the wallet routes (the contract's error bodies (openapi.yaml), docs/decisions.md#10, #21, #22). */
 import { DomainError } from '../errors.js';
 
 export const customerNotFound = () => new DomainError('not_found', 'resource not found', 'customer not found', { code: 404 });

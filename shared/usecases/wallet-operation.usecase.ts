@@ -68,7 +68,7 @@ export async function prepareWalletOperation(
 }
 
 /**
- * Applies the operation (worker side). Refuses a debit above the balance (decision 22). Tells
+ * Applies the operation (worker side). Refuses a debit above the balance (docs/decisions.md#22). Tells
  * `run` about the entry when this call wrote it (not when a re-run or replay found it).
  */
 export async function applyWalletOperation(

@@ -45,7 +45,7 @@ describe('POST /coupons/apply', () => {
     });
   });
 
-  it('when the same order is redeemed twice, then both answer completed and it counts once (decision 17)', async () => {
+  it('when the same order is redeemed twice, then both answer completed and it counts once (docs/decisions.md#17)', async () => {
     const c = await createCampaign(api.services, app.id, { code: 'TWICE', limits: { total: 5 } });
     const order = makeOrder();
     const [a, b] = [await apply('redeem', body('TWICE', order)), await apply('redeem', body('TWICE', order))];
@@ -147,7 +147,7 @@ describe('POST /coupons/apply', () => {
     expect(await balance()).to.equal(0);
   });
 
-  it('when a limit is exhausted, then 400 coupon validation failed with the limit text (decision 20a)', async () => {
+  it('when a limit is exhausted, then 400 coupon validation failed with the limit text (docs/decisions.md#20a)', async () => {
     await createCampaign(api.services, app.id, { code: 'ONCE', limits: { total: 1 } });
     await apply('redeem', body('ONCE'));
     const res = await apply('redeem', body('ONCE', makeOrder(), 'cust-2'));
@@ -297,7 +297,7 @@ describe('POST /coupons/apply', () => {
     });
   }
 
-  it("when another application's coupon or customer is named, then it is not found (decision 25)", async () => {
+  it("when another application's coupon or customer is named, then it is not found (docs/decisions.md#25)", async () => {
     const other = await createTestApplication(api.services);
     await createCustomers(api.services, other.id, ['cust-1']);
     const c = await createCampaign(api.services, other.id, { code: 'THEIRS' });

@@ -21,7 +21,7 @@ describe('POST /coupons/list/all', () => {
   const list = (body?: unknown) => call(api.url, 'POST', '/coupons/list/all', { auth: app.auth, ...(body === undefined ? {} : { body }) });
   const codes = (res: { body: { coupon_code: string }[] }) => res.body.map((c) => c.coupon_code).sort();
 
-  it('when a visitor lists (empty body), then only active all-users fixed coupons come back (decision 11)', async () => {
+  it('when a visitor lists (empty body), then only active all-users fixed coupons come back (docs/decisions.md#11)', async () => {
     await createCampaign(api.services, app.id, { code: 'ALL1', description: 'For everyone' });
     await createCampaign(api.services, app.id, { code: 'MINE', assignment: 'assigned_users', assignedCustomerIds: [cust1] });
     const bulk = await createCampaign(api.services, app.id, { codeType: 'bulk', code: undefined });
@@ -48,7 +48,7 @@ describe('POST /coupons/list/all', () => {
     expect(codes(other)).to.deep.equal(['ALL1']);
   });
 
-  it('when expired or not-yet-started coupons exist, then they are omitted; outside the schedule is listed not applicable (decision 13)', async () => {
+  it('when expired or not-yet-started coupons exist, then they are omitted; outside the schedule is listed not applicable (docs/decisions.md#13)', async () => {
     api.services.now = () => new Date('2026-03-10T20:00:00Z'); // Wednesday 01:30 in Kolkata
     await createCampaign(api.services, app.id, { code: 'OLD', validUntil: new Date('2026-01-01T00:00:00Z') });
     await createCampaign(api.services, app.id, { code: 'SOON', validFrom: new Date('2027-01-01T00:00:00Z') });
@@ -98,7 +98,7 @@ describe('POST /coupons/list/all', () => {
     expect(res.body[0].coupon_savings.order.source_id).to.equal('');
   });
 
-  it('when the source_id is unknown, then 400 invalid_payload / invalid source_id (decision 12)', async () => {
+  it('when the source_id is unknown, then 400 invalid_payload / invalid source_id (docs/decisions.md#12)', async () => {
     const res = await list({ source_id: 'ghost' });
     expect(res.status).to.equal(400);
     expect(res.body).to.deep.equal({

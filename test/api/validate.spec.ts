@@ -308,7 +308,7 @@ describe('POST /coupons/validate', () => {
     });
   }
 
-  it('when the id is right and the code wrong (or the reverse), then the coupon is found (decision 15)', async () => {
+  it('when the id is right and the code wrong (or the reverse), then the coupon is found (docs/decisions.md#15)', async () => {
     const c = await createCampaign(api.services, app.id, { code: 'RIGHT' });
     expect((await validate({ coupon_details: [{ coupon_id: c.id, coupon_code: 'WRONG' }] })).body.coupon_code).to.equal('RIGHT');
     expect((await validate({ coupon_details: [{ coupon_id: 'wrong', coupon_code: 'right' }] })).body.coupon_code).to.equal('RIGHT');
@@ -325,7 +325,7 @@ describe('POST /coupons/validate', () => {
     expect(used.body).to.include({ is_applicable: false, message: 'coupon code redemption total_limit exceeded' });
   });
 
-  it('when metadata is sent, then only declared keys with the declared type are echoed (decision 19)', async () => {
+  it('when metadata is sent, then only declared keys with the declared type are echoed (docs/decisions.md#19)', async () => {
     await createCampaign(api.services, app.id, {
       code: 'META',
       metadataKeys: [

@@ -65,7 +65,7 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     expect(read.body[0].loyalty_points).to.equal(100);
   });
 
-  it('when a debit exceeds the balance, then 400 insufficient points and nothing changes (decision 22)', async () => {
+  it('when a debit exceeds the balance, then 400 insufficient points and nothing changes (docs/decisions.md#22)', async () => {
     await put({ type: 'credit', points: 10 });
     const res = await put({ type: 'debit', points: 10.01 });
     expect(res.status).to.equal(400);
@@ -115,7 +115,7 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
   }
 
   for (const points of [0, -1, 1.001, 1e9 + 1, '10', null, true, [1], { $gt: 0 }]) {
-    it(`when points is ${JSON.stringify(points)}, then 400 Invalid payload with key points (decision 21)`, async () => {
+    it(`when points is ${JSON.stringify(points)}, then 400 Invalid payload with key points (docs/decisions.md#21)`, async () => {
       const res = await put({ type: 'credit', points });
       expect(res.status).to.equal(400);
       if (points === null) expect(res.body.key).to.equal('invalid_payload');
@@ -177,7 +177,7 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     expect(upd.body.details).to.equal('customer not found');
   });
 
-  it('when the wallet is unknown, then 404 resource not found / wallet not found (decision 10)', async () => {
+  it('when the wallet is unknown, then 404 resource not found / wallet not found (docs/decisions.md#10)', async () => {
     const res = await put({ type: 'credit', points: 1 }, '/wallets/customer/cust-1/transactions/nope');
     expect(res.status).to.equal(404);
     expect(res.body).to.deep.equal({
@@ -188,7 +188,7 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     });
   });
 
-  it('when the application has no wallet, then the read is [] and an update is the unknown-wallet 404 (decision 22a)', async () => {
+  it('when the application has no wallet, then the read is [] and an update is the unknown-wallet 404 (docs/decisions.md#22a)', async () => {
     const other = await createTestApplication(api.services);
     await createCustomers(api.services, other.id, ['c9']);
     const read = await call(api.url, 'GET', '/wallets/customer/c9', { auth: other.auth });
@@ -202,7 +202,7 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     expect(upd.body.details).to.equal('wallet not found');
   });
 
-  it("when another application's credentials name this customer and wallet, then 404 (decision 25)", async () => {
+  it("when another application's credentials name this customer and wallet, then 404 (docs/decisions.md#25)", async () => {
     const other = await createTestApplication(api.services);
     const res = await call(api.url, 'PUT', '/wallets/customer/cust-1/transactions/loyalty', {
       auth: other.auth,

@@ -182,7 +182,7 @@ describe('engine: discount bases, types, caps and cashback', () => {
     ],
   ];
   for (const [label, campaign, amount, perItem] of cashback) {
-    it(`when a cashback coupon gives ${label}, then total discount 0 and cashback ${amount} (decision 20c)`, () => {
+    it(`when a cashback coupon gives ${label}, then total discount 0 and cashback ${amount} (docs/decisions.md#20c)`, () => {
       const e = evaluate(campaign);
       if (!e.applicable) throw new Error(outcome(e));
       expect(e.result).to.deep.equal({
@@ -634,7 +634,7 @@ describe('engine: what passes (boundaries, optional fields, selection)', () => {
     ['a shipping rule and shipping sent as null', { cartConditions: [cond('shipping', 'lt', 1)] }, { order: order({ shipping: null }) }],
     ['a metadata rule and no metadata sent', { ...channel, cartConditions: [cond('metadata.channel', 'in', ['app'])] }, {}],
     [
-      'a metadata rule and the declared key sent with the wrong type (dropped, decision 19)',
+      'a metadata rule and the declared key sent with the wrong type (dropped, docs/decisions.md#19)',
       { ...channel, cartConditions: [cond('metadata.channel', 'in', ['app'])] },
       { order: order({ metadata: { channel: 7 } }) },
     ],

@@ -3,7 +3,7 @@ import * as M from '../../shared/domain/messages.js';
 import type { Condition } from '../../shared/domain/types.js';
 
 describe('messages: fixed contract strings', () => {
-  // Verbatim from interface.md; a client matches on these, so a change here is a contract break.
+  // Verbatim from the contract (openapi.yaml); a client matches on these, so a change here is a contract break.
   const rows: [string, string, string][] = [
     ['NOT_AVAILABLE', M.NOT_AVAILABLE, 'coupon is not available at this moment or expired'],
     ['TOTAL_LIMIT_EXCEEDED', M.TOTAL_LIMIT_EXCEEDED, 'coupon code redemption total_limit exceeded'],

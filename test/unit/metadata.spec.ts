@@ -15,7 +15,7 @@ const keys: MetadataKey[] = [
   { key: 'constructor', type: 'string', scope: 'order' },
 ];
 
-describe('metadata: declaredMetadata (decision 19)', () => {
+describe('metadata: declaredMetadata (docs/decisions.md#19)', () => {
   const rows: [string, unknown, 'order' | 'item', Record<string, unknown>][] = [
     ['declared keys with the declared types', { channel: 'app', visits: 3, vip: true }, 'order', { channel: 'app', visits: 3, vip: true }],
     ['a declared key with the wrong type (dropped)', { channel: 42, visits: '3', vip: 'true' }, 'order', {}],

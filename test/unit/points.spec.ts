@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { hasAtMostTwoDecimals } from '../../shared/domain/points.js';
 
-describe('points: at most 2 decimals, exactly (decision 21)', () => {
+describe('points: at most 2 decimals, exactly (docs/decisions.md#21)', () => {
   const rows: [number, boolean][] = [
     [1, true],
     [0.01, true],

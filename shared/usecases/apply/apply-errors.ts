@@ -1,4 +1,4 @@
-/** Contract error bodies of `POST /coupons/apply` (interface.md "Errors", decisions 14, 17, 20a, 20b). */
+/** Contract error bodies of `POST /coupons/apply` (the contract's error bodies (openapi.yaml), docs/decisions.md#14, #17, #20a, #20b). */
 import { DomainError } from '../../errors.js';
 
 export const invalidQueryType = () => new DomainError('invalid', 'Invalid query param', 'type should be redeem or revert', { code: 400 });
@@ -11,7 +11,7 @@ export const couponNotFound = () =>
   new DomainError('invalid', 'Invalid coupon code or coupon id', 'coupon not found, invalid coupon code or coupon id', { code: 400 });
 export const noRedemption = () => invalidPayload('no redemption found for this order and coupon');
 export const orderOfAnotherCustomer = () => invalidPayload('order_id is already redeemed with this coupon by another customer');
-/** Decision 20a: a failed rule or an exhausted limit. */
+/** docs/decisions.md#20a: a failed rule or an exhausted limit. */
 export const validationFailed = (details: string, reason = 'rule') =>
   new DomainError('invalid', 'coupon validation failed', details, { code: 400, reason });
 /** The selected-items case keeps the documented tray message as `message`. */

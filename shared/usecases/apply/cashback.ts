@@ -1,5 +1,5 @@
 /**
- * A redemption's cashback (decision 20): credited to the campaign's wallet once the cycle is
+ * A redemption's cashback (docs/decisions.md#20): credited to the campaign's wallet once the cycle is
  * committed, taken back (or voided, if never credited) by its revert. Ledger txn ids derive from
  * the redemption key, so every step posts once whatever the re-runs.
  */
@@ -21,7 +21,7 @@ const posting = async (deps: Pick<Services, 'repos'>, input: Posting['input']): 
 });
 
 /**
- * Credits a committed redemption's cashback (decision 20). Idempotent (its txnId); a no-op once
+ * Credits a committed redemption's cashback (docs/decisions.md#20). Idempotent (its txnId); a no-op once
  * voided by a revert. Returns what it posted (null: no cashback wallet).
  */
 export async function creditCashback(

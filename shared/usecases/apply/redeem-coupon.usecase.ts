@@ -37,7 +37,7 @@ function decide(input: RedeemInput, cycles: RedemptionRecord[], jobId: string): 
   const latest = cycles.at(-1);
   if (latest && latest.customerId !== input.customerId && latest.state !== 'reverted' && latest.state !== 'refused')
     return { refuse: orderOfAnotherCustomer() };
-  if (latest && latest.state !== 'reverted' && latest.state !== 'refused') return { done: resultOf(input, 'completed'), own: null }; // decision 17
+  if (latest && latest.state !== 'reverted' && latest.state !== 'refused') return { done: resultOf(input, 'completed'), own: null }; // docs/decisions.md#17
   return { cycle: (latest?.cycle ?? 0) + 1 };
 }
 
@@ -66,8 +66,8 @@ export async function redeemCoupon(
       order: input.order,
     });
     if (!evaluation.applicable) {
-      // A rule fails. An order already redeemed stays redeemed (decision 17); otherwise the refusal
-      // must be the one validate would give, limits first (decision 20a): read the real usage.
+      // A rule fails. An order already redeemed stays redeemed (docs/decisions.md#17); otherwise the refusal
+      // must be the one validate would give, limits first (docs/decisions.md#20a): read the real usage.
       const [cycles, usage] = await Promise.all([
         deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId),
         readUsage(deps, app.id, [campaign], input.customerId, periods, input.bulkCodeId),

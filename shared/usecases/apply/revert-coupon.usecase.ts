@@ -1,5 +1,5 @@
 /**
- * Revert, worker side (decision 17: idempotent; decision 18: no rule re-check): give back every
+ * Revert, worker side (docs/decisions.md#17: idempotent; docs/decisions.md#18: no rule re-check): give back every
  * counter the latest counted cycle took (in the periods it was redeemed in), commit `reverted`,
  * take back the cashback (or void it if it was never credited), free the lanes. Safe to re-run
  * from any line, like redeem.
