@@ -24,7 +24,6 @@ import {
 import { deleteCustomer, setCustomerArchived, upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, deleteWallet, readLedger, setWalletArchived } from '../shared/usecases/admin/wallets.usecase.js';
-import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js';
 import { listDeliveries, listEvents, redeliver } from '../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../shared/usecases/admin/webhooks.usecase.js';
 import { WebhookQueue } from '../shared/queue/webhook-queue.js';
@@ -46,7 +45,6 @@ const USAGE = `usage: npm run admin -- <command> [flags]
   ledger --app ID --customer SOURCE_ID --wallet WALLET_ID [--cursor C]
   archive | unarchive | delete --app ID [--campaign ID | --customer SOURCE_ID | --wallet WALLET_ID]
                                                  (the application itself when none is named)
-  migrate-counters                               (legacy usage counters → limit counters; idempotent)
   create-webhook --app ID --url URL [--events T1,T2 (default *)] [--description D]   (docs/events.md)
   list-webhooks --app ID [--cursor C]
   update-webhook --app ID --webhook ID --json FILE ({"url"?, "event_types"?, "description"?, "status"?})
@@ -121,7 +119,6 @@ const commands: Record<string, (s: Services) => Promise<unknown>> = {
       ...(f.currency ? { currency: f.currency } : {}),
     }),
   'list-applications': (s) => listApplications(s, page(archived())),
-  'migrate-counters': (s) => migrateCounters(s),
   'update-application': (s) => updateApplication(s, need('app'), json()),
   'rotate-secret': (s) => rotateSecret(s, need('app')),
   'upsert-customers': (s) => upsertCustomers(s, need('app'), json()),

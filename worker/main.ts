@@ -1,5 +1,5 @@
 /**
- * Worker process: connects, converts counters of an earlier release, consumes every partition
+ * Worker process: connects, consumes every partition
  * queue and the webhook queue, runs the webhook sweep, and drains on SIGTERM (finishes the
  * current jobs and deliveries, exits 0). With WORKER_OPERATIONS=false it is a dedicated delivery
  * replica: the webhook queue and the sweep only.
@@ -14,17 +14,11 @@ import { startWorkerWebhooks } from './webhook-worker.js';
 import { createMetrics } from '../shared/ops/metrics.js';
 import { partitionQueues } from '../shared/queue/names.js';
 import { redisConnection } from '../shared/queue/redis.js';
-import { migrateCounters } from '../shared/usecases/migrate-counters.usecase.js';
 
 async function main() {
   const { config, logger, services } = await bootstrap('worker');
   keepRunningOnStrayErrors(logger);
   const { db } = services;
-  // Counters of an earlier release are converted before any job runs (idempotent, cheap when done).
-  if (config.workerOperations) {
-    const migrated = await migrateCounters(services);
-    if (migrated.legacyDocuments) logger.info(migrated, 'legacy usage counters converted to limit counters');
-  }
   const partitions = partitionQueues(config);
   const observed = [...partitions.queues];
   const metrics = createMetrics('worker', () => observed);

@@ -154,7 +154,7 @@ export class WorkerPool {
     worker.run().then(() => ended(), ended);
   }
 
-  /** Tells the API that queued `job` how it ended (jobs of an earlier release name no stream: their API reads the queue's events). */
+  /** Tells the API that queued `job` how it ended (its reply stream; a job without one — queued by hand — has no API waiting). */
   private reply(job: Job, body: ReplyBody) {
     const stream = (job.data as { replyTo?: unknown } | null)?.replyTo;
     if (typeof stream !== 'string') return;

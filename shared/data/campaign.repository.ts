@@ -50,13 +50,12 @@ export function toCampaign(d: CampaignDoc): Campaign {
     productValidations: conditions(d.productValidations),
     excludedItems: selector(d.excludedItems),
     metadataKeys: (d.metadataKeys ?? []).map((k): MetadataKey => ({ key: k.key, type: k.type, scope: k.scope ?? 'both' })),
-    redemptionKeys: d.redemptionKeys ?? 'order',
     updatedAt: d.updatedAt,
   };
 }
 
 /** Domain-shaped input for create/update (ids as strings). */
-export type CampaignInput = Omit<Campaign, 'id' | 'applicationId' | 'updatedAt' | 'redemptionKeys'>;
+export type CampaignInput = Omit<Campaign, 'id' | 'applicationId' | 'updatedAt'>;
 
 const toDoc = (applicationId: string, c: Partial<CampaignInput>) => {
   const { assignedCustomerIds, ...rest } = c;
@@ -70,8 +69,7 @@ const toDoc = (applicationId: string, c: Partial<CampaignInput>) => {
 export function campaignRepository({ Campaign: CampaignModel }: Models) {
   return {
     async create(applicationId: string, input: CampaignInput) {
-      // Keyed by hashed order ids for life (redemption-journal.repository.ts).
-      const doc = await CampaignModel.create({ ...toDoc(applicationId, input), redemptionKeys: 'hashed' });
+      const doc = await CampaignModel.create(toDoc(applicationId, input));
       return toCampaign(doc.toObject());
     },
     async update(applicationId: string, id: string, input: Partial<CampaignInput>) {

@@ -35,12 +35,6 @@ export interface CampaignDoc {
   excludedItems: { match: 'AND' | 'OR'; properties: { property: string; operator?: string; values: unknown[] }[] } | null;
   /** `scope` absent (campaigns written before scopes had a default) reads as `both`. */
   metadataKeys: { key: string; type: 'string' | 'number' | 'boolean'; scope?: 'both' | 'order' | 'item' }[];
-  /**
-   * How its redemptions are keyed (redemption-journal.repository.ts `RedemptionKeys`): `hashed`,
-   * written when the campaign is created; absent (campaigns created by earlier releases) reads as
-   * `order`. Never changed: one order's cycles must share one scheme.
-   */
-  redemptionKeys?: 'hashed' | 'order';
   createdAt: Date;
   updatedAt: Date;
 }
@@ -99,8 +93,6 @@ export const campaignSchema = new Schema<CampaignDoc>(
       type: [new Schema({ key: String, type: { type: String }, scope: { type: String, enum: METADATA_SCOPES } }, { _id: false })],
       default: [],
     },
-    // No default: a default would also fill in campaigns of earlier releases when read.
-    redemptionKeys: { type: String, enum: ['hashed', 'order'] },
   },
   { collection: 'campaigns', timestamps: true, versionKey: false, minimize: false },
 );

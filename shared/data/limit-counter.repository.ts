@@ -6,8 +6,8 @@
  */
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
-import { isDuplicateKeyError, type Models } from './db.js';
-import type { CounterKind, CounterLane, LegacyCounterLane, LimitCounterDoc, PeriodCount } from './limit-counter.schema.js';
+import type { Models } from './db.js';
+import type { CounterKind, CounterLane, LimitCounterDoc, PeriodCount } from './limit-counter.schema.js';
 
 export interface PeriodKeys {
   day: string;
@@ -42,9 +42,8 @@ export interface LaneStep {
   periods: PeriodKeys | null;
 }
 
-/** The filter of a lane holding exactly `held` (a legacy lane by its attempt). */
-const holding = (lane: string, held: CounterLane | LegacyCounterLane) =>
-  typeof held === 'string' ? { [`lanes.${lane}`]: held } : { [`lanes.${lane}.a`]: held.a };
+/** The filter of a lane holding exactly `held`. */
+const holding = (lane: string, held: CounterLane) => ({ [`lanes.${lane}`]: held });
 
 export function limitCounterRepository({ LimitCounter }: Models) {
   const col = LimitCounter.collection;
@@ -101,7 +100,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
      * Reverts the unsettled change `held` in `lane` (`done`: its step and periods) and frees the
      * lane. A no-op unless the lane still holds exactly that change: safe to repeat.
      */
-    async undo(spec: Pick<CounterSpec, 'id' | 'kind'>, lane: string, held: CounterLane | LegacyCounterLane, done: LaneStep): Promise<void> {
+    async undo(spec: Pick<CounterSpec, 'id' | 'kind'>, lane: string, held: CounterLane, done: LaneStep): Promise<void> {
       const set: Record<string, unknown> = { total: { $subtract: ['$total', done.step] } };
       if (spec.kind === 'campaign' && done.periods) {
         for (const [field, name] of PERIOD_FIELDS) {
@@ -113,7 +112,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       await batch.updateBlind({ _id: spec.id, ...holding(lane, held) }, [{ $set: set }, { $unset: `lanes.${lane}` }]);
     },
     /** Frees `lane` once its change `held` is settled for good. A no-op when the lane holds another. */
-    async clear(id: string, lane: string, held: CounterLane | LegacyCounterLane): Promise<void> {
+    async clear(id: string, lane: string, held: CounterLane): Promise<void> {
       await batch.updateBlind({ _id: id, ...holding(lane, held) }, { $unset: { [`lanes.${lane}`]: '' } });
     },
     /** The counters with these ids (list/validate: one query for any number of campaigns). */
@@ -121,16 +120,6 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       if (ids.length === 0) return new Map();
       const ds = (await batch.findMany({ _id: { $in: ids } }, { projection: { total: 1, d: 1, w: 1, m: 1 } })) as LimitCounterDoc[];
       return new Map(ds.map((d) => [d._id, d]));
-    },
-    /** Writes a whole counter unless it exists (the legacy migration). True when written. */
-    async create(doc: LimitCounterDoc): Promise<boolean> {
-      try {
-        await col.insertOne(doc as never);
-        return true;
-      } catch (err) {
-        if (isDuplicateKeyError(err)) return false;
-        throw err;
-      }
     },
     /**
      * Adds `total` and sets period counts without the protocol (no lane, no guard): demo data,

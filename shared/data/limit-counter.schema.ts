@@ -16,14 +16,6 @@ export interface PeriodCount {
  */
 export type CounterLane = string;
 
-/** A lane as an earlier release wrote it (settled like any other; never written now). */
-export interface LegacyCounterLane {
-  k: string;
-  a: string;
-  s: 1 | -1;
-  p?: { d: string; w: string; m: string };
-}
-
 export type CounterKind = 'campaign' | 'customer' | 'code';
 
 /**
@@ -45,7 +37,7 @@ export interface LimitCounterDoc {
   d?: PeriodCount;
   w?: PeriodCount;
   m?: PeriodCount;
-  lanes?: Record<string, CounterLane | LegacyCounterLane>;
+  lanes?: Record<string, CounterLane>;
 }
 
 export const limitCounterSchema = new Schema<LimitCounterDoc>(

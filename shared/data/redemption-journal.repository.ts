@@ -24,9 +24,8 @@ export interface RedemptionRecord {
   cashbackCents: number;
   cashbackWallet: string | null;
   periods: { day: string; week: string; month: string };
-  /** Counter ids (new journal) — or, for legacy documents, counter scopes (see `legacyScopes`). */
+  /** The ids of the limit counters it counts in. */
   counters: string[];
-  legacyScopes: string[] | null;
   refusal: { reason: string; message: string } | null;
   redeemJobId: string;
   revertJobId: string | null;
@@ -34,7 +33,7 @@ export interface RedemptionRecord {
 }
 
 /** The fields a redeem commits (everything but what the journal derives). */
-export type CycleFields = Omit<RedemptionRecord, 'id' | 'state' | 'legacyScopes' | 'revertJobId' | 'createdAt'>;
+export type CycleFields = Omit<RedemptionRecord, 'id' | 'state' | 'revertJobId' | 'createdAt'>;
 
 const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   id: d._id,
@@ -44,7 +43,7 @@ const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   couponCodeId: d.couponCode ? String(d.couponCode) : null,
   orderId: d.orderId,
   cycle: d.cycle,
-  key: d.key ?? d._id,
+  key: d.key,
   state: d.state!,
   couponId: d.couponId,
   code: d.code,
@@ -52,32 +51,25 @@ const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   cashbackCents: d.cashbackCents,
   cashbackWallet: d.cashbackWallet ?? null,
   periods: d.periods,
-  counters: d.counters ?? [],
-  legacyScopes: d.counters ? null : (d.scopes ?? []),
+  counters: d.counters,
   refusal: d.refusal ?? null,
-  redeemJobId: d.redeemJobId ?? '',
+  redeemJobId: d.redeemJobId,
   revertJobId: d.revertJobId ?? null,
   createdAt: d.createdAt,
 });
 
 /**
- * How a campaign keys its redemptions (campaign.schema.ts `redemptionKeys`): `hashed` — every
- * campaign created since — names an order by a fixed-length digest of its id, so that a key has
- * the same length whatever the order id's (up to 256 characters); `order` — campaigns created
- * before — by the order id itself. A campaign keeps its scheme for life.
+ * An order's part of its redemption keys: 16 base64url characters of its id's SHA-256 (96 bits),
+ * so that a key has the same length whatever the order id's (up to 256 characters).
  */
-export type RedemptionKeys = 'hashed' | 'order';
-
-/** An order's part of its redemption keys: 16 base64url characters of its id's SHA-256 (96 bits), or the id itself. */
-export const orderRef = (orderId: string, keys: RedemptionKeys): string =>
-  keys === 'hashed' ? createHash('sha256').update(orderId).digest('base64url').slice(0, 16) : orderId;
+export const orderRef = (orderId: string): string => createHash('sha256').update(orderId).digest('base64url').slice(0, 16);
 
 /**
- * A redemption's `_id` and the key its counter lanes name: `<campaign>:<order ref>:<cycle>`. The
- * lanes keep the part after `<campaign>:` (a counter belongs to one campaign).
+ * A redemption's `_id` and the key its counter lanes name: `<campaign>:<order ref>:<cycle>` (the
+ * events' `redemption_id`, docs/events.md). The lanes keep the part after `<campaign>:` (a counter
+ * belongs to one campaign).
  */
-export const redemptionKey = (campaign: { id: string; redemptionKeys?: RedemptionKeys }, orderId: string, cycle: number) =>
-  `${campaign.id}:${orderRef(orderId, campaign.redemptionKeys ?? 'order')}:${cycle}`;
+export const redemptionKey = (campaignId: string, orderId: string, cycle: number) => `${campaignId}:${orderRef(orderId)}:${cycle}`;
 
 export function redemptionJournalRepository({ Redemption }: Models) {
   const col = Redemption.collection;
@@ -95,23 +87,11 @@ export function redemptionJournalRepository({ Redemption }: Models) {
   return {
     /**
      * Every cycle of one order with one campaign, oldest first: one indexed read of a range of
-     * `_id`s (the `orderId` equality drops other orders that share the prefix). Given a campaign
-     * id alone (its key scheme unknown: a re-run's event recording), the ranges of both schemes,
-     * one read each (one `$or` of the two would not be a range read on every store).
+     * `_id`s (the `orderId` equality drops other orders that share the prefix).
      */
-    async cycles(
-      applicationId: string,
-      campaign: string | { id: string; redemptionKeys?: RedemptionKeys },
-      orderId: string,
-    ): Promise<RedemptionRecord[]> {
-      const read = (campaignId: string, keys: RedemptionKeys) => {
-        const prefix = `${campaignId}:${orderRef(orderId, keys)}:`;
-        return batch.findMany({ _id: { $gt: prefix, $lt: `${prefix}~` }, orderId, state: { $exists: true } }) as Promise<RedemptionDoc[]>;
-      };
-      const ds =
-        typeof campaign === 'string'
-          ? (await Promise.all([read(campaign, 'hashed'), read(campaign, 'order')])).flat()
-          : await read(campaign.id, campaign.redemptionKeys ?? 'order');
+    async cycles(applicationId: string, campaignId: string, orderId: string): Promise<RedemptionRecord[]> {
+      const prefix = `${campaignId}:${orderRef(orderId)}:`;
+      const ds = (await batch.findMany({ _id: { $gt: prefix, $lt: `${prefix}~` }, orderId, state: { $exists: true } })) as RedemptionDoc[];
       return ds
         .filter((d) => String(d.application) === applicationId)
         .map(toRecord)
@@ -184,15 +164,6 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       };
       const ds = await Redemption.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<RedemptionDoc[]>();
       return ds.map(toRecord);
-    },
-    /** Legacy cycles still `pending` or `reverting` (the counter migration settles them). */
-    async unsettledLegacy(): Promise<RedemptionRecord[]> {
-      const ds = (await col.find({ state: { $in: ['pending', 'reverting'] } }).toArray()) as unknown as RedemptionDoc[];
-      return ds.map(toRecord);
-    },
-    /** Sets the state of a legacy cycle (migration only). */
-    async setLegacyState(key: string, from: RedemptionDoc['state'], to: RedemptionDoc['state']): Promise<void> {
-      await col.updateOne({ _id: key as never, state: from }, { $set: { state: to, updatedAt: new Date() } });
     },
   };
 }

@@ -9,9 +9,6 @@ import { Schema, type Types } from 'mongoose';
  *
  * A document with `att` only (no `state`) marks abandoned attempts of a cycle not written yet;
  * readers skip it and the next commit of that cycle fills it in.
- *
- * Legacy documents (before limit counters, see shared/usecases/admin/migrate-counters.usecase.ts)
- * carry `scopes` instead of `counters` and may be `pending` or `reverting`.
  */
 export interface RedemptionDoc {
   /** `<campaign>:<order ref>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
@@ -24,7 +21,7 @@ export interface RedemptionDoc {
   /** 1 for the first redemption of this order with this campaign, +1 after each revert. */
   cycle: number;
   key: string;
-  state?: 'completed' | 'refused' | 'reverted' | 'pending' | 'reverting';
+  state?: 'completed' | 'refused' | 'reverted';
   /** The contract fields of the request, echoed in the result. */
   couponId: string;
   code: string;
@@ -34,9 +31,7 @@ export interface RedemptionDoc {
   /** Period keys of the moment of redemption: a revert frees these, not today's. */
   periods: { day: string; week: string; month: string };
   /** Ids of the limit counters this redemption counts in (limit-counter.schema.ts). */
-  counters?: string[];
-  /** Legacy: counter scopes (`total`, `customer:<id>`, `day:<key>`, …). */
-  scopes?: string[];
+  counters: string[];
   refusal: { reason: string; message: string } | null;
   /** The job that wrote this cycle / that reverted it: a re-run of either finds its own work. */
   redeemJobId: string;
@@ -57,14 +52,13 @@ export const redemptionSchema = new Schema<RedemptionDoc>(
     orderId: { type: String, required: true },
     cycle: { type: Number, required: true },
     key: { type: String, required: true },
-    state: { type: String, enum: ['completed', 'refused', 'reverted', 'pending', 'reverting'] },
+    state: { type: String, enum: ['completed', 'refused', 'reverted'] },
     couponId: { type: String, default: '' },
     code: { type: String, default: '' },
     discountCents: { type: Number, default: 0 },
     cashbackCents: { type: Number, default: 0 },
     periods: { day: String, week: String, month: String },
     counters: { type: [String], default: undefined },
-    scopes: { type: [String], default: undefined },
     refusal: { type: Schema.Types.Mixed, default: null },
     cashbackWallet: { type: String, default: null },
     redeemJobId: { type: String, default: '' },

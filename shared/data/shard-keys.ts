@@ -57,12 +57,6 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
         optional: ['customer', 'campaign', '$or'],
         why: PAGED,
       },
-      {
-        query: 'redemptions.unsettledLegacy',
-        where: 'background',
-        fields: ['state'],
-        why: 'the counter migration at worker start, once per release (empty once done)',
-      },
     ],
   },
   wallet_balances: {
@@ -156,7 +150,6 @@ export const UNSHARDED: Readonly<Record<string, string>> = {
     'one per fixed code plus bulk codes; read by (application, code). If bulk code sets reach tens of millions, shard by { application: 1, codeNormalized: 1 } — the unique index already starts with it',
   wallets: 'a handful of wallet definitions per application, cached',
   webhook_endpoints: 'a handful per application, cached',
-  usage_counters: 'legacy (before limit counters), read once by the migration and then empty',
 };
 
 type Filter = Record<string, unknown>;

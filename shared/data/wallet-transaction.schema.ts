@@ -3,7 +3,7 @@ import { Schema, type Types } from 'mongoose';
 /**
  * Ledger entry. Written first, at the balance's current slot, then applied to the balance: an
  * entry at slot `seq` is applied exactly when the balance's `version` is past `seq` (readers
- * derive `applied`/`pending` from that; legacy entries also carry `pending`/`applied`). A
+ * derive `applied`/`pending` from that). A
  * `refused` entry records a refused debit; a `void` entry holds a txnId that must never post (a
  * cashback whose redemption was reverted before it was credited).
  */
@@ -23,7 +23,7 @@ export interface WalletTransactionDoc {
   before: number | null;
   after: number | null;
   description: string;
-  state: 'posted' | 'refused' | 'void' | 'pending' | 'applied';
+  state: 'posted' | 'refused' | 'void';
   /** What caused it: a wallet update, or a cashback credit / its revert. */
   origin: 'api' | 'cashback' | 'cashback_revert';
   createdAt: Date;
@@ -43,7 +43,7 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
     before: { type: Number, default: null },
     after: { type: Number, default: null },
     description: { type: String, default: '' },
-    state: { type: String, enum: ['posted', 'refused', 'void', 'pending', 'applied'], default: 'posted' },
+    state: { type: String, enum: ['posted', 'refused', 'void'], default: 'posted' },
     origin: { type: String, enum: ['api', 'cashback', 'cashback_revert'], default: 'api' },
   },
   { collection: 'wallet_transactions', timestamps: true, versionKey: false },

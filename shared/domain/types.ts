@@ -159,11 +159,6 @@ export interface Campaign {
   /** Items left out of a `valid_cart_*` discount. */
   excludedItems: ItemSelector | null;
   metadataKeys: MetadataKey[];
-  /**
-   * How the campaign's redemptions are keyed in the journal (shared/data/redemption-journal.repository.ts):
-   * `hashed` for every campaign created by this release and later, `order` before. Not a rule.
-   */
-  redemptionKeys: 'hashed' | 'order';
   updatedAt: Date;
 }
 

@@ -24,12 +24,11 @@ export const partitionQueueName = (partition: number): string => `ops-{${String(
  */
 export const laneOf = (partition: number, partitions: number): string => `p${partitions}_${String(partition).padStart(2, '0')}`;
 
-/** The lane a queued job carries (older jobs carry none: their queue's name gives it). */
-export function laneOfJob(job: { data: unknown; queueName: string }): string {
+/** The lane a queued job carries (the gateway sets it from the job's partition). */
+export function laneOfJob(job: { data: unknown }): string {
   const lane = (job.data as { lane?: unknown } | null)?.lane;
   if (typeof lane === 'string' && /^[A-Za-z0-9_-]+$/.test(lane)) return lane;
-  const m = /^ops-\{(\d+)\}$/.exec(job.queueName);
-  return m ? `p${m[1]}` : job.queueName.replace(/[^A-Za-z0-9_-]/g, '_');
+  throw new Error('a job without a lane: not queued by the gateway');
 }
 
 export const JOB = {

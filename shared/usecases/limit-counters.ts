@@ -14,7 +14,7 @@
  * change is ever counted twice or lost, whatever runs overlap.
  *
  * Lanes are the partition queues under the partition count that queued the job (`p16_07`,
- * shared/queue/names.ts `laneOf`; jobs of an earlier release: `p07`): at most one live job per
+ * shared/queue/names.ts `laneOf`): at most one live job per
  * lane, so a counter holds at most one entry per lane whatever its volume — and jobs queued before
  * and after a change of QUEUE_PARTITIONS never share one (docs/scaling.md). Limits count completed redemptions plus
  * the changes in flight (docs/decisions.md#16).
@@ -27,7 +27,7 @@ import {
   type CounterSpec,
   type PeriodKeys,
 } from '../data/limit-counter.repository.js';
-import type { CounterKind, CounterLane, LegacyCounterLane, LimitCounterDoc } from '../data/limit-counter.schema.js';
+import type { CounterKind, CounterLane, LimitCounterDoc } from '../data/limit-counter.schema.js';
 import { periodKeysOfDay } from '../domain/periods.js';
 import type { Campaign, UsageCounts } from '../domain/types.js';
 import type { Services } from '../services.js';
@@ -57,12 +57,8 @@ export function laneEntry(c: LaneChange): CounterLane {
   return `${c.attempt}/${c.step > 0 ? '+' : '-'}/${c.periods?.day ?? ''}/${c.key.slice(c.key.indexOf(':') + 1)}`;
 }
 
-/** The change a lane of a counter of campaign `campaignId` holds (this release's string, or an earlier release's object). */
-export function laneChange(campaignId: string, held: CounterLane | LegacyCounterLane): LaneChange {
-  if (typeof held !== 'string') {
-    const p = held.p;
-    return { attempt: held.a, step: held.s, periods: p ? { day: p.d, week: p.w, month: p.m } : null, key: held.k };
-  }
+/** The change a lane of a counter of campaign `campaignId` holds. */
+export function laneChange(campaignId: string, held: CounterLane): LaneChange {
   const [attempt = '', step, day = ''] = held.split('/', 3);
   const ref = held.slice(attempt.length + step!.length + day.length + 3);
   return { attempt, step: step === '-' ? -1 : 1, periods: day ? periodKeysOfDay(day) : null, key: `${campaignId}:${ref}` };
@@ -207,7 +203,7 @@ function reached(spec: CounterSpec, doc: LimitCounterDoc, periods: PeriodKeys | 
 }
 
 /** Settles the change another attempt left in `lane`: frees the lane if it committed, undoes it if not. */
-async function settle(deps: Deps, spec: CounterSpec, lane: string, held: CounterLane | LegacyCounterLane): Promise<void> {
+async function settle(deps: Deps, spec: CounterSpec, lane: string, held: CounterLane): Promise<void> {
   const change = laneChange(spec.campaignId, held);
   const fate = await deps.repos.redemptions.settle(change.key, change.attempt);
   if (fate === 'c') await deps.repos.limitCounters.clear(spec.id, lane, held);

@@ -49,8 +49,9 @@ describe('Idempotency-Key under bursts of concurrent duplicates', function () {
     run++;
   });
 
+  let sent = 0;
   const put = (customer: string, body: unknown, key: string) =>
-    call(api().url, 'PUT', `/wallets/customer/${customer}/transactions/loyalty`, {
+    call((sent++ % 2 === 0 ? api() : replica()).url, 'PUT', `/wallets/customer/${customer}/transactions/loyalty`, {
       auth: app.auth,
       body,
       headers: { 'idempotency-key': key },

@@ -66,7 +66,7 @@ export async function eventsBench(): Promise<string[]> {
           couponCodeId: null,
           orderId: `o${i}`,
           cycle: 1,
-          key: redemptionKey({ id: campaign, redemptionKeys: 'hashed' }, `o${i}`, 1),
+          key: redemptionKey(campaign, `o${i}`, 1),
           couponId: 'BENCH',
           code: 'BENCH',
           discountCents: 100,

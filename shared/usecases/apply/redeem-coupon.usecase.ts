@@ -69,7 +69,7 @@ export async function redeemCoupon(
       // A rule fails. An order already redeemed stays redeemed (docs/decisions.md#17); otherwise the refusal
       // must be the one validate would give, limits first (docs/decisions.md#20a): read the real usage.
       const [cycles, usage] = await Promise.all([
-        deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId),
+        deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId),
         readUsage(deps, app.id, [campaign], input.customerId, periods, input.bulkCodeId),
       ]);
       const d = decide(input, cycles, run.jobId);
@@ -86,7 +86,7 @@ export async function redeemCoupon(
       throw real.applicable ? refusalOf(evaluation.reason, evaluation.message) : refusalOf(real.reason, real.message);
     }
 
-    const key = redemptionKey(campaign, input.orderId, cycle);
+    const key = redemptionKey(campaign.id, input.orderId, cycle);
     const attempt = newAttempt();
     const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
     const fields: CycleFields = {
@@ -110,7 +110,7 @@ export async function redeemCoupon(
     const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods });
     if (taken.refused.length > 0) {
       await undoAll(deps, taken.changed, run.lane, taken.entry);
-      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId), run.jobId);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
       if ('done' in d) return d.done;
       if ('refuse' in d) throw d.refuse;
       if (d.cycle !== cycle) {
@@ -129,7 +129,7 @@ export async function redeemCoupon(
       // The cycle exists (a repeat, a re-run, a redeem after a revert) or this attempt was
       // abandoned by a settle: give back what it took and follow the journal.
       await undoAll(deps, taken.changed, run.lane, taken.entry);
-      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId), run.jobId);
+      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
       if ('refuse' in d) throw d.refuse;
       if ('done' in d) {
         if (d.own) await creditCashback(deps, d.own); // a re-run: finish what the first run may not have

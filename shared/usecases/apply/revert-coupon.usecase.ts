@@ -4,43 +4,22 @@
  * take back the cashback (or void it if it was never credited), free the lanes. Safe to re-run
  * from any line, like redeem.
  */
-import { campaignCounterId, codeCounterId, customerCounterId } from '../../data/limit-counter.repository.js';
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { RevertInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { clearAll, newAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
 import { noRedemption } from './apply-errors.js';
 import type { JobRun } from '../job-run.js';
-import { loadCampaign, MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
+import { MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
 import { cashbackRevertTxnId, revertCashback } from './cashback.js';
 
-/** Counter ids of a legacy cycle's scopes (`total`, `day:…`, `customer:<id>`, `code:<id>`). */
-export function legacyCounterIds(campaignId: string, scopes: string[]): string[] {
-  const ids = scopes.map((scope) => {
-    const [kind, id] = [scope.slice(0, scope.indexOf(':') < 0 ? scope.length : scope.indexOf(':')), scope.slice(scope.indexOf(':') + 1)];
-    if (kind === 'customer') return customerCounterId(campaignId, id);
-    if (kind === 'code') return codeCounterId(campaignId, id);
-    return campaignCounterId(campaignId);
-  });
-  return [...new Set(ids)];
-}
-
-/** The counters a journaled redemption counts in (legacy cycles name scopes instead). */
-function countersOfCycle(r: RedemptionRecord) {
-  const ids = r.legacyScopes ? legacyCounterIds(r.campaignId, r.legacyScopes) : r.counters;
-  return specsOf(r.applicationId, r.campaignId, ids);
-}
+/** The counters a journaled redemption counts in. */
+const countersOfCycle = (r: RedemptionRecord) => specsOf(r.applicationId, r.campaignId, r.counters);
 
 /** Worker side of revert (see the file's header). */
-export async function revertCoupon(
-  deps: Pick<Services, 'repos' | 'wallets' | 'applications' | 'campaigns'>,
-  input: RevertInput,
-  run: JobRun,
-): Promise<ApplyResult> {
-  // Its key scheme, from the cache (a campaign with redemptions is never deleted; archived ones are cached too).
-  const { campaign } = await loadCampaign(deps, input.applicationId, input.campaignId);
+export async function revertCoupon(deps: Pick<Services, 'repos' | 'wallets'>, input: RevertInput, run: JobRun): Promise<ApplyResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const cycles = await deps.repos.redemptions.cycles(input.applicationId, campaign, input.orderId);
+    const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
     const own = cycles.find((c) => c.revertJobId === run.jobId);
     const target = own ?? cycles.filter((c) => c.state !== 'refused').at(-1);
     if (!target || target.customerId !== input.customerId) throw noRedemption();
