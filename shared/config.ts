@@ -1,106 +1,30 @@
 /**
- * The one place that reads `process.env`. Validated once with joi at start-up; an invalid value
- * stops the process with a message naming the variable. Every key, with its default, is listed
- * in README.md ("Configuration").
+ * The one place that reads `process.env`, and the one declaration of every setting: its
+ * variable, its validation and default (joi), its documentation — from which README.md's table
+ * and `.env.example` are generated (`npm run config:docs`; test/unit/config.spec.ts fails when
+ * they differ) — and the typed key the code reads. Validated once at start-up; an invalid value
+ * stops the process with a message naming the variable.
  */
 import { BlockList } from 'node:net';
 import Joi from 'joi';
 import { clusterSeeds } from './redis-url.js';
 
-export interface Config {
-  /** `development` enables pretty logs and the embedded servers of `npm run dev`. */
-  readonly nodeEnv: 'development' | 'production' | 'test';
-  /** HTTP port of the API. Default 3000. */
-  readonly port: number;
-  /** Port of the worker's health and metrics endpoint. Default 9464. */
-  readonly workerPort: number;
-  /** MongoDB connection string. Unset: `npm run dev` and the tests start embedded servers. */
-  readonly mongodbUri: string | undefined;
-  /**
-   * Redis connection string: `redis://…` for one Redis, `redis+cluster://host:port,host:port` for
-   * the seed nodes of a Redis Cluster (docs/scaling.md). Unset: as above.
-   */
-  readonly redisUrl: string | undefined;
-  /** Bearer token of the admin API and Bull Board. Unset: both are off. */
-  readonly adminToken: string | undefined;
-  /**
-   * Bearer token for `/metrics`. Unset: the API's `/metrics` is off (404) — business counters never
-   * sit open on the public port — and the worker's (an internal port) is open.
-   */
-  readonly metricsToken: string | undefined;
-  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Pretty logs (development only). Default: true when NODE_ENV=development. */
-  readonly logPretty: boolean;
-  /** Largest accepted JSON body, in bytes-with-unit as `express.json` takes it. Default `1mb`. */
-  readonly bodyLimit: string;
-  /** Prefix of every BullMQ key. Default `coupons`. */
-  readonly queuePrefix: string;
-  /**
-   * Number of per-customer partition queues. Change it only with the procedure of docs/scaling.md
-   * ("Changing the partition count": workers first, with QUEUE_PARTITIONS_PREVIOUS). Default 16.
-   */
-  readonly queuePartitions: number;
-  /**
-   * Workers only: the partition count before a change of QUEUE_PARTITIONS; they also consume its
-   * queues until those are drained (docs/scaling.md, "Changing the partition count"). Unset: none.
-   */
-  readonly queuePartitionsPrevious: number | undefined;
-  /** How long the API waits for a queued job before answering 503. Default 10000 ms. */
-  readonly jobWaitTimeoutMs: number;
-  /** BullMQ lock duration of a running job. Default 15000 ms. */
-  readonly jobLockMs: number;
-  /** How often workers look for stalled jobs. Default 5000 ms. */
-  readonly stalledIntervalMs: number;
-  /**
-   * Partition owners (opt-in, shared/queue/partition-owners.ts): above 0, how often a worker renews
-   * its heartbeat, and each partition is consumed by one live worker (a replica silent for 3 beats
-   * loses its partitions to the others). 0 (default): every worker consumes every partition.
-   */
-  readonly workerHeartbeatMs: number;
-  /** Seconds finished jobs are kept (for replies and Bull Board). Default 3600. */
-  readonly keepFinishedSeconds: number;
-  /** At most this many finished jobs are kept per partition queue (bounds Redis memory). Default 200. */
-  readonly keepFinishedJobs: number;
-  /** Approximate length of each partition queue's event stream. Default 2000. */
-  readonly queueEventsMaxLen: number;
-  /** How long a worker retries a job in place through database errors before failing it. Default 60000 ms. */
-  readonly jobRetryBudgetMs: number;
-  /** Time to receive a whole request (headers and body); slower or truncated requests get 408. Default 10000 ms. */
-  readonly requestTimeoutMs: number;
-  /** How long an Idempotency-Key is kept. Default 86400 (docs/decisions.md#24: at least 24 h). */
-  readonly idempotencyTtlSeconds: number;
-  /** How long in-process caches (credentials, campaigns) trust themselves before re-checking. Default 1000 ms. */
-  readonly cacheCheckMs: number;
-  /**
-   * Webhook deliveries in flight per worker process. 0: this process delivers nothing (run
-   * dedicated delivery replicas) — it still records events. Default 10.
-   */
-  readonly webhookConcurrency: number;
-  /**
-   * Whether this worker process takes operations from the partition queues. false: a dedicated
-   * delivery replica (it delivers webhooks only; WEBHOOK_CONCURRENCY must be above 0). Default true.
-   */
-  readonly workerOperations: boolean;
-  /** Budget of one webhook POST (connect, send, answer). Default 10000 ms. */
-  readonly webhookTimeoutMs: number;
-  /** Attempts of one delivery before it is dead-lettered. Default 14 (see docs/events.md). */
-  readonly webhookMaxAttempts: number;
-  /** First retry delay; doubled per failed attempt, ±10 % jitter. Default 60000 ms. */
-  readonly webhookRetryBaseMs: number;
-  /** Longest retry delay. Default 21600000 ms (6 h). */
-  readonly webhookRetryMaxMs: number;
-  /**
-   * CIDRs a webhook may reach although they are private, loopback, link-local or otherwise
-   * reserved (SSRF guard). Default none.
-   */
-  readonly webhookAllowedCidrs: readonly string[];
-  /** How often workers look for events never dispatched and deliveries whose job was lost. Default 60000 ms. */
-  readonly webhookSweepMs: number;
-  /** How late an undispatched event or a pending delivery must be before the sweep re-queues it. Default 300000 ms. */
-  readonly webhookOverdueMs: number;
-  /** Days events and finished deliveries are kept. Default 30. */
-  readonly webhookRetentionDays: number;
+/** One setting: its variable, its validation (with its default), and how README and `.env.example` describe it. */
+interface Setting<T> {
+  env: string;
+  schema: Joi.Schema;
+  /** What it does, for operators: README's table and the comment in `.env.example`. */
+  doc: string;
+  /** README's "default" column when the schema's default is not the whole story (`dev only`, `—`). */
+  shown?: string;
+  /** Its line in `.env.example`: the value (default: the schema's default), or commented out. */
+  example?: { value?: string; commented?: boolean };
+  section: 'service' | 'webhooks';
+  /** The typed value from the validated environment (default: the variable's value as joi converted it). */
+  read?: (value: Record<string, unknown>) => T;
 }
+
+const setting = <T>(s: Setting<T>): Setting<T> => s;
 
 /** A comma-separated list of CIDRs (`10.0.0.0/8,::1/128`), each checked by node:net. */
 const cidrList = Joi.string()
@@ -120,52 +44,242 @@ const cidrList = Joi.string()
   })
   .messages({ 'any.custom': '{{#label}} must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)' });
 
-const schema = Joi.object({
-  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('production'),
-  PORT: Joi.number().port().default(3000),
-  WORKER_PORT: Joi.number().port().default(9464),
-  MONGODB_URI: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/, 'mongodb:// URI'),
-  REDIS_URL: Joi.string()
-    .pattern(/^rediss?(\+cluster)?:\/\/\S+$/, 'redis:// or redis+cluster:// URI')
-    .custom((v: string) => {
-      clusterSeeds(v); // throws on a cluster URL it cannot read
-      return v;
-    })
-    .messages({ 'any.custom': '{{#label}} is not a valid cluster URL: {{#error.message}}' }),
-  ADMIN_TOKEN: Joi.string().min(16),
-  METRICS_TOKEN: Joi.string().min(16),
-  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  LOG_PRETTY: Joi.boolean(),
-  BODY_LIMIT: Joi.string()
-    .pattern(/^\d+(b|kb|mb)$/i)
-    .default('1mb'),
-  QUEUE_PREFIX: Joi.string()
-    .pattern(/^[A-Za-z0-9_-]+$/)
-    .default('coupons'),
-  QUEUE_PARTITIONS: Joi.number().integer().min(1).max(1024).default(64),
-  QUEUE_PARTITIONS_PREVIOUS: Joi.number().integer().min(1).max(1024),
-  JOB_WAIT_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
-  JOB_LOCK_MS: Joi.number().integer().min(1000).default(15000),
-  STALLED_INTERVAL_MS: Joi.number().integer().min(500).default(5000),
-  WORKER_HEARTBEAT_MS: Joi.alternatives(Joi.number().valid(0), Joi.number().integer().min(100).max(60_000)).default(0),
-  KEEP_FINISHED_SECONDS: Joi.number().integer().min(60).default(3600),
-  KEEP_FINISHED_JOBS: Joi.number().integer().min(10).max(100_000).default(200),
-  QUEUE_EVENTS_MAX_LEN: Joi.number().integer().min(100).default(2000),
-  JOB_RETRY_BUDGET_MS: Joi.number().integer().min(1000).default(60_000),
-  REQUEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(10_000),
-  IDEMPOTENCY_TTL_SECONDS: Joi.number().integer().min(86400).default(86400),
-  CACHE_CHECK_MS: Joi.number().integer().min(50).max(60000).default(1000),
-  WEBHOOK_CONCURRENCY: Joi.number().integer().min(0).max(500).default(10),
-  WORKER_OPERATIONS: Joi.boolean().default(true),
-  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
-  WEBHOOK_MAX_ATTEMPTS: Joi.number().integer().min(1).max(100).default(14),
-  WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).default(60000),
-  WEBHOOK_RETRY_MAX_MS: Joi.number().integer().min(10).default(21600000),
-  WEBHOOK_ALLOWED_CIDRS: cidrList.default([]),
-  WEBHOOK_SWEEP_MS: Joi.number().integer().min(100).default(60000),
-  WEBHOOK_OVERDUE_MS: Joi.number().integer().min(100).default(300000),
-  WEBHOOK_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
-}).unknown(true);
+const ms = (min: number, dflt: number) => Joi.number().integer().min(min).default(dflt);
+
+/** Every setting, in the order README and `.env.example` list them. */
+export const SETTINGS = {
+  nodeEnv: setting<'development' | 'production' | 'test'>({
+    env: 'NODE_ENV',
+    schema: Joi.string().valid('development', 'production', 'test').default('production'),
+    doc: '`development` / `production` / `test`; `development` turns on pretty logs',
+    section: 'service',
+  }),
+  port: setting<number>({ env: 'PORT', schema: Joi.number().port().default(3000), doc: 'API port', section: 'service' }),
+  workerPort: setting<number>({
+    env: 'WORKER_PORT',
+    schema: Joi.number().port().default(9464),
+    doc: "port of the worker's `/healthz`, `/readyz` and `/metrics`",
+    section: 'service',
+  }),
+  mongodbUri: setting<string | undefined>({
+    env: 'MONGODB_URI',
+    schema: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/, 'mongodb:// URI'),
+    doc: 'MongoDB connection string (`mongodb://` or `mongodb+srv://`); required outside dev/test, where unset starts embedded servers. Compose sets it',
+    shown: '—',
+    example: { value: 'mongodb://127.0.0.1:27017/coupons', commented: true },
+    section: 'service',
+  }),
+  redisUrl: setting<string | undefined>({
+    env: 'REDIS_URL',
+    schema: Joi.string()
+      .pattern(/^rediss?(\+cluster)?:\/\/\S+$/, 'redis:// or redis+cluster:// URI')
+      .custom((v: string) => {
+        clusterSeeds(v); // throws on a cluster URL it cannot read
+        return v;
+      })
+      .messages({ 'any.custom': '{{#label}} is not a valid cluster URL: {{#error.message}}' }),
+    doc: 'Redis connection string (`redis://`, `rediss://`), or `redis+cluster://host:port,host:port` for the seed nodes of a Redis Cluster (docs/scaling.md); required outside dev/test. Compose sets it',
+    shown: '—',
+    example: { value: 'redis://127.0.0.1:6379', commented: true },
+    section: 'service',
+  }),
+  adminToken: setting<string | undefined>({
+    env: 'ADMIN_TOKEN',
+    schema: Joi.string().min(16),
+    doc: 'bearer token of the admin API (`/admin`) and of Bull Board (`/admin/queues`; browsers: any user name, this token as password); unset turns both off (404). Production refuses a placeholder or fewer than 32 characters (`openssl rand -hex 32`)',
+    shown: '—',
+    example: { value: 'change-me-to-a-long-random-token' },
+    section: 'service',
+  }),
+  metricsToken: setting<string | undefined>({
+    env: 'METRICS_TOKEN',
+    schema: Joi.string().min(16),
+    doc: "bearer token for `/metrics` (at least 16 characters); unset: the API's `/metrics` is off (404), the worker's (internal port) open",
+    shown: '—',
+    example: { value: '', commented: true },
+    section: 'service',
+  }),
+  logLevel: setting<'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'>({
+    env: 'LOG_LEVEL',
+    schema: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+    doc: 'pino level: `fatal` `error` `warn` `info` `debug` `trace` `silent`',
+    section: 'service',
+  }),
+  logPretty: setting<boolean>({
+    env: 'LOG_PRETTY',
+    schema: Joi.boolean(),
+    doc: 'human-readable logs instead of JSON lines (needs the dev dependency pino-pretty; not in the image)',
+    shown: 'dev only',
+    example: { value: 'false' },
+    section: 'service',
+    read: (v) => (v.LOG_PRETTY as boolean | undefined) ?? v.NODE_ENV === 'development',
+  }),
+  bodyLimit: setting<string>({
+    env: 'BODY_LIMIT',
+    schema: Joi.string()
+      .pattern(/^\d+(b|kb|mb)$/i)
+      .default('1mb'),
+    doc: 'largest JSON body (`b`, `kb` or `mb`); larger ones get 413',
+    section: 'service',
+  }),
+  queuePrefix: setting<string>({
+    env: 'QUEUE_PREFIX',
+    schema: Joi.string()
+      .pattern(/^[A-Za-z0-9_-]+$/)
+      .default('coupons'),
+    doc: 'prefix of every BullMQ key in Redis',
+    section: 'service',
+  }),
+  queuePartitions: setting<number>({
+    env: 'QUEUE_PARTITIONS',
+    schema: Joi.number().integer().min(1).max(1024).default(64),
+    doc: 'per-customer partition queues: how many operations run at once. Change it only with the procedure of docs/scaling.md ("Changing the partition count")',
+    section: 'service',
+  }),
+  queuePartitionsPrevious: setting<number | undefined>({
+    env: 'QUEUE_PARTITIONS_PREVIOUS',
+    schema: Joi.number().integer().min(1).max(1024),
+    doc: 'workers only, while the partition count changes: the previous count, whose queues they also drain',
+    shown: '—',
+    example: { value: '', commented: true },
+    section: 'service',
+  }),
+  jobWaitTimeoutMs: setting<number>({
+    env: 'JOB_WAIT_TIMEOUT_MS',
+    schema: ms(100, 10_000),
+    doc: 'how long the API waits for a queued redeem, revert or wallet job before answering 503 (docs/reliability.md)',
+    section: 'service',
+  }),
+  jobLockMs: setting<number>({
+    env: 'JOB_LOCK_MS',
+    schema: ms(1000, 15_000),
+    doc: "lock of a running job: a dead worker's job is re-queued after about this plus the stall check",
+    section: 'service',
+  }),
+  stalledIntervalMs: setting<number>({
+    env: 'STALLED_INTERVAL_MS',
+    schema: ms(500, 5000),
+    doc: 'how often workers look for stalled jobs',
+    section: 'service',
+  }),
+  workerHeartbeatMs: setting<number>({
+    env: 'WORKER_HEARTBEAT_MS',
+    schema: Joi.alternatives(Joi.number().valid(0), Joi.number().integer().min(100).max(60_000)).default(0),
+    doc: 'workers only, opt-in: above 0, each partition is consumed by one live worker, chosen through heartbeats at this interval (a worker silent for 3 beats loses its partitions); 0: every worker consumes every partition',
+    section: 'service',
+  }),
+  keepFinishedSeconds: setting<number>({
+    env: 'KEEP_FINISHED_SECONDS',
+    schema: Joi.number().integer().min(60).default(3600),
+    doc: 'how long finished jobs stay in Redis (Bull Board, late retries); failed ones 24 times longer',
+    section: 'service',
+  }),
+  keepFinishedJobs: setting<number>({
+    env: 'KEEP_FINISHED_JOBS',
+    schema: Joi.number().integer().min(10).max(100_000).default(200),
+    doc: 'at most this many finished jobs kept per partition queue (failed: 10 times more): bounds Redis memory',
+    section: 'service',
+  }),
+  queueEventsMaxLen: setting<number>({
+    env: 'QUEUE_EVENTS_MAX_LEN',
+    schema: Joi.number().integer().min(100).default(2000),
+    doc: "approximate length of each partition queue's BullMQ event stream (Bull Board, tooling)",
+    section: 'service',
+  }),
+  jobRetryBudgetMs: setting<number>({
+    env: 'JOB_RETRY_BUDGET_MS',
+    schema: ms(1000, 60_000),
+    doc: 'how long a worker retries a job in place through database errors before failing it',
+    section: 'service',
+  }),
+  requestTimeoutMs: setting<number>({
+    env: 'REQUEST_TIMEOUT_MS',
+    schema: ms(1000, 10_000),
+    doc: 'time to receive a whole request (headers and body); slower or truncated ones get 408',
+    section: 'service',
+  }),
+  idempotencyTtlSeconds: setting<number>({
+    env: 'IDEMPOTENCY_TTL_SECONDS',
+    schema: Joi.number().integer().min(86_400).default(86_400),
+    doc: 'how long an `Idempotency-Key` is kept (at least 24 h: docs/decisions.md#24)',
+    section: 'service',
+  }),
+  cacheCheckMs: setting<number>({
+    env: 'CACHE_CHECK_MS',
+    schema: Joi.number().integer().min(50).max(60_000).default(1000),
+    doc: 'how often in-process caches re-check credentials and campaigns: the fallback, since admin API changes reach every process at once (docs/admin-api.md)',
+    section: 'service',
+  }),
+  webhookConcurrency: setting<number>({
+    env: 'WEBHOOK_CONCURRENCY',
+    schema: Joi.number().integer().min(0).max(500).default(10),
+    doc: 'webhook deliveries in flight per worker; 0: this worker delivers none (it still records events)',
+    section: 'webhooks',
+  }),
+  workerOperations: setting<boolean>({
+    env: 'WORKER_OPERATIONS',
+    schema: Joi.boolean().default(true),
+    doc: 'false: a dedicated delivery worker (webhooks only, no partition queue)',
+    section: 'webhooks',
+  }),
+  webhookTimeoutMs: setting<number>({
+    env: 'WEBHOOK_TIMEOUT_MS',
+    schema: Joi.number().integer().min(100).max(120_000).default(10_000),
+    doc: 'budget of one webhook POST (connect, send, status line); no answer in time is retried',
+    section: 'webhooks',
+  }),
+  webhookMaxAttempts: setting<number>({
+    env: 'WEBHOOK_MAX_ATTEMPTS',
+    schema: Joi.number().integer().min(1).max(100).default(14),
+    doc: 'attempts of one delivery before it is dead-lettered (with the delays below: over 29 h in all; a worker warns when a schedule covers less than 24 h)',
+    section: 'webhooks',
+  }),
+  webhookRetryBaseMs: setting<number>({
+    env: 'WEBHOOK_RETRY_BASE_MS',
+    schema: ms(10, 60_000),
+    doc: 'first retry delay, doubled per failed attempt, ±10 % jitter',
+    section: 'webhooks',
+  }),
+  webhookRetryMaxMs: setting<number>({
+    env: 'WEBHOOK_RETRY_MAX_MS',
+    schema: ms(10, 21_600_000),
+    doc: 'longest retry delay (6 h)',
+    section: 'webhooks',
+  }),
+  webhookAllowedCidrs: setting<readonly string[]>({
+    env: 'WEBHOOK_ALLOWED_CIDRS',
+    schema: cidrList.default([]),
+    doc: 'comma-separated reserved ranges (private, loopback, link-local, …) webhooks may reach anyway, e.g. `10.20.0.0/16` or `127.0.0.0/8` for a receiver on this machine',
+    shown: '—',
+    example: { value: '' },
+    section: 'webhooks',
+    read: (v) => Object.freeze([...(v.WEBHOOK_ALLOWED_CIDRS as string[])]),
+  }),
+  webhookSweepMs: setting<number>({
+    env: 'WEBHOOK_SWEEP_MS',
+    schema: ms(100, 60_000),
+    doc: 'how often each worker re-queues events or deliveries a crash left unqueued',
+    section: 'webhooks',
+  }),
+  webhookOverdueMs: setting<number>({
+    env: 'WEBHOOK_OVERDUE_MS',
+    schema: ms(100, 300_000),
+    doc: 'how late an undispatched event or a lost delivery job must be before the sweep re-queues it',
+    section: 'webhooks',
+  }),
+  webhookRetentionDays: setting<number>({
+    env: 'WEBHOOK_RETENTION_DAYS',
+    schema: Joi.number().integer().min(1).max(3650).default(30),
+    doc: 'days events and finished deliveries are kept (redelivery needs them)',
+    section: 'webhooks',
+  }),
+};
+
+type Settings = typeof SETTINGS;
+/** The validated configuration: one read-only key per setting of {@link SETTINGS}. */
+export type Config = { readonly [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
+
+const schema = Joi.object(Object.fromEntries(Object.values(SETTINGS).map((s) => [s.env, s.schema]))).unknown(true);
 
 /** The placeholder of .env.example and anything like it: never a production admin token. */
 const PLACEHOLDER = /change[-_ ]?me|placeholder|example/i;
@@ -190,42 +304,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         `Invalid configuration: ADMIN_TOKEN: in production it must be a random value of at least ${MIN_PRODUCTION_ADMIN_TOKEN} characters, not a placeholder (e.g. openssl rand -hex 32); unset it to turn the admin API off`,
       );
   }
-  return Object.freeze({
-    nodeEnv: value.NODE_ENV,
-    port: value.PORT,
-    workerPort: value.WORKER_PORT,
-    mongodbUri: value.MONGODB_URI,
-    redisUrl: value.REDIS_URL,
-    adminToken: value.ADMIN_TOKEN,
-    metricsToken: value.METRICS_TOKEN,
-    logLevel: value.LOG_LEVEL,
-    logPretty: value.LOG_PRETTY ?? value.NODE_ENV === 'development',
-    bodyLimit: value.BODY_LIMIT,
-    queuePrefix: value.QUEUE_PREFIX,
-    queuePartitions: value.QUEUE_PARTITIONS,
-    queuePartitionsPrevious: value.QUEUE_PARTITIONS_PREVIOUS,
-    jobWaitTimeoutMs: value.JOB_WAIT_TIMEOUT_MS,
-    jobLockMs: value.JOB_LOCK_MS,
-    stalledIntervalMs: value.STALLED_INTERVAL_MS,
-    workerHeartbeatMs: value.WORKER_HEARTBEAT_MS,
-    keepFinishedSeconds: value.KEEP_FINISHED_SECONDS,
-    keepFinishedJobs: value.KEEP_FINISHED_JOBS,
-    queueEventsMaxLen: value.QUEUE_EVENTS_MAX_LEN,
-    jobRetryBudgetMs: value.JOB_RETRY_BUDGET_MS,
-    requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
-    idempotencyTtlSeconds: value.IDEMPOTENCY_TTL_SECONDS,
-    cacheCheckMs: value.CACHE_CHECK_MS,
-    webhookConcurrency: value.WEBHOOK_CONCURRENCY,
-    workerOperations: value.WORKER_OPERATIONS,
-    webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
-    webhookMaxAttempts: value.WEBHOOK_MAX_ATTEMPTS,
-    webhookRetryBaseMs: value.WEBHOOK_RETRY_BASE_MS,
-    webhookRetryMaxMs: value.WEBHOOK_RETRY_MAX_MS,
-    webhookAllowedCidrs: Object.freeze([...value.WEBHOOK_ALLOWED_CIDRS]),
-    webhookSweepMs: value.WEBHOOK_SWEEP_MS,
-    webhookOverdueMs: value.WEBHOOK_OVERDUE_MS,
-    webhookRetentionDays: value.WEBHOOK_RETENTION_DAYS,
-  });
+  const config = Object.fromEntries(
+    Object.entries(SETTINGS).map(([key, s]) => [key, (s as Setting<unknown>).read ? (s as Setting<unknown>).read!(value) : value[s.env]]),
+  );
+  return Object.freeze(config) as Config;
 }
 
 /** Loads the process configuration or exits with the reason (start-up only). */
@@ -236,4 +318,54 @@ export function loadConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(1);
   }
+}
+
+/** A setting's default as joi gives it (undefined: none). */
+const defaultOf = (s: Setting<unknown>): unknown => (s.schema.describe().flags as { default?: unknown } | undefined)?.default;
+
+/** README.md's configuration table (between its `settings` markers), from {@link SETTINGS}. */
+export function settingsTable(): string {
+  const rows = Object.values(SETTINGS).map((s: Setting<unknown>) => {
+    const dflt = defaultOf(s);
+    const shown = s.shown ?? (Array.isArray(dflt) ? '—' : String(dflt));
+    return `| \`${s.env}\` | ${shown} | ${s.doc} |`;
+  });
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** `.env.example`, from {@link SETTINGS}: every variable with its default, or commented out. */
+export function envExample(): string {
+  const wrap = (text: string) => {
+    const lines: string[] = [];
+    let line = '#';
+    for (const word of text.split(' ')) {
+      if (line.length + word.length + 1 > 100) {
+        lines.push(line);
+        line = '#';
+      }
+      line += ` ${word}`;
+    }
+    return [...lines, line].join('\n');
+  };
+  const out = [
+    '# Generated from shared/config.ts by `npm run config:docs` (test/unit/config.spec.ts checks it): edit there.',
+    '# Copy to .env for `docker compose up` (or export the variables for `npm start`). Every variable is',
+    '# read and validated once at start-up; the values shown are the defaults. docker-compose.yml sets',
+    '# MONGODB_URI, REDIS_URL, PORT and WORKER_PORT itself.',
+    '',
+    '# --- docker compose only ---',
+    '# Host port published for the API (the container always listens on 3000).',
+    'API_PORT=3000',
+  ];
+  let section = '';
+  for (const s of Object.values(SETTINGS) as Setting<unknown>[]) {
+    if (s.section !== section) {
+      section = s.section;
+      out.push('', `# --- ${section === 'service' ? 'the service' : 'webhooks (docs/events.md)'} ---`);
+    }
+    const dflt = defaultOf(s);
+    const value = s.example?.value ?? (Array.isArray(dflt) ? '' : String(dflt ?? ''));
+    out.push(wrap(s.doc.replace(/`/g, '')), `${s.example?.commented ? '# ' : ''}${s.env}=${value}`);
+  }
+  return `${out.join('\n')}\n`;
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { parseConfig } from '../../shared/config.js';
+import { readFileSync } from 'node:fs';
+import { envExample, parseConfig, SETTINGS } from '../../shared/config.js';
+import { readmeWithTable } from '../../scripts/config-docs.js';
 import { clusterSeeds } from '../../shared/redis-url.js';
 
 describe('configuration', () => {
@@ -72,5 +74,28 @@ describe('configuration', () => {
     expect(parseConfig({ NODE_ENV: 'development', ADMIN_TOKEN: 'change-me-to-a-long-random-token' }).adminToken).to.be.a('string');
     const random = 'f3a9c1d27be84e0a9d5c6b7a8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1';
     expect(parseConfig({ NODE_ENV: 'production', ADMIN_TOKEN: random }).adminToken).to.equal(random);
+  });
+});
+
+describe('settings: one declaration, the docs generated from it', () => {
+  const root = new URL('../../', import.meta.url);
+  it('when README.md is read, then its configuration table is the one shared/config.ts generates (npm run config:docs)', () => {
+    const readme = readFileSync(new URL('README.md', root), 'utf8');
+    expect(readme).to.equal(readmeWithTable(readme));
+  });
+
+  it('when .env.example is read, then it is the one shared/config.ts generates (npm run config:docs)', () => {
+    expect(readFileSync(new URL('.env.example', root), 'utf8')).to.equal(envExample());
+  });
+
+  it('when .env.example is loaded as the environment, then it is a valid configuration of every setting', () => {
+    const env = Object.fromEntries(
+      envExample()
+        .split('\n')
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    const config = parseConfig({ ...env, NODE_ENV: 'test' });
+    expect(Object.keys(config).sort()).to.deep.equal(Object.keys(SETTINGS).sort());
   });
 });
