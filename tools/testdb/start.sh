@@ -103,7 +103,8 @@ pg_url="postgres://$pg_user@/postgres?host=$dir/run&port=$pg_port&pool_max_conns
   -log-level "${TESTDB_LOG_LEVEL:-error}" >"$dir/ferretdb.out" 2>"$dir/ferretdb.err" &
 echo $! >"$dir/ferretdb.pid"
 for _ in $(seq 1 300); do
-  uri=$(sed -n 's/^ready //p' "$dir/ferretdb.out" 2>/dev/null)
+  # The file may not exist yet (the background shell opens it): not an error.
+  uri=$(sed -n 's/^ready //p' "$dir/ferretdb.out" 2>/dev/null || true)
   if [ -n "$uri" ]; then
     echo "$uri" | tee "$dir/uri"
     exit 0
