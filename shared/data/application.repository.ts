@@ -1,21 +1,10 @@
 import type { Types } from 'mongoose';
 import type { ApplicationDoc } from './application.schema.js';
 import type { Models } from './db.js';
+import type { RecordOf } from './stored.js';
 import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
-export interface ApplicationRecord {
-  id: string;
-  name: string;
-  timezone: string;
-  currency: string | null;
-  apiKey: string;
-  secretHash: string;
-  status: 'active' | 'disabled';
-  archivedAt: Date | null;
-  configVersion: number;
-  credentialsVersion: number;
-  createdAt: Date;
-}
+export type ApplicationRecord = RecordOf<ApplicationDoc, never, 'updatedAt'>;
 
 const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   id: String(d._id),

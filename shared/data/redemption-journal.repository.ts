@@ -7,30 +7,15 @@ import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { RedemptionDoc } from './redemption.schema.js';
+import type { RecordOf } from './stored.js';
 
-export interface RedemptionRecord {
-  id: string;
-  applicationId: string;
-  campaignId: string;
-  customerId: string;
-  couponCodeId: string | null;
-  orderId: string;
-  cycle: number;
-  key: string;
+export type RedemptionRecord = Omit<
+  RecordOf<RedemptionDoc, 'application' | 'campaign' | 'customer' | 'couponCode', 'att' | 'updatedAt'>,
+  'state'
+> & {
+  /** Read only where it is set (a document with `att` alone is a placeholder). */
   state: NonNullable<RedemptionDoc['state']>;
-  couponId: string;
-  code: string;
-  discountCents: number;
-  cashbackCents: number;
-  cashbackWallet: string | null;
-  periods: { day: string; week: string; month: string };
-  /** The ids of the limit counters it counts in. */
-  counters: string[];
-  refusal: { reason: string; message: string } | null;
-  redeemJobId: string;
-  revertJobId: string | null;
-  createdAt: Date;
-}
+};
 
 /** The fields a redeem commits (everything but what the journal derives). */
 export type CycleFields = Omit<RedemptionRecord, 'id' | 'state' | 'revertJobId' | 'createdAt'>;

@@ -1,26 +1,19 @@
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
+import type { RecordOf } from './stored.js';
 import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
 import { balanceFilter, balanceIdOf } from './wallet-balance.repository.js';
 
-export interface LedgerEntry {
-  id: string;
-  txnId: string;
-  type: 'credit' | 'debit';
-  points: number;
-  seq: number | null;
-  before: number | null;
-  after: number | null;
-  description: string;
+/** The stored entry, before its state is derived from a balance. */
+export type StoredEntry = RecordOf<WalletTransactionDoc, never, 'application' | 'wallet' | 'customer' | 'state' | 'updatedAt'> & {
+  stored: WalletTransactionDoc['state'];
+};
+
+export type LedgerEntry = Omit<StoredEntry, 'stored'> & {
   /** `applied`/`pending` derived from the balance's version; `refused` and `void` as stored. */
   state: 'pending' | 'applied' | 'refused' | 'void';
-  origin: 'api' | 'cashback' | 'cashback_revert';
-  createdAt: Date;
-}
-
-/** The stored entry, before its state is derived from a balance. */
-export type StoredEntry = Omit<LedgerEntry, 'state'> & { stored: WalletTransactionDoc['state'] };
+};
 
 const toStored = (d: WalletTransactionDoc): StoredEntry => ({
   id: d._id,

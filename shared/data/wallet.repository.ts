@@ -2,18 +2,10 @@ import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import { applicationScopedAdmin } from './admin-queries.js';
+import type { RecordOf } from './stored.js';
 import type { WalletDoc } from './wallet.schema.js';
 
-export interface WalletRecord {
-  id: string;
-  walletId: string;
-  name: string;
-  currency: string;
-  singularUnitName: string;
-  pluralUnitName: string;
-  timezone: string;
-  archivedAt: Date | null;
-}
+export type WalletRecord = RecordOf<WalletDoc, never, 'application' | 'createdAt' | 'updatedAt'>;
 
 export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
   id: String(d._id),
