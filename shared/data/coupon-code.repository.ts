@@ -87,4 +87,3 @@ export function couponCodeRepository({ CouponCode }: Models) {
     },
   };
 }
-export type CouponCodeRepository = ReturnType<typeof couponCodeRepository>;

@@ -79,4 +79,3 @@ export function customerRepository({ Customer }: Models) {
     ...applicationScopedAdmin(Customer, toRecord),
   };
 }
-export type CustomerRepository = ReturnType<typeof customerRepository>;

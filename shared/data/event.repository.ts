@@ -123,4 +123,3 @@ export function eventRepository({ Event }: Models) {
     },
   };
 }
-export type EventRepository = ReturnType<typeof eventRepository>;

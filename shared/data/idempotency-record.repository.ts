@@ -55,4 +55,3 @@ export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
     },
   };
 }
-export type IdempotencyRecordRepository = ReturnType<typeof idempotencyRecordRepository>;

@@ -146,4 +146,3 @@ export function limitCounterRepository({ LimitCounter }: Models) {
     },
   };
 }
-export type LimitCounterRepository = ReturnType<typeof limitCounterRepository>;

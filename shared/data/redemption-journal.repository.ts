@@ -152,4 +152,3 @@ export function redemptionJournalRepository({ Redemption }: Models) {
     },
   };
 }
-export type RedemptionJournalRepository = ReturnType<typeof redemptionJournalRepository>;

@@ -44,4 +44,3 @@ export function walletRepository({ Wallet }: Models) {
     },
   };
 }
-export type WalletRepository = ReturnType<typeof walletRepository>;

@@ -264,7 +264,6 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
     },
   };
 }
-export type WebhookDeliveryRepository = ReturnType<typeof webhookDeliveryRepository>;
 
 /** One stream read: its pending deliveries numbered up to `upTo`, lowest first, at most `limit`. */
 interface StreamRead {

@@ -89,4 +89,3 @@ export function webhookEndpointRepository({ WebhookEndpoint }: Models) {
     },
   };
 }
-export type WebhookEndpointRepository = ReturnType<typeof webhookEndpointRepository>;

@@ -42,11 +42,13 @@ export const ORDER_CONDITION_FIELDS = [
   'items_count',
   'total_qty',
 ] as const;
-export const MANDATORY_ORDER_FIELDS = ['selling_price_subtotal', 'original_price_subtotal'] as const;
+/** The order totals apply requires, in the order their absence is reported (docs/decisions.md, "Apply mandatory fields"). */
+export const MANDATORY_ORDER_FIELDS = ['original_price_subtotal', 'selling_price_subtotal'] as const;
 
 /** Item fields a product validation may test. */
 export const ITEM_CONDITION_FIELDS = ['selling_price', 'original_price', 'cart_qty', 'shipping', 'product_id', 'sku', 'name'] as const;
-export const MANDATORY_ITEM_FIELDS = ['product_id', 'original_price', 'selling_price'] as const;
+/** The item prices apply requires (with `product_id` and a `shipping` key), in the order their absence is reported. */
+export const MANDATORY_ITEM_PRICES = ['original_price', 'selling_price'] as const;
 
 /** Aggregates over the selected items; combined with AND. */
 export const SELECTED_ITEMS_FIELDS = [
@@ -54,7 +56,6 @@ export const SELECTED_ITEMS_FIELDS = [
   'selected_items_selling_price_subtotal',
   'selected_items_original_price_subtotal',
 ] as const;
-export type SelectedItemsField = (typeof SELECTED_ITEMS_FIELDS)[number];
 
 /** Item properties a selector may match on (plus `metadata.<declared key>`). */
 export const SELECTOR_PROPERTIES = ['product_id', 'sku', 'name'] as const;

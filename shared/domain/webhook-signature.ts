@@ -7,7 +7,14 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const SIGNATURE_HEADER = 'coupons-signature';
+/** The headers every delivery carries (docs/events.md), by name: one place for their spelling. */
+export const DELIVERY_HEADERS = {
+  eventId: 'coupons-event-id',
+  eventType: 'coupons-event-type',
+  deliveryId: 'coupons-delivery-id',
+  attempt: 'coupons-delivery-attempt',
+  signature: 'coupons-signature',
+} as const;
 /** The replay window receivers should enforce (and {@link verifySignature} does by default). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 

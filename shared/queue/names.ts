@@ -68,7 +68,6 @@ export const WEBHOOK_JOB = {
    */
   deliver: 'deliver-webhook',
 } as const;
-export type WebhookJobName = (typeof WEBHOOK_JOB)[keyof typeof WEBHOOK_JOB];
 
 export interface WebhookJobPayloads {
   'dispatch-event': { eventId: string };

@@ -4,6 +4,7 @@
  * worker (redeem-coupon.usecase.ts, revert-coupon.usecase.ts).
  */
 import type { ApplicationRecord } from '../../data/application.repository.js';
+import { MANDATORY_ITEM_PRICES, MANDATORY_ORDER_FIELDS } from '../../domain/types.js';
 import type { RedeemInput, RevertInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { findCoupon } from '../find-coupon.js';
@@ -29,7 +30,7 @@ function checkApplyBody(
   if (!nonEmptyString(order.order_id)) throw invalidPayload('order_id is required');
   // It becomes part of the redemption's key: bounded like any identifier.
   if (order.order_id.length > 256) throw invalidPayload('order_id should be at most 256 characters');
-  for (const field of ['original_price_subtotal', 'selling_price_subtotal'] as const) {
+  for (const field of MANDATORY_ORDER_FIELDS) {
     if (order[field] === undefined || order[field] === null) throw invalidPayload(`${field} is required`);
     if (!finiteNumber(order[field])) throw invalidPayload(`${field} should be a number greater than or equal to 0`);
   }
@@ -40,7 +41,7 @@ function checkApplyBody(
   for (const item of order.items) {
     if (!isObject(item)) throw invalidPayload('items should be objects');
     if (!nonEmptyString(item.product_id)) throw invalidPayload('product_id is required');
-    for (const field of ['original_price', 'selling_price'] as const) {
+    for (const field of MANDATORY_ITEM_PRICES) {
       if (item[field] === undefined || item[field] === null) throw invalidPayload(`${field} is required`);
       if (!finiteNumber(item[field])) throw invalidPayload(`${field} should be a number greater than or equal to 0`);
     }

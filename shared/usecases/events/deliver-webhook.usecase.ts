@@ -12,7 +12,7 @@
  */
 import { renderEvent, subscribes } from '../../domain/events.js';
 import { retryDelayMs } from '../../domain/webhook-retry.js';
-import { signatureHeader } from '../../domain/webhook-signature.js';
+import { DELIVERY_HEADERS, signatureHeader } from '../../domain/webhook-signature.js';
 import type {
   DeliveryChange,
   DeliveryJobData,
@@ -188,11 +188,11 @@ export async function deliverRun(deps: DeliverDeps, run: DeliveryRun): Promise<D
     const at = deps.now();
     const result = await deps.send(endpoint!.url, item.body, {
       'content-type': 'application/json',
-      'coupons-event-id': item.eventId,
-      'coupons-event-type': item.eventType,
-      'coupons-delivery-id': item.deliveryId,
-      'coupons-delivery-attempt': String(attempt),
-      'coupons-signature': signatureHeader(item.body, signingSecretsOf(endpoint!, at), Math.floor(at.getTime() / 1000)),
+      [DELIVERY_HEADERS.eventId]: item.eventId,
+      [DELIVERY_HEADERS.eventType]: item.eventType,
+      [DELIVERY_HEADERS.deliveryId]: item.deliveryId,
+      [DELIVERY_HEADERS.attempt]: String(attempt),
+      [DELIVERY_HEADERS.signature]: signatureHeader(item.body, signingSecretsOf(endpoint!, at), Math.floor(at.getTime() / 1000)),
     });
     const attempted = { ...ticketOf(item), attempts };
     const tried = { attempts: attempt, lastAttemptAt: at, lastStatusCode: result.status };
