@@ -11,7 +11,6 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What an endpoint subscribes to: event types, or `*` for every type. */
 export const ALL_EVENTS = '*';
 
-
 export const subscribes = (eventTypes: readonly string[], type: string): boolean =>
   eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
 
