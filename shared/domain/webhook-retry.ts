@@ -31,3 +31,29 @@ export function retrySchedule(policy: RetryPolicy): number[] {
 export function shortestRetryWindowMs(policy: RetryPolicy): number {
   return retrySchedule(policy).reduce((s, d) => s + d * (1 - JITTER), 0);
 }
+
+/** What a delivery does after one attempt: the decision, which the delivery use case carries out. */
+export type AttemptAction =
+  | { action: 'succeeded' }
+  /** 410 Gone: this delivery is dead, the endpoint disabled, its pending deliveries cancelled. */
+  | { action: 'gone'; reason: string }
+  /** The last attempt failed: dead-lettered; the rest of its stream goes on. */
+  | { action: 'give-up'; reason: string }
+  | { action: 'retry'; delayMs: number; error: string };
+
+/**
+ * Decides what follows attempt number `attempt` (1 for the first) given what the receiver did:
+ * a 2xx succeeds; a 410 means the receiver is gone for good; otherwise retry after the schedule's
+ * delay, until `maxAttempts` — then give up. Pure: the caller persists and notifies.
+ */
+export function decideAfterAttempt(
+  result: { status: number | null; error: string | null },
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): AttemptAction {
+  if (result.error === null) return { action: 'succeeded' };
+  if (result.status === 410) return { action: 'gone', reason: 'receiver answered 410 Gone: endpoint disabled' };
+  if (attempt >= policy.maxAttempts) return { action: 'give-up', reason: `gave up after ${attempt} attempts: ${result.error}` };
+  return { action: 'retry', delayMs: retryDelayMs(attempt, policy, random), error: result.error };
+}

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { parseConfig } from '../../shared/config.js';
 import { eventIdOf, eventOfBody, renderEvent, subscribes } from '../../shared/domain/events.js';
 import { DestinationPolicy, literalAddressOf, parseWebhookUrl } from '../../shared/domain/webhook-destination.js';
-import { retryDelayMs, retrySchedule, shortestRetryWindowMs } from '../../shared/domain/webhook-retry.js';
+import { decideAfterAttempt, retryDelayMs, retrySchedule, shortestRetryWindowMs } from '../../shared/domain/webhook-retry.js';
 import { signatureHeader, verifySignature } from '../../shared/domain/webhook-signature.js';
 
 const HOUR = 3_600_000;
@@ -109,6 +109,30 @@ describe('webhook domain', () => {
       expect(minutes).to.deep.equal([1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360, 360, 360]);
       expect(shortestRetryWindowMs(defaults)).to.be.above(24 * HOUR);
     });
+
+    const decisions: [string, { status: number | null; error: string | null }, number, ReturnType<typeof decideAfterAttempt>][] = [
+      ['a 2xx', { status: 204, error: null }, 1, { action: 'succeeded' }],
+      ['a 2xx on the last attempt', { status: 200, error: null }, 14, { action: 'succeeded' }],
+      ['410 Gone', { status: 410, error: 'status 410' }, 1, { action: 'gone', reason: 'receiver answered 410 Gone: endpoint disabled' }],
+      [
+        '410 on the last attempt',
+        { status: 410, error: 'status 410' },
+        14,
+        { action: 'gone', reason: 'receiver answered 410 Gone: endpoint disabled' },
+      ],
+      ['a 500', { status: 500, error: 'status 500' }, 1, { action: 'retry', delayMs: 60_000, error: 'status 500' }],
+      ['no answer', { status: null, error: 'timeout' }, 3, { action: 'retry', delayMs: 240_000, error: 'timeout' }],
+      [
+        'a 500 on the last attempt',
+        { status: 500, error: 'status 500' },
+        14,
+        { action: 'give-up', reason: 'gave up after 14 attempts: status 500' },
+      ],
+    ];
+    for (const [what, result, attempt, expected] of decisions)
+      it(`when attempt ${attempt} gets ${what}, then ${expected.action}`, () => {
+        expect(decideAfterAttempt(result, attempt, defaults, () => 0.5)).to.deep.equal(expected);
+      });
 
     it('when jitter is drawn, then each delay stays within ±10 % of its nominal value', () => {
       expect(retryDelayMs(3, defaults, () => 0)).to.equal(216_000);

@@ -11,7 +11,7 @@
  * of every attempt. The endpoint (URL, secrets, status) comes from the in-process cache.
  */
 import { renderEvent, subscribes } from '../../domain/events.js';
-import { retryDelayMs } from '../../domain/webhook-retry.js';
+import { decideAfterAttempt } from '../../domain/webhook-retry.js';
 import { DELIVERY_HEADERS, signatureHeader } from '../../domain/webhook-signature.js';
 import type {
   DeliveryChange,
@@ -196,39 +196,43 @@ export async function deliverRun(deps: DeliverDeps, run: DeliveryRun): Promise<D
     });
     const attempted = { ...ticketOf(item), attempts };
     const tried = { attempts: attempt, lastAttemptAt: at, lastStatusCode: result.status };
-
-    if (result.error === null) {
-      changes.push({ ...attempted, set: { ...tried, status: 'succeeded', nextAttemptAt: null, lastError: null, deliveredAt: deps.now() } });
-      steps.push({ next: 'done', status: 'succeeded' });
-      continue;
-    }
-    if (result.status === 410) {
-      const reason = 'receiver answered 410 Gone: endpoint disabled';
-      changes.push({ ...attempted, set: { ...tried, status: 'dead', nextAttemptAt: null, lastError: reason } });
-      await repos.webhookDeliveries.settle(changes);
-      await repos.webhookEndpoints.disableGone(run.applicationId, run.endpointId, deps.now());
-      deps.webhookEndpoints.forget(run.applicationId);
-      await repos.webhookDeliveries.cancelPendingOfEndpoint(run.endpointId, 'endpoint disabled (gone)');
-      await wake();
-      for (let j = k + 1; j < live.length; j++) steps.push({ next: 'done', status: 'cancelled' });
-      return [...steps, { next: 'dead', reason }];
-    }
-    if (attempt >= config.webhookMaxAttempts) {
-      changes.push({ ...attempted, set: { ...tried, status: 'dead', nextAttemptAt: null, lastError: result.error } });
-      await repos.webhookDeliveries.settle(changes);
-      // The stream goes on: what is left of the run continues in a job of its own (this one fails, a dead letter).
-      const rest = live.slice(k + 1);
-      if (rest.length > 0) await deps.webhooks.deliverRuns([{ ...run, items: rest }]);
-      await wake();
-      return [...steps, { next: 'dead', reason: `gave up after ${attempt} attempts: ${result.error}` }];
-    }
     const policy = { baseMs: config.webhookRetryBaseMs, maxMs: config.webhookRetryMaxMs, maxAttempts: config.webhookMaxAttempts };
-    const retryAt = new Date(deps.now().getTime() + retryDelayMs(attempt, policy, deps.random));
-    changes.push({ ...attempted, set: { ...tried, nextAttemptAt: retryAt, lastError: result.error } });
-    // What is left of the run goes after it (the sweep must not take them for lost meanwhile).
-    for (const later of live.slice(k + 1)) changes.push({ ...ticketOf(later), set: { nextAttemptAt: retryAt } });
-    await repos.webhookDeliveries.settle(changes);
-    return [...steps, { next: 'retry', at: retryAt, error: result.error }];
+    const decision = decideAfterAttempt(result, attempt, policy, deps.random);
+    switch (decision.action) {
+      case 'succeeded':
+        changes.push({
+          ...attempted,
+          set: { ...tried, status: 'succeeded', nextAttemptAt: null, lastError: null, deliveredAt: deps.now() },
+        });
+        steps.push({ next: 'done', status: 'succeeded' });
+        continue;
+      case 'gone':
+        changes.push({ ...attempted, set: { ...tried, status: 'dead', nextAttemptAt: null, lastError: decision.reason } });
+        await repos.webhookDeliveries.settle(changes);
+        await repos.webhookEndpoints.disableGone(run.applicationId, run.endpointId, deps.now());
+        deps.webhookEndpoints.forget(run.applicationId);
+        await repos.webhookDeliveries.cancelPendingOfEndpoint(run.endpointId, 'endpoint disabled (gone)');
+        await wake();
+        for (let j = k + 1; j < live.length; j++) steps.push({ next: 'done', status: 'cancelled' });
+        return [...steps, { next: 'dead', reason: decision.reason }];
+      case 'give-up': {
+        changes.push({ ...attempted, set: { ...tried, status: 'dead', nextAttemptAt: null, lastError: result.error } });
+        await repos.webhookDeliveries.settle(changes);
+        // The stream goes on: what is left of the run continues in a job of its own (this one fails, a dead letter).
+        const rest = live.slice(k + 1);
+        if (rest.length > 0) await deps.webhooks.deliverRuns([{ ...run, items: rest }]);
+        await wake();
+        return [...steps, { next: 'dead', reason: decision.reason }];
+      }
+      case 'retry': {
+        const retryAt = new Date(deps.now().getTime() + decision.delayMs);
+        changes.push({ ...attempted, set: { ...tried, nextAttemptAt: retryAt, lastError: decision.error } });
+        // What is left of the run goes after it (the sweep must not take them for lost meanwhile).
+        for (const later of live.slice(k + 1)) changes.push({ ...ticketOf(later), set: { nextAttemptAt: retryAt } });
+        await repos.webhookDeliveries.settle(changes);
+        return [...steps, { next: 'retry', at: retryAt, error: decision.error }];
+      }
+    }
   }
   await repos.webhookDeliveries.settle(changes);
   await wake();
