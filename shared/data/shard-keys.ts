@@ -85,7 +85,7 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
         where: 'admin',
         fields: ['application', '_id'],
         optional: ['archivedAt'],
-        why: 'admin reads by the service id, assigned-customer lists, and the events of jobs queued by an earlier release (no `source_id` in the job: one read per customer per worker, cached); within one application',
+        why: 'admin reads by the service id and assigned-customer lists; within one application',
       },
     ],
   },

@@ -7,9 +7,8 @@
  *
  * Why it orders a customer's events: a customer's operations run one at a time in one partition
  * queue, each recording its events before it finishes, so each reservation runs after the
- * previous one on the same key and takes a larger number. Numbers also grow with time, so they
- * stay above the per-customer counters of earlier releases (small integers), and a lost key
- * (Redis restarted empty) restarts from the clock, not from zero.
+ * previous one on the same key and takes a larger number. Numbers also grow with time, so a lost
+ * key (Redis restarted empty) restarts from the clock, not from zero.
  *
  * One script, one slot: the counter and the job's hash share the partition's hash tag.
  */
