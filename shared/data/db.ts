@@ -75,4 +75,3 @@ export async function connectDatabase(uri: string, opts: { monitorCommands?: boo
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
 }
-export { findCoupon as _upward } from '../usecases/find-coupon.js';
