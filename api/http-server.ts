@@ -12,12 +12,11 @@
  * itself: it looks again after the poll phase (`setImmediate`), and closes the connection only
  * if nothing was read from it meanwhile.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Express } from 'express';
 import type { Config } from '../shared/config.js';
 
-export function createHttpServer(app: Express, config: Pick<Config, 'requestTimeoutMs'>): Server {
+export function createHttpServer(app: RequestListener, config: Pick<Config, 'requestTimeoutMs'>): Server {
   const server = createServer(
     {
       requestTimeout: config.requestTimeoutMs,

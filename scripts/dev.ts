@@ -4,7 +4,9 @@
  * and a curl to try. Not for production: use `npm start` and `npm run start:worker`.
  */
 import { buildApp } from '../api/app.js';
-import { createHttpServer } from '../api/http-server.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpServer, listen } from '../api/http-server.js';
 import { parseConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/data/db.js';
 import { createLogger } from '../shared/logger.js';
@@ -18,55 +20,79 @@ import { loadDemoData } from './demo-data.js';
 import { startEmbeddedServers, withDbName } from './embedded-servers.js';
 
 async function main() {
+  // The port first: a busy one is one clear line, with nothing started yet.
+  const early = parseConfig({ NODE_ENV: 'development', ...process.env });
+  let app: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const server = createHttpServer((req, res) => (app ? app(req, res) : res.writeHead(503).end('starting')), early);
+  try {
+    await listen(server, early.port);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'is in use (another `npm run dev`?)' : `cannot be used (${code ?? (err as Error).message})`;
+    process.stderr.write(`npm run dev: port ${early.port} ${why}: choose another with PORT, e.g. PORT=${early.port + 1} npm run dev\n`);
+    process.exit(1);
+  }
+  const port = (server.address() as AddressInfo).port;
+
   const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
-  const config = parseConfig({
-    NODE_ENV: 'development',
-    ADMIN_TOKEN: 'dev-admin-token-change-me',
-    // A receiver on this machine is the usual first webhook in development.
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128',
-    ...process.env,
-    MONGODB_URI: process.env.MONGODB_URI ? servers.mongodbUri : withDbName(servers.mongodbUri, `coupons_dev_${Date.now()}`),
-    REDIS_URL: servers.redisUrl,
-  });
-  const logger = createLogger(config, 'dev');
-  const db = await connectDatabase(config.mongodbUri!);
-  const services = createServices(config, db, logger);
-  await services.changes.start();
-  const jobs = new JobGateway(config, logger);
-  await jobs.start();
-  const webhooks = await startWorkerWebhooks(config, logger, services);
-  const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder));
-  await pool.start();
-  const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
-  const app = buildApp({ services, logger, jobs, webhooks: webhooks.queue });
-  const server = createHttpServer(app, config).listen(config.port, () => {
+  // From here on, a failure stops what was started (embedded servers included) before it exits.
+  const stops: (() => Promise<void>)[] = [() => servers.stop()];
+  /** The HTTP server first (every request in hand answered), then what was started, last first. */
+  const stopAll = async () => {
+    await closeHttpServer(server);
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    const config = parseConfig({
+      NODE_ENV: 'development',
+      ADMIN_TOKEN: 'dev-admin-token-change-me',
+      // A receiver on this machine is the usual first webhook in development.
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128',
+      ...process.env,
+      MONGODB_URI: process.env.MONGODB_URI ? servers.mongodbUri : withDbName(servers.mongodbUri, `coupons_dev_${Date.now()}`),
+      REDIS_URL: servers.redisUrl,
+    });
+    const logger = createLogger(config, 'dev');
+    const db = await connectDatabase(config.mongodbUri!);
+    stops.push(() => db.close());
+    const services = createServices(config, db, logger);
+    await services.changes.start();
+    stops.push(() => services.changes.close());
+    const jobs = new JobGateway(config, logger);
+    await jobs.start();
+    stops.push(() => jobs.close());
+    const webhooks = await startWorkerWebhooks(config, logger, services);
+    stops.push(() => webhooks.close());
+    const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder));
+    await pool.start();
+    stops.push(async () => {
+      await webhooks.stopDelivering();
+      await pool.close();
+    });
+    const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
+    app = buildApp({ services, logger, jobs, webhooks: webhooks.queue });
     const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
     process.stdout.write(
       [
         '',
-        `coupon service (dev) on http://localhost:${config.port}`,
+        `coupon service (dev) on http://localhost:${port}`,
         `  API key: ${demo.apiKey}`,
         `  secret:  ${demo.secret}`,
         `  admin:   Bearer ${config.adminToken}   (docs: /docs, queues: /admin/queues)`,
         '',
-        `  curl -s -X POST http://localhost:${config.port}/coupons/list/all -H 'authorization: Basic ${auth}' -H 'content-type: application/json' -d '{"source_id":"cust_1"}'`,
+        `  curl -s -X POST http://localhost:${port}/coupons/list/all -H 'authorization: Basic ${auth}' -H 'content-type: application/json' -d '{"source_id":"cust_1"}'`,
         '',
       ].join('\n'),
     );
-  });
-  drainOnSignal(logger, async () => {
-    await closeHttpServer(server);
-    await webhooks.stopDelivering();
-    await pool.close();
-    await webhooks.close();
-    await jobs.close();
-    await services.changes.close();
-    await db.close();
-    await servers.stop();
-  });
+    drainOnSignal(logger, stopAll);
+  } catch (err) {
+    process.stderr.write(`npm run dev: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    await stopAll();
+    process.exit(1);
+  }
 }
 
 main().catch((err) => {
-  process.stderr.write(`dev failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(`npm run dev failed: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -151,6 +151,8 @@ async function startRedis(): Promise<Started> {
 }
 
 async function startMemoryServer(): Promise<Started> {
+  // One download attempt (unless set): offline, its retries cost some 20 s before the fallback.
+  process.env.MONGOMS_MAX_RETRIES ??= '1';
   const { MongoMemoryServer } = await import('mongodb-memory-server');
   const mongod = await MongoMemoryServer.create();
   say(`mongodb-memory-server (mongod) at ${mongod.getUri()}`);
