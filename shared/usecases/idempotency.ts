@@ -105,7 +105,9 @@ export async function withIdempotency<T>(
   const joined = flights.get(flightKey);
   if (joined) {
     if (joined.fingerprint !== fingerprint) throw keyReused();
-    return replay(req, (await joined.answer) as Outcome<T>);
+    const outcome = (await joined.answer) as Outcome<T>;
+    // Its 503 is not an answer to replay (the key stays in progress): the same 503, unmarked.
+    return outcome.ok || outcome.error.kind !== 'unavailable' ? replay(req, outcome) : unwrapOutcome(outcome);
   }
   let replayed = false;
   const answer = answerOnce(deps, { ...req, key, fingerprint, onReplay: () => (replayed = true) }, run);
