@@ -59,11 +59,15 @@ export class ConfigChanges {
       if (connectedOnce) this.forget(ALL_APPLICATIONS);
       connectedOnce = true;
     });
-    await subscriber.subscribe(this.channel);
-    connectedOnce = true;
+    // Start-up never hangs on it: while Redis (or a Cluster node) is not reachable the subscription
+    // waits in the connection's queue and is sent once it is; the caches' timer covers the gap.
+    const subscribed = subscriber.subscribe(this.channel).then(
+      () => true,
+      (err: Error) => (this.logger?.warn({ err: err.message }, 'configuration changes: not subscribed yet'), false),
+    );
+    await Promise.race([subscribed, new Promise((r) => setTimeout(r, PUBLISH_TIMEOUT_MS).unref())]);
     // Commands wait for a (re)connection, each at most PUBLISH_TIMEOUT_MS.
     this.publisher = redisConnection(this.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: PUBLISH_TIMEOUT_MS });
-    await this.publisher.ping();
   }
 
   /**
