@@ -27,10 +27,15 @@ const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 
 const refusalOf = (reason: string, message: string): DomainError =>
   reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);
 
-/** What an order's existing cycles decide for a redeem, before anything is counted. */
-type Decision = { done: ApplyResult; own: RedemptionRecord | null } | { refuse: DomainError } | { cycle: number };
+/**
+ * What an order's existing cycles decide for a redeem, before anything is counted — a pure
+ * decision the redeem carries out: done (this job's own cycle, or the order is redeemed already:
+ * docs/decisions.md#17), refused (this job's journaled refusal; another customer's order), or the
+ * cycle to commit (the next after a revert or a refusal).
+ */
+export type RedeemDecision = { done: ApplyResult; own: RedemptionRecord | null } | { refuse: DomainError } | { cycle: number };
 
-function decide(input: RedeemInput, cycles: RedemptionRecord[], jobId: string): Decision {
+export function decideRedeem(input: RedeemInput, cycles: RedemptionRecord[], jobId: string): RedeemDecision {
   const own = cycles.find((c) => c.redeemJobId === jobId);
   if (own?.state === 'refused') return { refuse: validationFailed(own.refusal!.message, own.refusal!.reason) };
   if (own) return { done: resultOf(input, 'completed'), own };
@@ -72,7 +77,7 @@ export async function redeemCoupon(
         deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId),
         readUsage(deps, app.id, [campaign], input.customerId, periods, input.bulkCodeId),
       ]);
-      const d = decide(input, cycles, run.jobId);
+      const d = decideRedeem(input, cycles, run.jobId);
       if ('done' in d) return d.done;
       if ('refuse' in d) throw d.refuse;
       const real = evaluateCoupon({
@@ -110,7 +115,7 @@ export async function redeemCoupon(
     const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods });
     if (taken.refused.length > 0) {
       await undoAll(deps, taken.changed, run.lane, taken.entry);
-      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
+      const d = decideRedeem(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
       if ('done' in d) return d.done;
       if ('refuse' in d) throw d.refuse;
       if (d.cycle !== cycle) {
@@ -129,7 +134,7 @@ export async function redeemCoupon(
       // The cycle exists (a repeat, a re-run, a redeem after a revert) or this attempt was
       // abandoned by a settle: give back what it took and follow the journal.
       await undoAll(deps, taken.changed, run.lane, taken.entry);
-      const d = decide(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
+      const d = decideRedeem(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
       if ('refuse' in d) throw d.refuse;
       if ('done' in d) {
         if (d.own) await creditCashback(deps, d.own); // a re-run: finish what the first run may not have
