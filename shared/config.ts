@@ -258,13 +258,13 @@ export const SETTINGS = {
   webhookSweepMs: setting<number>({
     env: 'WEBHOOK_SWEEP_MS',
     schema: ms(100, 60_000),
-    doc: 'how often each worker re-queues events or deliveries a crash left unqueued',
+    doc: 'how often each worker re-queues deliveries a crash left unqueued',
     section: 'webhooks',
   }),
   webhookOverdueMs: setting<number>({
     env: 'WEBHOOK_OVERDUE_MS',
     schema: ms(100, 300_000),
-    doc: 'how late an undispatched event or a lost delivery job must be before the sweep re-queues it',
+    doc: 'how late a lost delivery job must be before the sweep re-queues it',
     section: 'webhooks',
   }),
   webhookRetentionDays: setting<number>({

@@ -26,8 +26,6 @@ export class WebhookWorker {
   private worker: Worker | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> | undefined;
-  /** Whether undispatched events (of the previous release) may exist: checked at start and by every sweep. */
-  private undispatched = true;
 
   constructor(
     private readonly config: Config,
@@ -43,12 +41,10 @@ export class WebhookWorker {
     const policy = { baseMs: config.webhookRetryBaseMs, maxMs: config.webhookRetryMaxMs, maxAttempts: config.webhookMaxAttempts };
     if (shortestRetryWindowMs(policy) < DAY_MS)
       logger.warn({ scheduleMs: retrySchedule(policy) }, 'webhook retry schedule covers less than 24 h');
-    this.undispatched = await this.services.repos.events.anyUndispatched();
     const deps = {
       ...this.services,
       webhooks: this.webhooks,
       send: createWebhookSender({ policy: new DestinationPolicy(config.webhookAllowedCidrs), timeoutMs: config.webhookTimeoutMs }),
-      undispatched: () => this.undispatched,
     };
     this.worker = new Worker(WEBHOOK_QUEUE, createWebhookProcessor(deps, this.onStep), {
       connection: redisConnection(config.redisUrl!),
@@ -69,8 +65,8 @@ export class WebhookWorker {
     void this.worker.run();
     await this.worker.waitUntilReady();
     this.sweep = setInterval(() => {
-      this.sweeping ??= sweepWebhooks({ ...deps, noteUndispatched: (exist) => (this.undispatched = exist) })
-        .then((r) => (r.redispatched || r.requeued || r.deleted) && logger.info(r, 'webhook sweep'))
+      this.sweeping ??= sweepWebhooks(deps)
+        .then((r) => (r.requeued || r.deleted) && logger.info(r, 'webhook sweep'))
         .catch((err) => logger.error({ err }, 'webhook sweep failed'))
         .finally(() => (this.sweeping = undefined));
     }, config.webhookSweepMs);

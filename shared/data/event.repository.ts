@@ -8,7 +8,7 @@ import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { EventDoc } from './event.schema.js';
 
-export type StoredEvent = EventRecord & { dispatched: boolean };
+export type StoredEvent = EventRecord;
 
 const toRecord = (d: EventDoc): StoredEvent => ({
   id: d._id,
@@ -19,7 +19,6 @@ const toRecord = (d: EventDoc): StoredEvent => ({
   requestId: d.requestId ?? '',
   createdAt: d.createdAt,
   data: d.data,
-  dispatched: d.dispatched,
 });
 
 export function eventRepository({ Event }: Models) {
@@ -29,10 +28,9 @@ export function eventRepository({ Event }: Models) {
      * Writes the events that are not there yet (one `insert`, shared with other jobs' events of
      * the moment); existing ones are left as they are — one a concurrent re-run inserted first is
      * refused by the unique `_id`, which is all a re-run needs (an event's content is fixed by its
-     * change and its job's reservation). `dispatched`: whether their deliveries exist already
-     * (written before them).
+     * change and its job's reservation). Their deliveries are written before them.
      */
-    async record(events: EventRecord[], { dispatched }: { dispatched: boolean }): Promise<void> {
+    async record(events: EventRecord[]): Promise<void> {
       await Promise.all(
         events.map((e) =>
           batch.insert({
@@ -43,7 +41,6 @@ export function eventRepository({ Event }: Models) {
             sequence: e.sequence,
             requestId: e.requestId,
             data: e.data,
-            dispatched,
             // The event's `created`: the same instant in the body and here.
             createdAt: e.createdAt,
             updatedAt: e.createdAt,
@@ -64,32 +61,6 @@ export function eventRepository({ Event }: Models) {
     async find(applicationId: string, id: string): Promise<StoredEvent | null> {
       const d = await Event.findOne({ _id: id, application: applicationId }).lean<EventDoc>();
       return d ? toRecord(d) : null;
-    },
-    async markDispatched(id: string): Promise<void> {
-      await Event.updateOne({ _id: id }, { $set: { dispatched: true } });
-    },
-    /** True while an event is not dispatched (only the previous release wrote events so). */
-    async anyUndispatched(): Promise<boolean> {
-      return (await Event.findOne({ dispatched: false }, { _id: 1 }).lean()) !== null;
-    },
-    /**
-     * True while one of the customer's events numbered below `sequence` is not dispatched yet.
-     * Reads only undispatched events (the `dispatched` equality leads the index it uses).
-     */
-    async hasUndispatchedBefore(applicationId: string, customerId: string, sequence: number): Promise<boolean> {
-      const d = await Event.findOne(
-        { dispatched: false, application: applicationId, customer: customerId, sequence: { $lt: sequence } },
-        { _id: 1 },
-      ).lean();
-      return d !== null;
-    },
-    /** Events written before `before` and still not dispatched (the sweep). */
-    async listUndispatched(before: Date, limit: number): Promise<string[]> {
-      const ds = await Event.find({ dispatched: false, createdAt: { $lt: before } }, { _id: 1 })
-        .sort({ createdAt: 1 })
-        .limit(limit)
-        .lean<Pick<EventDoc, '_id'>[]>();
-      return ds.map((d) => d._id);
     },
     /**
      * Admin listing, newest first (then by `_id`, descending), optionally of one type and one
@@ -116,9 +87,9 @@ export function eventRepository({ Event }: Models) {
         .lean<EventDoc[]>();
       return ds.map(toRecord);
     },
-    /** Retention: dispatched events written before `before`. */
-    async deleteDispatchedBefore(before: Date): Promise<number> {
-      const res = await Event.deleteMany({ dispatched: true, createdAt: { $lt: before } });
+    /** Retention: events written before `before`. */
+    async deleteBefore(before: Date): Promise<number> {
+      const res = await Event.deleteMany({ createdAt: { $lt: before } });
       return res.deletedCount ?? 0;
     },
   };

@@ -16,12 +16,6 @@ export interface EventDoc {
   sequence: number;
   requestId: string;
   data: EventData;
-  /**
-   * Whether its deliveries exist. The recording job writes them before the event, so its events
-   * are written `true`; events of the previous release were written `false` and dispatched by a
-   * job, and the sweep re-dispatches what stays false.
-   */
-  dispatched: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -35,13 +29,11 @@ export const eventSchema = new Schema<EventDoc>(
     sequence: { type: Number, required: true },
     requestId: { type: String, default: '' },
     data: { type: Schema.Types.Mixed, required: true },
-    dispatched: { type: Boolean, default: false },
   },
   { collection: 'events', timestamps: true, versionKey: false, minimize: false },
 );
-// Serves the sweep (events never dispatched, oldest first), the retention cleanup, and the ordering
-// check against a customer's undispatched events (equality on `dispatched`: only those are read).
-eventSchema.index({ dispatched: 1, createdAt: 1 });
+// Serves the retention cleanup (events written before a day).
+eventSchema.index({ createdAt: 1 });
 // Serves the admin event listing (newest first then by `_id`, read backwards; also filtered by
 // `?type=`, one of four, read along it) and the redelivery of a time range (oldest first).
 eventSchema.index({ application: 1, createdAt: 1, _id: 1 });

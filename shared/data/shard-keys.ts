@@ -96,20 +96,14 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
   },
   events: {
     key: { _id: 'hashed' },
-    why: 'the outbox is written, read and marked by event id (`evt_<hash>`), the only thing a dispatch job carries',
+    why: 'the outbox is written and read by event id (`evt_<hash>`): a re-run finds its events by id',
     scatter: [
-      {
-        query: 'events.hasUndispatchedBefore',
-        where: 'delivery worker',
-        fields: ['application', 'customer', 'sequence', 'dispatched'],
-        why: 'webhook ordering: an indexed probe per shard for one earlier undispatched event of the customer, answering at most one id',
-      },
       { query: 'events.list / inRange', where: 'admin', fields: ['application'], optional: ['type', 'customer', 'createdAt'], why: PAGED },
       {
-        query: 'events.listUndispatched / deleteDispatchedBefore',
+        query: 'events.deleteBefore',
         where: 'background',
-        fields: ['dispatched', 'createdAt'],
-        why: 'the sweep and retention, once a minute / a day, on an index',
+        fields: ['createdAt'],
+        why: 'retention, once a day, on an index',
       },
     ],
   },

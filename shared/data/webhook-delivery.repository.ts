@@ -15,7 +15,7 @@ export type DeliveryRecord = Omit<WebhookDeliveryDoc, '_id' | 'application' | 'e
   endpointId: string;
   customerId: string;
   eventId: string;
-  body: string | null;
+  body: string;
 };
 
 /** What identifies one queued job of a delivery. */
@@ -60,7 +60,7 @@ export interface DeliveryRun {
 /**
  * The data of a delivery job (persisted with the job): the ticket of its first delivery and —
  * when queued by the recording job — the whole run, so that an attempt reads nothing it could
- * carry. A job with a ticket only (queued by the sweep, a redelivery, or an earlier release)
+ * carry. A job with a ticket only (queued by the sweep or a redelivery)
  * reads its delivery.
  */
 export interface DeliveryJobData extends DeliveryTicket {
@@ -107,7 +107,7 @@ const toRecord = (d: WebhookDeliveryDoc): DeliveryRecord => ({
   lastStatusCode: d.lastStatusCode ?? null,
   lastError: d.lastError ?? null,
   deliveredAt: d.deliveredAt ?? null,
-  body: d.body ?? null,
+  body: d.body,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });

@@ -36,9 +36,9 @@ export interface WebhookDeliveryDoc {
   /**
    * The event as sent, rendered once when the delivery is created: every attempt and redelivery
    * sends these bytes, and a delivery whose event never reached the outbox (its recording job
-   * failed between the two writes) can still be sent. Absent on deliveries of earlier releases.
+   * failed between the two writes) can still be sent.
    */
-  body?: string | null;
+  body: string;
   /**
    * The job created with it — the run of the deliveries one operation made for this endpoint —
    * while that job owns it (generation 0); the sweep checks it before taking the delivery over.
@@ -65,7 +65,7 @@ export const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
     lastStatusCode: { type: Number, default: null },
     lastError: { type: String, default: null },
     deliveredAt: { type: Date, default: null },
-    body: { type: String },
+    body: { type: String, required: true },
     job: { type: String },
   },
   { collection: 'webhook_deliveries', timestamps: true, versionKey: false },

@@ -57,12 +57,6 @@ export const WEBHOOK_QUEUE = 'webhooks-{wh}';
 
 export const WEBHOOK_JOB = {
   /**
-   * Fan an outbox event out to the application's endpoints (creates its deliveries). Queued by
-   * the previous release for each event, and by the sweep for an event it left undispatched; the
-   * recording job fans its events out itself.
-   */
-  dispatch: 'dispatch-event',
-  /**
    * An attempt at a run of deliveries of one stream (the run an operation made for an endpoint,
    * or a single delivery); moves itself to delayed to retry or to wait its turn.
    */
@@ -70,7 +64,6 @@ export const WEBHOOK_JOB = {
 } as const;
 
 export interface WebhookJobPayloads {
-  'dispatch-event': { eventId: string };
   'deliver-webhook': DeliveryJobData;
 }
 

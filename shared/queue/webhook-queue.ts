@@ -12,7 +12,6 @@ import type { DeliveryJobData, DeliveryRun, DeliveryTicket } from '../data/webho
 import { WEBHOOK_JOB, WEBHOOK_QUEUE } from './names.js';
 import { redisConnection } from './redis.js';
 
-export const dispatchJobId = (eventId: string) => `dispatch-${eventId}`;
 export const deliveryJobId = (t: DeliveryTicket) => `deliver-${t.deliveryId}-g${t.generation}`;
 /** A run's job is named after its first delivery: a re-run of the recording queues it once. */
 export const runJobId = (run: Pick<DeliveryRun, 'items'>) => deliveryJobId(run.items[0]!);
@@ -44,17 +43,6 @@ export class WebhookQueue {
 
   waitUntilReady(): Promise<unknown> {
     return this.queue.waitUntilReady();
-  }
-
-  /** Queues the dispatch of events recorded by the previous release and never dispatched (the sweep). */
-  async redispatch(eventIds: readonly string[]): Promise<number> {
-    let queued = 0;
-    for (const eventId of eventIds) {
-      if (await this.isLive(dispatchJobId(eventId))) continue;
-      await this.queue.add(WEBHOOK_JOB.dispatch, { eventId }, { ...this.jobOptions, jobId: `${dispatchJobId(eventId)}-r${Date.now()}` });
-      queued++;
-    }
-    return queued;
   }
 
   /**

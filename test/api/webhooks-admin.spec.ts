@@ -213,7 +213,7 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
                 },
               };
         });
-        await api.services.repos.events.record(events, { dispatched: true });
+        await api.services.repos.events.record(events);
         // The listing's order: newest first, then by id (descending) among events of one instant.
         return [...events].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
       }
@@ -256,7 +256,7 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
         );
         const first = await call(api.url, 'GET', `${eventsOf(mine)}?limit=2`, { auth: ADMIN });
         expect(first.body.next_cursor).to.be.a('string');
-        await api.services.repos.events.record([{ ...expected[0]!, id: `evt_${mine.id}newer`, createdAt: t(9) }], { dispatched: true });
+        await api.services.repos.events.record([{ ...expected[0]!, id: `evt_${mine.id}newer`, createdAt: t(9) }]);
         const second = await call(api.url, 'GET', `${eventsOf(mine)}?limit=2&cursor=${first.body.next_cursor}`, { auth: ADMIN });
         expect(ids([first.body.events, second.body.events])).to.deep.equal(expected.map((e) => e.id));
         expect(second.body.next_cursor).to.equal(null);

@@ -67,13 +67,12 @@ describe('the MongoDB sharding plan (shared/data/shard-keys.ts)', function () {
 
     it('when a filter has exactly the fields of a planned scatter-gather query, then it is that query; other fields or fewer are not', () => {
       const delivery = ['delivery worker'] as const;
-      expect(
-        plannedScatter('events', { application: app, customer: app, sequence: { $lt: 3 }, dispatched: false }, delivery)?.query,
-      ).to.equal('events.hasUndispatchedBefore');
-      expect(plannedScatter('events', { application: app, customer: app, dispatched: false }, delivery)).to.equal(undefined);
-      expect(plannedScatter('events', { application: app, customer: app, sequence: 1, dispatched: false, type: 'x' }, delivery)).to.equal(
-        undefined,
+      const stream = { endpoint: app, customer: app, sequence: { $lt: 3 }, status: 'pending' };
+      expect(plannedScatter('webhook_deliveries', stream, delivery)?.query).to.equal(
+        'webhookDeliveries.firstPendingBefore / firstPendingAfter',
       );
+      expect(plannedScatter('webhook_deliveries', { endpoint: app, customer: app, status: 'pending' }, delivery)).to.equal(undefined);
+      expect(plannedScatter('webhook_deliveries', { ...stream, type: 'x' }, delivery)).to.equal(undefined);
       expect(plannedScatter('wallet_balances', { application: app }, delivery)).to.equal(undefined);
       // An admin scatter-gather is in the plan, but not among the delivery worker's.
       expect(plannedScatter('customers', { application: app, _id: app }, delivery)).to.equal(undefined);

@@ -102,21 +102,18 @@ export async function eventsBench(): Promise<string[]> {
       ),
     );
     await measure('event written to the outbox (insert, batched)', (i) =>
-      repos.events.record(
-        [
-          {
-            id: `evt_${i}`,
-            applicationId: app,
-            customerId: customer(i),
-            type: 'redemption.completed',
-            sequence: i,
-            requestId: `req-${i}`,
-            createdAt: new Date(),
-            data: { source_id: `c${i % 200}`, order_id: `o${i}` } as never,
-          },
-        ],
-        { dispatched: true },
-      ),
+      repos.events.record([
+        {
+          id: `evt_${i}`,
+          applicationId: app,
+          customerId: customer(i),
+          type: 'redemption.completed',
+          sequence: i,
+          requestId: `req-${i}`,
+          createdAt: new Date(),
+          data: { source_id: `c${i % 200}`, order_id: `o${i}` } as never,
+        },
+      ]),
     );
     await measure('delivery outcome written (guarded update, batched)', (i) =>
       repos.webhookDeliveries.settle([

@@ -5,8 +5,7 @@
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { DeliveryJobData } from '../../shared/data/webhook-delivery.repository.js';
-import { WEBHOOK_JOB, type WebhookJobPayloads } from '../../shared/queue/names.js';
-import { dispatchEvent, type DispatchDeps } from '../../shared/usecases/events/dispatch-event.usecase.js';
+import { WEBHOOK_JOB } from '../../shared/queue/names.js';
 import {
   deliverRun,
   isBlocked,
@@ -15,13 +14,11 @@ import {
   type DeliveryStep,
 } from '../../shared/usecases/events/deliver-webhook.usecase.js';
 
-export type WebhookProcessorDeps = DeliverDeps & DispatchDeps;
+export type WebhookProcessorDeps = DeliverDeps;
 
 export function createWebhookProcessor(deps: WebhookProcessorDeps, onStep?: (step: DeliveryStep) => void) {
   return async (job: Job, token?: string): Promise<unknown> => {
     switch (job.name) {
-      case WEBHOOK_JOB.dispatch:
-        return dispatchEvent(deps, (job.data as WebhookJobPayloads['dispatch-event']).eventId);
       case WEBHOOK_JOB.deliver: {
         const run = await runOfJob(deps, job.data as DeliveryJobData);
         const steps = 'items' in run ? await deliverRun(deps, run) : [run];

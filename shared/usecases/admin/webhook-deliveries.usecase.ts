@@ -75,7 +75,7 @@ export async function listEvents(deps: Pick<Services, 'repos'>, applicationId: s
     limit: q.limit + 1,
   });
   const page = pageOf(rows, q.limit, (e) => timeCursor.encode(e.createdAt, e.id));
-  return { events: page.rows.map((e) => ({ ...eventEnvelope(e), dispatched: e.dispatched })), next_cursor: page.next_cursor };
+  return { events: page.rows.map((e) => eventEnvelope(e)), next_cursor: page.next_cursor };
 }
 
 /**

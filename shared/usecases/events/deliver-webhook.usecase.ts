@@ -10,7 +10,7 @@
  * are still pending and how many attempts each made; one guarded bulk write records the outcome
  * of every attempt. The endpoint (URL, secrets, status) comes from the in-process cache.
  */
-import { renderEvent, subscribes } from '../../domain/events.js';
+import { subscribes } from '../../domain/events.js';
 import { decideAfterAttempt } from '../../domain/webhook-retry.js';
 import { DELIVERY_HEADERS, signatureHeader } from '../../domain/webhook-signature.js';
 import type {
@@ -54,8 +54,8 @@ const RECHECK_AFTER_MS = 1000;
 const DUE_RECHECK_MS = 30_000;
 
 /**
- * The run a job carries, or the single delivery its ticket names (read, with its bytes — rendered
- * from the outbox for a delivery of an earlier release). A step instead when there is nothing to
+ * The run a job carries, or the single delivery its ticket names (read, with its bytes). A step
+ * instead when there is nothing to
  * send: the delivery is finished or owned by another job (`stale`), or its event is gone.
  */
 export async function runOfJob(deps: DeliverDeps, data: DeliveryJobData): Promise<DeliveryRun | DeliveryStep> {
@@ -66,28 +66,11 @@ export async function runOfJob(deps: DeliverDeps, data: DeliveryJobData): Promis
     if (d) await deps.webhooks.wakeStream(d.endpointId, d.customerId);
     return { next: 'done', status: 'stale' };
   }
-  let body = d.body;
-  if (!body) {
-    const event = await deps.repos.events.get(d.eventId);
-    if (!event) {
-      await deps.repos.webhookDeliveries.settle([{ ...ticketOf(data), set: cancelled('event no longer kept (retention)') }]);
-      await deps.webhooks.wakeStream(d.endpointId, d.customerId);
-      return { next: 'done', status: 'cancelled' };
-    }
-    body = renderEvent(event);
-  }
-  const item: RunItem = { ...data, eventId: d.eventId, eventType: d.eventType, sequence: d.sequence, body };
+  const item: RunItem = { ...data, eventId: d.eventId, eventType: d.eventType, sequence: d.sequence, body: d.body };
   return { applicationId: d.applicationId, endpointId: d.endpointId, customerId: d.customerId, items: [item] };
 }
 
-export type OrderingDeps = Pick<Services, 'repos' | 'config'> & {
-  /**
-   * Whether events not dispatched yet may exist (the previous release wrote its events before
-   * fanning them out in a job of its own; the delivery pool checks at start and at every sweep).
-   * While true, a run also waits for its customer's earlier events to be dispatched.
-   */
-  undispatched: () => boolean;
-};
+export type OrderingDeps = Pick<Services, 'repos' | 'config'>;
 
 /** The stream's pending deliveries up to the run's last one: the first tells whether an earlier one blocks. */
 const pendingOf = (deps: Pick<Services, 'repos'>, run: DeliveryRun, limit = run.items.length) =>
@@ -95,8 +78,7 @@ const pendingOf = (deps: Pick<Services, 'repos'>, run: DeliveryRun, limit = run.
 
 /**
  * When a run held back should look again, or null when it may go: an earlier delivery of its
- * stream is pending (`head`, the stream's lowest, comes before the run), or — while undispatched
- * events may exist — an earlier event of its customer is not fanned out yet (its dispatch wakes it).
+ * stream is pending (`head`, the stream's lowest, comes before the run).
  */
 async function holdUntil(deps: OrderingDeps, run: DeliveryRun, head: PendingDelivery | undefined, now: Date): Promise<Date | null> {
   const latest = now.getTime() + deps.config.webhookOverdueMs;
@@ -106,8 +88,6 @@ async function holdUntil(deps: OrderingDeps, run: DeliveryRun, head: PendingDeli
       head.nextAttemptAt && head.nextAttemptAt > now ? head.nextAttemptAt.getTime() + RECHECK_AFTER_MS : now.getTime() + DUE_RECHECK_MS;
     return new Date(Math.min(recheck, latest));
   }
-  if (deps.undispatched() && (await deps.repos.events.hasUndispatchedBefore(run.applicationId, run.customerId, first)))
-    return new Date(latest);
   return null;
 }
 

@@ -93,10 +93,7 @@ export class EventRecorder {
       .map((run) => ({ ...run, items: run.items.filter((i) => !stored.has(i.eventId) || sent.has(i.deliveryId)) }))
       .filter((run) => run.items.length > 0);
     await repos.webhookDeliveries.createMissing(runs.flatMap(deliveriesOf), now);
-    await repos.events.record(
-      events.filter((e) => !stored.has(e.id)),
-      { dispatched: true },
-    );
+    await repos.events.record(events.filter((e) => !stored.has(e.id)));
     await this.deps.webhooks.deliverRuns(runs);
     return ids;
   }

@@ -2,17 +2,14 @@
  * The safety net of the outbox, run periodically by every delivery worker (concurrent sweeps
  * are harmless): pending deliveries whose job is gone (a recording job failed for good between
  * writing them and queueing their job, the job was lost from Redis, or it failed on
- * infrastructure errors), events of the previous release never dispatched, and the retention of
- * old events and finished deliveries.
+ * infrastructure errors), and the retention of old events and finished deliveries.
  */
 import { eventOfBody, type EventRecord } from '../../domain/events.js';
 import type { WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 
 export type SweepDeps = Pick<Services, 'repos' | 'config' | 'now'> & {
-  webhooks: Pick<WebhookQueue, 'redispatch' | 'deliver' | 'isQueued'>;
-  /** Told at once whether undispatched events exist (before their dispatch or any delivery is queued). */
-  noteUndispatched?: (exist: boolean) => void;
+  webhooks: Pick<WebhookQueue, 'deliver' | 'isQueued'>;
 };
 
 const BATCH = 500;
@@ -20,7 +17,6 @@ const DAY_MS = 86_400_000;
 
 /** What a sweep did. */
 export interface SweepResult {
-  redispatched: number;
   requeued: number;
   deleted: number;
 }
@@ -29,10 +25,6 @@ export async function sweepWebhooks(deps: SweepDeps): Promise<SweepResult> {
   const { repos, config } = deps;
   const now = deps.now();
   const overdue = new Date(now.getTime() - config.webhookOverdueMs);
-
-  const undispatched = await repos.events.anyUndispatched();
-  deps.noteUndispatched?.(undispatched);
-  const redispatched = undispatched ? await deps.webhooks.redispatch(await repos.events.listUndispatched(overdue, BATCH)) : 0;
 
   const requeue = [];
   for (const t of await repos.webhookDeliveries.listOverdue(overdue, BATCH)) {
@@ -49,11 +41,11 @@ export async function sweepWebhooks(deps: SweepDeps): Promise<SweepResult> {
       const event = eventOfBody(body);
       events.set(event.id, event);
     }
-    await repos.events.record([...events.values()], { dispatched: true });
+    await repos.events.record([...events.values()]);
   }
   await deps.webhooks.deliver(requeue);
 
   const expired = new Date(now.getTime() - config.webhookRetentionDays * DAY_MS);
-  const deleted = (await repos.events.deleteDispatchedBefore(expired)) + (await repos.webhookDeliveries.deleteFinishedBefore(expired));
-  return { redispatched, requeued: requeue.length, deleted };
+  const deleted = (await repos.events.deleteBefore(expired)) + (await repos.webhookDeliveries.deleteFinishedBefore(expired));
+  return { requeued: requeue.length, deleted };
 }
