@@ -59,6 +59,23 @@ for (const state of SQLSTATES) TRANSIENT_CODES.add(encodeSqlState(state));
 
 const LABELS = ['RetryableWriteError', 'TransientTransactionError'];
 
+/**
+ * A socket's own failures, which the driver sometimes passes on unwrapped (a write to a connection
+ * the database had closed: Node's `EPIPE` "This socket has been ended by the other party", seen
+ * when the test database was killed mid-burst — it answered 500).
+ */
+const NETWORK_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
 interface DriverError {
   name?: string;
   code?: unknown;
@@ -72,6 +89,7 @@ export function isTransient(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as DriverError;
   if (TRANSIENT_NAMES.has(e.name ?? '')) return true;
+  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
   if (typeof e.hasErrorLabel === 'function' && LABELS.some((l) => e.hasErrorLabel!(l))) return true;
   if (Array.isArray(e.errorLabels) && LABELS.some((l) => (e.errorLabels as unknown[]).includes(l))) return true;
   // Only server errors carry a numeric code worth reading (a Node system error's is a string).
