@@ -5,25 +5,20 @@
 import { expect } from 'chai';
 import { Types } from 'mongoose';
 import { makeOrder } from '../fixtures/records.js';
-import { adminHelpers, settle } from '../support/admin.js';
+import { adminHelpers, everyPage, settle } from '../support/admin.js';
 import { useTestApi } from '../support/context.js';
 
 describe('admin API: paging', () => {
   const { admin, client, newApp, must } = adminHelpers(useTestApi());
 
   /** Every page of a listing with `limit`, following next_cursor; returns the pages' item lists. */
-  async function pages(path: string, key: string, limit: number): Promise<unknown[][]> {
-    const out: unknown[][] = [];
-    let cursor: string | null = null;
+  function pages(path: string, key: string, limit: number): Promise<unknown[][]> {
     const sep = path.includes('?') ? '&' : '?';
-    do {
+    return everyPage(async (cursor) => {
       const page = await must('GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(page[key].length).to.be.at.most(limit);
-      out.push(page[key]);
-      cursor = page.next_cursor;
-      expect(out.length, 'pages never end').to.be.below(50);
-    } while (cursor);
-    return out;
+      return { items: page[key] as unknown[], next: page.next_cursor as string | null };
+    });
   }
 
   it('when customers are paged 2 at a time, then every customer comes once, in creation order, and the last page says so', async () => {

@@ -15,6 +15,7 @@ import {
   type TestApi,
   type TestApplication,
 } from '../support/context.js';
+import { everyPage } from '../support/admin.js';
 import { assertMatchesSchema, spec } from '../support/openapi.js';
 import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 
@@ -28,22 +29,17 @@ const eventsOf = (app: TestApplication) => `/admin/applications/${app.id}/events
  * Every page of an admin listing of `limit` rows, following `next_cursor` from the first page;
  * returns each page's rows. Each page but the last is full and says another follows.
  */
-async function pages<T>(api: TestApi, path: string, key: string, limit: number): Promise<T[][]> {
-  const out: T[][] = [];
-  let cursor: string | null = null;
+function pages<T>(api: TestApi, path: string, key: string, limit: number): Promise<T[][]> {
   const sep = path.includes('?') ? '&' : '?';
-  do {
+  return everyPage<T>(async (cursor) => {
     const res = await call(api.url, 'GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
       auth: ADMIN,
     });
     expect(res.status, res.text).to.equal(200);
     expect(Object.keys(res.body).sort()).to.deep.equal([key, 'next_cursor'].sort());
-    out.push(res.body[key]);
-    cursor = res.body.next_cursor;
-    if (cursor !== null) expect(res.body[key], 'a page followed by another is full').to.have.length(limit);
-    expect(out.length, 'pages never end').to.be.below(50);
-  } while (cursor !== null);
-  return out;
+    if (res.body.next_cursor !== null) expect(res.body[key], 'a page followed by another is full').to.have.length(limit);
+    return { items: res.body[key] as T[], next: res.body.next_cursor as string | null };
+  });
 }
 const ids = (rows: { id: string }[][]) => rows.flat().map((r) => r.id);
 

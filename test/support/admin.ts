@@ -15,6 +15,27 @@ export interface AdminApp {
   currency: string | null;
 }
 
+/**
+ * Every page of an admin listing, following `next_cursor` from `first`. The end is proven by
+ * progress, not by a page count: a page followed by another must bring at least one item not
+ * seen on an earlier page, so a listing of N items ends within N pages or fails here, however
+ * many items other tests left in the same database.
+ */
+export async function everyPage<T>(fetchPage: (cursor: string | null) => Promise<{ items: T[]; next: string | null }>): Promise<T[][]> {
+  const out: T[][] = [];
+  const seen = new Set<string>();
+  let cursor: string | null = null;
+  do {
+    const page = await fetchPage(cursor);
+    out.push(page.items);
+    const fresh = page.items.map((x) => JSON.stringify(x)).filter((k) => !seen.has(k));
+    fresh.forEach((k) => seen.add(k));
+    if (page.next !== null) expect(fresh.length, `pages never end: page ${out.length} brought nothing new`).to.be.above(0);
+    cursor = page.next;
+  } while (cursor !== null);
+  return out;
+}
+
 /** Longer than the tests' CACHE_CHECK_MS (200): configuration changes have reached every cache. */
 export const settle = () => new Promise((r) => setTimeout(r, 400));
 
