@@ -2,6 +2,8 @@
  * The one domain error type. Only `api/` maps kinds to HTTP status and contract bodies; only
  * `worker/` decides what is retried. Never classify an error by its message text.
  */
+import type { Reason } from './reasons.js';
+
 export type ErrorKind =
   | 'invalid' // bad input: 400
   | 'unauthorized' // bad credentials: 401
@@ -20,7 +22,8 @@ export class DomainError extends Error {
     message: string,
     readonly details: string,
     /**
-     * `code`/`key`: body fields; `reason`: a short category for metrics, never sent;
+     * `code`/`key`: body fields; `reason`: the stable name of the case (shared/domain/reasons.ts),
+     * sent in the `Coupon-Reason` header and counted in metrics, never in the body;
      * `operationKey`: on a 503 of a queued operation, the key to retry with (`idempotency_key`);
      * `applied: false` when the operation certainly was not applied.
      */
@@ -34,7 +37,7 @@ export class DomainError extends Error {
 export interface DomainErrorExtra {
   code?: number | string;
   key?: string;
-  reason?: string;
+  reason?: Reason;
   operationKey?: string;
   applied?: false;
   /** The request that first gave this answer: a refusal replayed for an `Idempotency-Key` keeps its `request_id`. */
@@ -42,3 +45,20 @@ export interface DomainErrorExtra {
 }
 
 export const isDomainError = (err: unknown): err is DomainError => err instanceof DomainError;
+
+/** The reason of a refusal: its own, or the one its kind implies (every answer of a client route has one). */
+export function reasonOf(error: Pick<DomainError, 'kind' | 'extra'>): Reason {
+  if (error.extra.reason) return error.extra.reason;
+  switch (error.kind) {
+    case 'unauthorized':
+      return 'invalid_credentials';
+    case 'conflict':
+      return 'idempotency_conflict';
+    case 'too_large':
+      return 'body_too_large';
+    case 'unavailable':
+      return 'unavailable';
+    default:
+      return 'invalid_payload';
+  }
+}

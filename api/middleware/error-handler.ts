@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isDomainError, type ErrorKind } from '../../shared/errors.js';
+import { isDomainError, reasonOf, type ErrorKind } from '../../shared/errors.js';
 import { isTransient } from '../../shared/data/transient.js';
 import { operationUnavailable } from '../../shared/queue/gateway.js';
 import { bodyTooLarge, dependencyUnavailable, invalidJson } from '../contract-errors.js';
+import { setReason } from '../reason-headers.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -52,6 +53,7 @@ export function errorHandler(bodyLimit: string): ErrorRequestHandler {
     if (isDomainError(error)) {
       const status = STATUS[error.kind];
       if (status === 503) res.setHeader('Retry-After', '1');
+      setReason(res, reasonOf(error));
       res.status(status).json({
         code: error.extra.code ?? status,
         message: error.message,

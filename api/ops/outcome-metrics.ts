@@ -5,6 +5,7 @@
  * caller that obtains an outcome another way.
  */
 import { JOB, type JobName, type JobPayloads } from '../../shared/queue/names.js';
+import { reasonOf } from '../../shared/errors.js';
 import type { Outcome } from '../../shared/queue/outcome.js';
 import type { Metrics } from '../../shared/ops/metrics.js';
 
@@ -19,7 +20,7 @@ import type { Metrics } from '../../shared/ops/metrics.js';
 export function countOutcome<N extends JobName>(metrics: Metrics, name: N, payload: JobPayloads[N], outcome: Outcome<unknown>): void {
   if (name === JOB.redeem || name === JOB.revert) {
     // The reason is a fixed category chosen by the domain, never free text: label cardinality stays bounded.
-    const reason = outcome.ok ? '' : (outcome.error.extra.reason ?? outcome.error.kind);
+    const reason = outcome.ok ? '' : reasonOf(outcome.error);
     metrics.redemptions.inc({ type: name, outcome: outcome.ok ? 'completed' : 'refused', reason });
   } else if (name === JOB.walletTransaction) {
     const { type } = payload as JobPayloads['wallet-transaction'];

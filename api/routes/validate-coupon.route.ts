@@ -1,10 +1,13 @@
 import type { RequestHandler } from 'express';
 import type { Services } from '../../shared/services.js';
 import { validateCoupon } from '../../shared/usecases/validate-coupon.usecase.js';
+import { setReason } from '../reason-headers.js';
 
 /** POST /coupons/validate */
 export function validateCouponRoute(services: Services): RequestHandler {
   return async (req, res) => {
-    res.json(await validateCoupon(services, res.locals.app, { body: req.body, requestId: String(req.id) }));
+    const { body, reason } = await validateCoupon(services, res.locals.app, { body: req.body, requestId: String(req.id) });
+    setReason(res, reason);
+    res.json(body);
   };
 }

@@ -15,7 +15,7 @@
  * It prints each step and exits 1 at the first answer that is not the expected one.
  */
 import { randomUUID } from 'node:crypto';
-import { createAdminClient, createCouponsClient, type Schemas } from '../src/index.js';
+import { createAdminClient, createCouponsClient, listReasons, reasonOf, type Schemas } from '../src/index.js';
 
 const baseUrl = process.env.COUPONS_URL ?? 'http://localhost:3000';
 const adminToken = process.env.COUPONS_ADMIN_TOKEN;
@@ -106,7 +106,11 @@ async function main() {
     again.data?.message,
     'coupon code redemption per_user_limit exceeded',
   );
-  console.log('✔ validate: used up for this customer');
+  // The same, without matching English: the stable reason beside the body (docs/reasons.md).
+  expectEqual('validate after redeem: the reason', reasonOf(again.response), 'per_user_limit');
+  const relisted = await coupons.POST('/coupons/list/all', { body: { source_id: 'shopper-1', order } });
+  expectEqual('list after redeem: the reason by coupon id', listReasons(relisted.response).reasons.get(campaign.id), 'per_user_limit');
+  console.log('✔ validate and list: used up for this customer (reason per_user_limit)');
 
   const reverted = ok(
     'revert: the order was cancelled',
@@ -133,6 +137,16 @@ async function main() {
     wallets.map((w) => [w.wallet_id, w.loyalty_points]),
     [[wallet.wallet_id, 120]],
   );
+  const overdraft = await coupons.PUT('/wallets/customer/{source_id}/transactions/{wallet_id}', {
+    params: { path: { source_id: 'shopper-1', wallet_id: wallet.wallet_id } },
+    body: { type: 'debit', points: 500 },
+  });
+  expectEqual(
+    'wallet: a debit over the balance is refused',
+    [overdraft.response.status, reasonOf(overdraft.response)],
+    [400, 'insufficient_points'],
+  );
+  console.log('✔ wallet: a debit over the balance is refused (reason insufficient_points)');
 
   // ---- 4. tidy up ------------------------------------------------------------------------------
   ok('admin: example application archived', await admin.POST('/admin/applications/{app}/archive', appPath));

@@ -182,3 +182,29 @@ export async function* allPages<K extends string, T>(
     cursor = data.next_cursor ?? undefined;
   } while (cursor !== undefined);
 }
+
+/** Why a coupon is not applicable or a request was refused: a stable name (docs/reasons.md). */
+export type Reason = Schemas['Reason'];
+
+/**
+ * The `Coupon-Reason` of an answer (every refusal of a client route; a validate whose coupon is
+ * not applicable), or null. Pass `response` from openapi-fetch's result:
+ * `const { data, error, response } = await coupons.POST('/coupons/validate', …); reasonOf(response)`.
+ */
+export function reasonOf(response: Response): Reason | null {
+  return (response.headers.get('coupon-reason') as Reason | null) ?? null;
+}
+
+/**
+ * The reasons of a list's coupons that are not applicable, by `coupon_code_id` (the
+ * `Coupon-Reasons` header). `complete` is false when the service left entries out to keep the
+ * header small; those coupons still carry their `message`.
+ */
+export function listReasons(response: Response): { reasons: Map<string, Reason>; complete: boolean } {
+  const reasons = new Map<string, Reason>();
+  for (const entry of (response.headers.get('coupon-reasons') ?? '').split(',')) {
+    const at = entry.lastIndexOf('=');
+    if (at > 0) reasons.set(entry.slice(0, at).trim(), entry.slice(at + 1).trim() as Reason);
+  }
+  return { reasons, complete: response.headers.get('coupon-reasons-truncated') !== '?1' };
+}

@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import type { RefusalReason } from '../reasons.js';
 
 /**
  * The journal of one redemption of a campaign for one order (a "cycle"; a redeem after a revert
@@ -32,7 +33,7 @@ export interface RedemptionDoc {
   periods: { day: string; week: string; month: string };
   /** Ids of the limit counters this redemption counts in (limit-counter.schema.ts). */
   counters: string[];
-  refusal: { reason: string; message: string } | null;
+  refusal: { reason: RefusalReason; message: string } | null;
   /** The job that wrote this cycle / that reverted it: a re-run of either finds its own work. */
   redeemJobId: string;
   revertJobId: string | null;

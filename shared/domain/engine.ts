@@ -28,6 +28,7 @@ import { firstFailing, holds } from './conditions.js';
 import * as M from './messages.js';
 import { declaredMetadata } from './metadata.js';
 import { percentOf, roundHalfAway, spreadLargestRemainder } from './money.js';
+import type { RefusalReason } from '../reasons.js';
 import { parseOrder, type ParsedItem, type ParsedOrder, type ParseResult } from './order.js';
 import type { Campaign, Condition, DiscountBase, ItemSelector, Scalar, UsageCounts } from './types.js';
 
@@ -44,20 +45,6 @@ export interface EvaluateInput {
   /** The raw `order` of the request; `undefined` = no order or item checks (list rule 1). */
   order: unknown;
 }
-
-/** Why a coupon is not applicable; the message carries the contract text. */
-export type RefusalReason =
-  | 'not_available'
-  | 'total_limit'
-  | 'per_user_limit'
-  | 'per_day_limit'
-  | 'per_week_limit'
-  | 'per_month_limit'
-  | 'bulk_code_used'
-  | 'invalid_payload'
-  | 'cart_rule'
-  | 'selection'
-  | 'product_rule';
 
 /** The amounts of an applicable coupon, in cents. */
 export interface DiscountResult {

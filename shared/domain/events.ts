@@ -4,6 +4,7 @@
  * twice (a re-run of its job) yields the same id and the outbox keeps one copy.
  */
 import { createHash } from 'node:crypto';
+import type { Reason } from '../reasons.js';
 
 export const EVENT_TYPES = ['redemption.completed', 'redemption.reverted', 'redemption.refused', 'wallet.transaction.completed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -53,8 +54,8 @@ export interface RefusalEventData extends CustomerRef {
   campaign_id: string;
   coupon_id: string;
   coupon_code: string;
-  /** A fixed category (`total_limit`, `cart_rule`, `selection`, `invalid`, …). */
-  reason: string;
+  /** Why, from the catalogue of shared/reasons.ts (`total_limit`, `cart_rule`, `order_of_another_customer`, …). */
+  reason: Reason;
   /** The `message` and `details` the client was answered. */
   message: string;
   details: string;

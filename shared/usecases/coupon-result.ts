@@ -4,6 +4,7 @@
  */
 import type { Evaluation } from '../domain/engine.js';
 import { blankSavingsOrder, presentSavingsOrder } from '../domain/savings.js';
+import type { RefusalReason } from '../reasons.js';
 import type { Campaign } from '../domain/types.js';
 
 export interface CouponResult {
@@ -18,6 +19,12 @@ export interface CouponResult {
   request_id: string;
 }
 
+/** A result with why it is not applicable (null when it is): the reason travels beside the body (docs/reasons.md). */
+export interface Presented {
+  body: CouponResult;
+  reason: RefusalReason | null;
+}
+
 export function presentCouponResult(args: {
   campaign: Campaign;
   code: string;
@@ -26,9 +33,9 @@ export function presentCouponResult(args: {
   sourceId: string;
   requestId: string;
   endpoint: 'list' | 'validate';
-}): CouponResult {
+}): Presented {
   const { campaign, evaluation, endpoint } = args;
-  return {
+  const body: CouponResult = {
     coupon_code: args.code,
     coupon_code_id: args.couponCodeId,
     coupon_name: campaign.name,
@@ -49,4 +56,5 @@ export function presentCouponResult(args: {
     },
     request_id: args.requestId,
   };
+  return { body, reason: evaluation.applicable ? null : evaluation.reason };
 }

@@ -10,7 +10,7 @@ import { evaluateCoupon } from '../domain/engine.js';
 import { periodKeys } from '../domain/periods.js';
 import type { Services } from '../services.js';
 import { bodyNotObject, invalidSourceIdLV } from './coupon-errors.js';
-import { presentCouponResult, type CouponResult } from './coupon-result.js';
+import { presentCouponResult, type Presented } from './coupon-result.js';
 import { readUsage } from './limit-counters.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -28,7 +28,7 @@ export async function listCoupons(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone'>,
   req: { body: unknown; requestId: string },
-): Promise<CouponResult[]> {
+): Promise<Presented[]> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
   const body = req.body ?? {};
   const [set, customer] = await Promise.all([deps.campaigns.get(app), resolveOptionalCustomer(deps, app.id, body.source_id)]);

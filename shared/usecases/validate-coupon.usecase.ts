@@ -7,7 +7,7 @@ import { evaluateCoupon } from '../domain/engine.js';
 import { periodKeys } from '../domain/periods.js';
 import type { Services } from '../services.js';
 import { bodyNotObject, loginRequired, onlyOneCouponLV, validateCouponNotFound } from './coupon-errors.js';
-import { presentCouponResult, type CouponResult } from './coupon-result.js';
+import { presentCouponResult, type Presented } from './coupon-result.js';
 import { findCoupon } from './find-coupon.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
 import { readUsage } from './limit-counters.js';
@@ -18,14 +18,14 @@ export async function validateCoupon(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone'>,
   req: { body: unknown; requestId: string },
-): Promise<CouponResult> {
+): Promise<Presented> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
   const body = req.body ?? {};
   const details = body.coupon_details;
-  if (!Array.isArray(details) || details.length === 0) throw validateCouponNotFound();
+  if (!Array.isArray(details) || details.length === 0) throw validateCouponNotFound('coupon_missing');
   if (details.length > 1) throw onlyOneCouponLV();
   const detail = details[0];
-  if (!isObject(detail)) throw validateCouponNotFound();
+  if (!isObject(detail)) throw validateCouponNotFound('coupon_missing');
 
   const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findCoupon(deps, app, detail)]);
   if (!found) throw validateCouponNotFound();

@@ -54,7 +54,7 @@ describe('list answers: the faster serialization gives the same bytes', function
         body: JSON.parse(JSON.stringify(body)),
         requestId: res.headers.get('x-request-id')!,
       });
-      expect(res.text).to.equal(JSON.stringify(expected));
+      expect(res.text).to.equal(JSON.stringify(expected.map((p) => p.body)));
       expect(Buffer.byteLength(res.text)).to.equal(Number(res.headers.get('content-length')));
     }
   });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { evaluateCoupon, type EvaluateInput, type Evaluation, type RefusalReason } from '../../shared/domain/engine.js';
+import { evaluateCoupon, type EvaluateInput, type Evaluation } from '../../shared/domain/engine.js';
+import type { RefusalReason } from '../../shared/reasons.js';
 import * as M from '../../shared/domain/messages.js';
 import type {
   Campaign,

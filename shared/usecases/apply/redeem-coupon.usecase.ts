@@ -12,6 +12,7 @@ import type { PeriodKeys } from '../../data/limit-counter.repository.js';
 import { redemptionKey, type CycleFields, type RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import { evaluateCoupon, limitRefusal } from '../../domain/engine.js';
 import { periodKeys } from '../../domain/periods.js';
+import type { RefusalReason } from '../../reasons.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
 import type { RedeemInput } from '../../queue/job-payloads.js';
@@ -24,7 +25,7 @@ import { cashbackTxnId, creditCashback } from './cashback.js';
 
 const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
 
-const refusalOf = (reason: string, message: string): DomainError =>
+const refusalOf = (reason: RefusalReason, message: string): DomainError =>
   reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);
 
 /**
@@ -37,7 +38,7 @@ export type RedeemDecision = { done: ApplyResult; own: RedemptionRecord | null }
 
 export function decideRedeem(input: RedeemInput, cycles: RedemptionRecord[], jobId: string): RedeemDecision {
   const own = cycles.find((c) => c.redeemJobId === jobId);
-  if (own?.state === 'refused') return { refuse: validationFailed(own.refusal!.message, own.refusal!.reason) };
+  if (own?.state === 'refused') return { refuse: refusalOf(own.refusal!.reason, own.refusal!.message) };
   if (own) return { done: resultOf(input, 'completed'), own };
   const latest = cycles.at(-1);
   if (latest && latest.customerId !== input.customerId && latest.state !== 'reverted' && latest.state !== 'refused')

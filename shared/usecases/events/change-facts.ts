@@ -13,6 +13,7 @@ import type { RedemptionRecord } from '../../data/redemption-journal.repository.
 import type { StoredEntry } from '../../data/wallet-transaction.repository.js';
 import type { RedemptionEventData, RefusalEventData, WalletEventData } from '../../domain/events.js';
 import { fromHundredths } from '../../domain/points.js';
+import { reasonOf } from '../../errors.js';
 import type { Outcome } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
 import type { RedeemInput, RevertInput, WalletOperationInput } from '../../queue/job-payloads.js';
@@ -141,7 +142,7 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
             campaign_id: input.campaignId,
             coupon_id: input.couponId,
             coupon_code: input.code,
-            reason: outcome.error.extra.reason ?? outcome.error.kind,
+            reason: reasonOf(outcome.error),
             message: outcome.error.message,
             details: outcome.error.details,
           },
