@@ -28,7 +28,7 @@ import {
 import { deleteCustomer, listCustomers, setCustomerArchived, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
 import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
-import { listDeliveries, listEvents, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
+import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../../shared/ops/token.js';
@@ -118,6 +118,11 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
   on('get', `${APP}/redemptions`, (req) => listRedemptions(services, p(req, 'app'), req.query));
 
   const WEBHOOK = `${APP}/webhooks/:webhook`;
+  /** The webhook queue, for the routes that queue deliveries; without it they answer 503. */
+  const queue = () => {
+    if (!webhooks) throw new DomainError('unavailable', 'Service Unavailable', 'the webhook queue is not connected', { code: 503 });
+    return webhooks;
+  };
   on('post', `${APP}/webhooks`, (req) => createWebhook(services, p(req, 'app'), req.body), 201);
   on('get', `${APP}/webhooks`, (req) => listWebhooks(services, p(req, 'app'), req.query));
   on('patch', WEBHOOK, (req) => updateWebhook(services, p(req, 'app'), p(req, 'webhook'), req.body));
@@ -127,8 +132,15 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
     'post',
     `${WEBHOOK}/redeliver`,
     async (req) => {
-      if (!webhooks) throw new DomainError('unavailable', 'Service Unavailable', 'the webhook queue is not connected', { code: 503 });
-      return redeliver({ ...services, webhooks }, p(req, 'app'), p(req, 'webhook'), req.body);
+      return redeliver({ ...services, webhooks: queue() }, p(req, 'app'), p(req, 'webhook'), req.body);
+    },
+    202,
+  );
+  on(
+    'post',
+    `${WEBHOOK}/ping`,
+    async (req) => {
+      return pingWebhook({ ...services, webhooks: queue() }, p(req, 'app'), p(req, 'webhook'), String(req.id));
     },
     202,
   );

@@ -12,8 +12,29 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What an endpoint subscribes to: event types, or `*` for every type. */
 export const ALL_EVENTS = '*';
 
+/** A signed test event sent to one endpoint on request (`POST …/webhooks/:id/ping`); never recorded as a change. */
+export const PING_EVENT = 'webhook.ping';
+
+/** Whether an endpoint receives events of `type`: those it subscribes to, and always its pings. */
 export const subscribes = (eventTypes: readonly string[], type: string): boolean =>
-  eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
+  type === PING_EVENT || eventTypes.includes(ALL_EVENTS) || eventTypes.includes(type);
+
+/**
+ * The body of a ping: the envelope of every event (docs/events.md) with `type` `webhook.ping`,
+ * `sequence` 1 (it is alone in its stream) and `data.webhook_id`.
+ */
+export function renderPing(p: { id: string; applicationId: string; webhookId: string; requestId: string; createdAt: Date }): string {
+  return JSON.stringify({
+    id: p.id,
+    object: 'event',
+    type: PING_EVENT,
+    created: p.createdAt.toISOString(),
+    application_id: p.applicationId,
+    request_id: p.requestId,
+    sequence: 1,
+    data: { webhook_id: p.webhookId },
+  });
+}
 
 /**
  * The stable id of the event a change causes: `evt_` and 32 hex digits of

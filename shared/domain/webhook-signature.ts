@@ -1,11 +1,14 @@
 /**
- * Signing of webhook bodies, Stripe-style: header
- * `Coupons-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, one `v1` per
- * valid secret (two while a rotated secret's overlap lasts). Receivers recompute the HMAC over
- * the raw body with their secret, compare in constant time, and reject a `t` outside their
- * tolerance (docs/events.md; {@link SIGNATURE_TOLERANCE_SECONDS}) to stop replays.
+ * Signing of webhook bodies, in two schemes over the same secrets (docs/events.md):
+ * - ours, Stripe-style: `Coupons-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`;
+ * - Standard Webhooks (https://www.standardwebhooks.com): `webhook-id` (the event id),
+ *   `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<t>.<body>")>`, the
+ *   key being the base64 after `whsec_`, so receivers can verify with that scheme's libraries.
+ * One signature per valid secret (two while a rotated secret's overlap lasts). Receivers verify
+ * with the client's `verifyWebhook` (`@coupons/client/webhooks`) and reject a timestamp outside
+ * their tolerance ({@link SIGNATURE_TOLERANCE_SECONDS}) to stop replays.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /** The headers every delivery carries (docs/events.md), by name: one place for their spelling. */
 export const DELIVERY_HEADERS = {
@@ -14,12 +17,19 @@ export const DELIVERY_HEADERS = {
   deliveryId: 'coupons-delivery-id',
   attempt: 'coupons-delivery-attempt',
   signature: 'coupons-signature',
+  standardId: 'webhook-id',
+  standardTimestamp: 'webhook-timestamp',
+  standardSignature: 'webhook-signature',
 } as const;
-/** The replay window receivers should enforce (and {@link verifySignature} does by default). */
+/** The replay window receivers should enforce (the client's `verifyWebhook` does by default). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-/** 256 random bits; shown to the operator once, stored to sign. */
-export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * 256 random bits; shown to the operator once, stored to sign. Standard base64 after `whsec_`:
+ * what Standard Webhooks libraries decode (secrets made before were base64url, which some of
+ * them refuse: rotating the secret gives one they accept).
+ */
+export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 const hmac = (secret: string, timestamp: number, body: string) =>
   createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
@@ -29,23 +39,17 @@ export function signatureHeader(body: string, secrets: readonly string[], timest
   return [`t=${timestamp}`, ...secrets.map((s) => `v1=${hmac(s, timestamp, body)}`)].join(',');
 }
 
-/**
- * What a receiver does: true when one `v1` of `header` is the HMAC of `body` under `secret` and
- * `t` is within `toleranceSeconds` of `nowSeconds`.
- */
-export function verifySignature(
-  header: string | null | undefined,
-  body: string,
-  secret: string,
-  nowSeconds: number,
-  toleranceSeconds = SIGNATURE_TOLERANCE_SECONDS,
-): boolean {
-  if (!header) return false;
-  const parts = header.split(',').map((p) => p.trim().split('='));
-  const t = Number(parts.find(([k]) => k === 't')?.[1]);
-  if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceSeconds) return false;
-  const expected = Buffer.from(hmac(secret, t, body), 'hex');
-  return parts
-    .filter(([k, v]) => k === 'v1' && v !== undefined && /^[0-9a-f]{64}$/.test(v))
-    .some(([, v]) => timingSafeEqual(Buffer.from(v!, 'hex'), expected));
+/** The Standard Webhooks key of a secret: the bytes its base64 (or base64url) after `whsec_` encodes. */
+const standardKey = (secret: string): Buffer => Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+
+/** Every signing header of one attempt: both schemes, each signed with every secret. */
+export function signatureHeaders(body: string, eventId: string, secrets: readonly string[], timestamp: number): Record<string, string> {
+  return {
+    [DELIVERY_HEADERS.signature]: signatureHeader(body, secrets, timestamp),
+    [DELIVERY_HEADERS.standardId]: eventId,
+    [DELIVERY_HEADERS.standardTimestamp]: String(timestamp),
+    [DELIVERY_HEADERS.standardSignature]: secrets
+      .map((s) => `v1,${createHmac('sha256', standardKey(s)).update(`${eventId}.${timestamp}.${body}`, 'utf8').digest('base64')}`)
+      .join(' '),
+  };
 }

@@ -532,6 +532,23 @@ const adminCases: Case[] = [
     },
   ],
   [
+    'admin pings an endpoint',
+    'POST',
+    `${APP}/webhooks/{webhook}/ping`,
+    202,
+    async (f) => {
+      await prerequisite(f, 'PATCH', `${APPS}/${f.appId}/webhooks/${f.webhookId}`, { status: 'active' }, ADMIN);
+      return { path: `${APPS}/${f.appId}/webhooks/${f.webhookId}/ping`, auth: ADMIN };
+    },
+  ],
+  [
+    'admin pings an unknown endpoint',
+    'POST',
+    `${APP}/webhooks/{webhook}/ping`,
+    404,
+    (f) => ({ path: `${APPS}/${f.appId}/webhooks/6b03e8cebf2cbb4ef5f12d40/ping`, auth: ADMIN }),
+  ],
+  [
     'admin redelivers an unknown event',
     'POST',
     `${APP}/webhooks/{webhook}/redeliver`,

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { EventRecord } from '../../shared/domain/events.js';
-import { verifySignature } from '../../shared/domain/webhook-signature.js';
 import { idCursor, timeCursor } from '../../shared/usecases/admin/paging.js';
 import { createCustomers, createWallet } from '../fixtures/records.js';
 import {
@@ -15,9 +14,11 @@ import {
   type TestApi,
   type TestApplication,
 } from '../support/context.js';
+import { Webhook } from 'standardwebhooks';
+import { verifyWebhook, WebhookVerificationError } from '../../client/src/webhooks.js';
 import { everyPage } from '../support/admin.js';
 import { assertMatchesSchema, spec } from '../support/openapi.js';
-import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
+import { signedBy, WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 const run = promisify(execFile);
@@ -97,7 +98,7 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       expect(created.status).to.equal(201);
       expect(created.body).to.include({ url: 'https://93.184.216.34/hooks', status: 'active', description: 'CRM', disabled_reason: null });
       expect(created.body.event_types).to.deep.equal(['redemption.completed']);
-      expect(created.body.secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+      expect(created.body.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
       const listed = await call(api.url, 'GET', hooks(app), { auth: ADMIN });
       expect(listed.body.webhooks.map((w: { id: string }) => w.id)).to.include(created.body.id);
       expect(listed.text).to.not.include(created.body.secret);
@@ -369,11 +370,11 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       expect((await credit(app, 'c1', 1)).status).to.equal(200);
       await waitFor('first event', () => receiver.accepted.length === 1);
       const [first] = receiver.accepted;
-      const now = Math.floor(Date.now() / 1000);
       const header = first!.headers['coupons-signature'] as string;
       expect(header.match(/v1=/g)).to.have.length(2);
-      expect(verifySignature(header, first!.body, rotated.body.secret, now)).to.equal(true);
-      expect(verifySignature(header, first!.body, endpoint.secret, now)).to.equal(true);
+      expect((first!.headers['webhook-signature'] as string).split(' ')).to.have.length(2);
+      expect(signedBy(first!, { secrets: rotated.body.secret })).to.equal(true);
+      expect(signedBy(first!, { secrets: endpoint.secret })).to.equal(true);
 
       const again = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/rotate-secret`, {
         auth: ADMIN,
@@ -384,8 +385,53 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       const second = receiver.accepted[1]!;
       const h2 = second.headers['coupons-signature'] as string;
       expect(h2.match(/v1=/g)).to.have.length(1);
-      expect(verifySignature(h2, second.body, again.body.secret, now)).to.equal(true);
-      expect(verifySignature(h2, second.body, rotated.body.secret, now)).to.equal(false);
+      expect(signedBy(second, { secrets: again.body.secret })).to.equal(true);
+      expect(signedBy(second, { secrets: rotated.body.secret })).to.equal(false);
+      // A receiver mid-rotation holds both secrets: the delivery verifies with either list.
+      expect(signedBy(second, { secrets: [rotated.body.secret, again.body.secret] })).to.equal(true);
+    });
+
+    it('when a real delivery is verified, then the client and the Standard Webhooks library accept it, and the same delivery replayed after the tolerance is refused', async () => {
+      const { app, endpoint } = await setUp();
+      expect((await credit(app, 'c1', 3)).status).to.equal(200);
+      await waitFor('the event', () => receiver.accepted.length === 1);
+      const got = receiver.accepted[0]!;
+      const event = verifyWebhook(got.body, got.headers, { secrets: endpoint.secret });
+      expect(event).to.include({ type: 'wallet.transaction.completed', id: got.headers['coupons-event-id'] });
+      expect(got.headers['webhook-id']).to.equal(event.id);
+      expect(new Webhook(endpoint.secret).verify(got.body, got.headers as Record<string, string>)).to.deep.equal(JSON.parse(got.body));
+      // An attacker who captured this delivery and sends it again later: refused once outside the window.
+      const later = new Date((Number(got.headers['webhook-timestamp']) + 301) * 1000);
+      expect(signedBy(got, { secrets: endpoint.secret, now: later })).to.equal(false);
+      expect(() => verifyWebhook(got.body, got.headers, { secrets: endpoint.secret, now: later }))
+        .to.throw(WebhookVerificationError)
+        .with.property('reason', 'timestamp_outside_tolerance');
+      expect(signedBy({ ...got, body: got.body.replace('"points":3', '"points":300') }, { secrets: endpoint.secret })).to.equal(false);
+    });
+
+    it('when an endpoint is pinged, then it receives a signed webhook.ping whatever it subscribes to, listed with its deliveries but not as an event', async () => {
+      const { app, endpoint } = await setUp({ event_types: ['redemption.completed'] });
+      const pinged = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/ping`, { auth: ADMIN });
+      expect(pinged.status, pinged.text).to.equal(202);
+      await waitFor('the ping', () => receiver.accepted.length === 1);
+      const got = receiver.accepted[0]!;
+      const ping = verifyWebhook(got.body, got.headers, { secrets: endpoint.secret });
+      expect(ping).to.deep.include({ id: pinged.body.event_id, type: 'webhook.ping', sequence: 1, data: { webhook_id: endpoint.id } });
+      expect(ping.request_id).to.equal(pinged.headers.get('x-request-id'));
+      expect(got.headers['coupons-event-type']).to.equal('webhook.ping');
+      await waitFor('the delivery succeeded', async () => {
+        const listed = await call(api.url, 'GET', `${hooks(app)}/${endpoint.id}/deliveries`, { auth: ADMIN });
+        return listed.body.deliveries.some(
+          (d: { id: string; status: string }) => d.id === pinged.body.delivery_id && d.status === 'succeeded',
+        );
+      });
+      expect((await call(api.url, 'GET', eventsOf(app), { auth: ADMIN })).body.events).to.deep.equal([]);
+      expect((await call(api.url, 'PATCH', `${hooks(app)}/${endpoint.id}`, { auth: ADMIN, body: { status: 'disabled' } })).status).to.equal(
+        200,
+      );
+      const refused = await call(api.url, 'POST', `${hooks(app)}/${endpoint.id}/ping`, { auth: ADMIN });
+      expect(refused.status, refused.text).to.equal(400);
+      expect(refused.body.details).to.include('disabled');
     });
 
     it('when an endpoint is disabled, events are still recorded; after re-enabling, a time range is redelivered in order', async () => {
@@ -531,14 +577,7 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       const [event] = (await cli('list-events', '--app', app.id)).events;
       expect(await cli('redeliver', '--app', app.id, '--webhook', created.id, '--event', event.id)).to.deep.equal({ queued: 1 });
       await waitFor('delivery', () => receiver.accepted.length === 1);
-      expect(
-        verifySignature(
-          receiver.accepted[0]!.headers['coupons-signature'] as string,
-          receiver.accepted[0]!.body,
-          created.secret,
-          Math.floor(Date.now() / 1000),
-        ),
-      ).to.equal(true);
+      expect(signedBy(receiver.accepted[0]!, { secrets: created.secret })).to.equal(true);
       const deliveries = await cli('list-deliveries', '--app', app.id, '--webhook', created.id);
       expect(deliveries.deliveries.map((d: { event_id: string }) => d.event_id)).to.deep.equal([event.id]);
       expect(deliveries.next_cursor).to.equal(null);

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifySignature } from '../../shared/domain/webhook-signature.js';
+import { verifyWebhook, type VerifyOptions } from '../../client/src/webhooks.js';
 
 export interface Received {
   body: string;
@@ -94,8 +94,7 @@ export class WebhookReceiver {
 
   /** True when every request carries a valid signature under `secret`. */
   allSigned(secret: string): boolean {
-    const now = Math.floor(Date.now() / 1000);
-    return this.received.every((r) => verifySignature(r.headers['coupons-signature'] as string, r.body, secret, now));
+    return this.received.every((r) => signedBy(r, { secrets: secret }));
   }
 }
 
@@ -105,5 +104,15 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Whether a received delivery verifies with the client's `verifyWebhook` (docs/events.md) under these options. */
+export function signedBy(r: Pick<Received, 'headers' | 'body'>, options: VerifyOptions): boolean {
+  try {
+    verifyWebhook(r.body, r.headers, options);
+    return true;
+  } catch {
+    return false;
   }
 }

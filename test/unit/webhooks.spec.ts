@@ -3,7 +3,9 @@ import { parseConfig } from '../../shared/config.js';
 import { eventIdOf, eventOfBody, renderEvent, subscribes } from '../../shared/domain/events.js';
 import { DestinationPolicy, literalAddressOf, parseWebhookUrl } from '../../shared/domain/webhook-destination.js';
 import { decideAfterAttempt, retryDelayMs, retrySchedule, shortestRetryWindowMs } from '../../shared/domain/webhook-retry.js';
-import { signatureHeader, verifySignature } from '../../shared/domain/webhook-signature.js';
+import { Webhook } from 'standardwebhooks';
+import { verifyWebhook, WebhookVerificationError, type VerifyOptions } from '../../client/src/webhooks.js';
+import { generateWebhookSecret, signatureHeaders } from '../../shared/domain/webhook-signature.js';
 
 const HOUR = 3_600_000;
 
@@ -68,35 +70,93 @@ describe('webhook domain', () => {
   describe('signatures', () => {
     const body = '{"id":"evt_1"}';
     const now = 1_800_000_000;
+    const at = (seconds: number) => ({ now: new Date(seconds * 1000) });
+    const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    const other = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    const headers = signatureHeaders(body, 'evt_1', [secret], now);
+    const verify = (h: Record<string, string>, b = body, options: Partial<VerifyOptions> = {}) =>
+      verifyWebhook(b, h, { secrets: secret, ...at(now), ...options });
+    const failure = (run: () => unknown) => {
+      try {
+        run();
+      } catch (err) {
+        expect(err).to.be.instanceOf(WebhookVerificationError);
+        return (err as WebhookVerificationError).reason;
+      }
+      return 'verified';
+    };
 
-    it('when a body is signed, then the receiver verifies it with the secret and the header has the documented shape', () => {
-      const header = signatureHeader(body, ['whsec_a'], now);
-      expect(header).to.match(/^t=1800000000,v1=[0-9a-f]{64}$/);
-      expect(verifySignature(header, body, 'whsec_a', now)).to.equal(true);
+    it('when a body is signed, then both schemes have the documented shape and the client verifies it, returning the event', () => {
+      expect(headers['coupons-signature']).to.match(/^t=1800000000,v1=[0-9a-f]{64}$/);
+      expect(headers).to.include({ 'webhook-id': 'evt_1', 'webhook-timestamp': '1800000000' });
+      expect(headers['webhook-signature']).to.match(/^v1,[A-Za-z0-9+/]{43}=$/);
+      expect(verify(headers)).to.deep.equal({ id: 'evt_1' });
+      const { ['coupons-signature']: _ours, ...standardOnly } = headers;
+      expect(verify(standardOnly)).to.deep.equal({ id: 'evt_1' });
     });
 
-    const header = signatureHeader(body, ['whsec_a'], now);
-    const refusals: [string, Parameters<typeof verifySignature>][] = [
-      ['the body was changed', [header, '{"id":"evt_2"}', 'whsec_a', now]],
-      ['the secret is another', [header, body, 'whsec_b', now]],
-      ['the timestamp is older than the 300 s window', [header, body, 'whsec_a', now + 301]],
-      ['the timestamp is in the future beyond the window', [header, body, 'whsec_a', now - 301]],
-      ['the timestamp was changed', [header.replace('t=1800000000', 't=1800000001'), body, 'whsec_a', now]],
-      ['there is no header', [undefined, body, 'whsec_a', now]],
-      ['the signature is not hex', ['t=1800000000,v1=zz', body, 'whsec_a', now]],
+    it('when the Standard Webhooks library verifies a delivery, then it accepts ours (the scheme is interoperable)', () => {
+      const wh = new Webhook(secret);
+      // Signed at another time than now: the library refuses it as a replay, as verifyWebhook does.
+      expect(() => wh.verify(body, headers)).to.throw();
+      const fresh = signatureHeaders(body, 'evt_1', [secret], Math.floor(Date.now() / 1000));
+      expect(wh.verify(body, fresh)).to.deep.equal({ id: 'evt_1' });
+      expect(() => new Webhook(other).verify(body, fresh)).to.throw();
+    });
+
+    const refusals: [string, () => unknown, string][] = [
+      ['the body was changed', () => verify(headers, '{"id":"evt_2"}'), 'signature_mismatch'],
+      ['the secret is another', () => verify(headers, body, { secrets: other }), 'signature_mismatch'],
+      [
+        'the timestamp is older than the 300 s window (a replayed delivery)',
+        () => verify(headers, body, at(now + 301)),
+        'timestamp_outside_tolerance',
+      ],
+      ['the timestamp is in the future beyond the window', () => verify(headers, body, at(now - 301)), 'timestamp_outside_tolerance'],
+      [
+        'a tolerance of 60 s and a delivery 61 s old',
+        () => verify(headers, body, { ...at(now + 61), toleranceSeconds: 60 }),
+        'timestamp_outside_tolerance',
+      ],
+      [
+        'the timestamp was changed',
+        () => verify({ ...headers, 'coupons-signature': headers['coupons-signature']!.replace('t=1800000000', 't=1800000001') }),
+        'signature_mismatch',
+      ],
+      ['there is no signature at all', () => verify({}), 'no_signature'],
+      ['the signature is not hex', () => verify({ 'coupons-signature': 't=1800000000,v1=zz' }), 'signature_mismatch'],
+      ['the timestamp is not a number', () => verify({ 'coupons-signature': 't=soon,v1=00' }), 'bad_timestamp'],
+      [
+        'only the standard headers, signed with another secret',
+        () => verify({ ...signatureHeaders(body, 'evt_1', [other], now), 'coupons-signature': '' }),
+        'signature_mismatch',
+      ],
+      [
+        'a verified signature over a body that is not JSON',
+        () => verify(signatureHeaders('not json', 'e', [secret], now), 'not json'),
+        'bad_body',
+      ],
     ];
-    for (const [label, args] of refusals) {
-      it(`when ${label}, then verification fails`, () => {
-        expect(verifySignature(...args)).to.equal(false);
+    for (const [label, run, reason] of refusals) {
+      it(`when ${label}, then verification fails with ${reason}`, () => {
+        expect(failure(run)).to.equal(reason);
       });
     }
 
-    it('when a secret is being rotated, then the body carries one signature per secret and either verifies', () => {
-      const h = signatureHeader(body, ['whsec_new', 'whsec_old'], now);
-      expect(h.split(',').filter((p) => p.startsWith('v1='))).to.have.length(2);
-      expect(verifySignature(h, body, 'whsec_new', now)).to.equal(true);
-      expect(verifySignature(h, body, 'whsec_old', now)).to.equal(true);
-      expect(verifySignature(h, body, 'whsec_other', now)).to.equal(false);
+    it('when a secret is being rotated, then each scheme carries one signature per secret and either secret verifies', () => {
+      const h = signatureHeaders(body, 'evt_1', [secret, other], now);
+      expect(h['coupons-signature']!.split(',').filter((p) => p.startsWith('v1='))).to.have.length(2);
+      expect(h['webhook-signature']!.split(' ')).to.have.length(2);
+      expect(failure(() => verify(h))).to.equal('verified');
+      expect(failure(() => verify(h, body, { secrets: other }))).to.equal('verified');
+      expect(failure(() => verify(h, body, { secrets: ['whsec_none', other] }))).to.equal('verified');
+      expect(failure(() => verify(h, body, { secrets: 'whsec_none' }))).to.equal('signature_mismatch');
+    });
+
+    it('when a secret is generated, then it is whsec_ and the standard base64 of 32 bytes (what Standard Webhooks libraries decode)', () => {
+      const s = generateWebhookSecret();
+      expect(s).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(s.slice(6), 'base64')).to.have.length(32);
     });
   });
 

@@ -3,10 +3,11 @@
  * list an endpoint's deliveries with their status, attempts and last error, and redeliver one
  * event or every event of a time range to an endpoint.
  */
+import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import type { StoredEvent } from '../../data/event.repository.js';
 import type { DeliveryRecord } from '../../data/webhook-delivery.repository.js';
-import { eventEnvelope, renderEvent, subscribes } from '../../domain/events.js';
+import { eventEnvelope, PING_EVENT, renderEvent, renderPing, subscribes } from '../../domain/events.js';
 import type { WebhookQueue } from '../../queue/webhook-queue.js';
 import type { Services } from '../../services.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
@@ -121,4 +122,39 @@ export async function redeliver(
   );
   await deps.webhooks.deliver(tickets);
   return { queued: tickets.length };
+}
+
+/**
+ * Sends a signed test event (`webhook.ping`) to one endpoint now, through the same queue,
+ * signing and retries as every event; its delivery is listed with the endpoint's others. The
+ * ping is alone in a stream of its own, so it never waits behind (or holds up) a customer's
+ * events, and it is not recorded in the application's events.
+ */
+export async function pingWebhook(
+  deps: Pick<Services, 'repos' | 'now'> & { webhooks: Pick<WebhookQueue, 'deliver'> },
+  applicationId: string,
+  webhookId: string,
+  requestId: string,
+) {
+  const endpoint = await requireWebhook(deps, applicationId, webhookId);
+  if (endpoint.status !== 'active') throw adminInvalid('the webhook is disabled: enable it first');
+  const now = deps.now();
+  const id = `evt_${randomBytes(16).toString('hex')}`;
+  const body = renderPing({ id, applicationId, webhookId: endpoint.id, requestId, createdAt: now });
+  const [ticket] = await deps.repos.webhookDeliveries.reopen(
+    [
+      {
+        applicationId,
+        endpointId: endpoint.id,
+        customerId: randomBytes(12).toString('hex'),
+        eventId: id,
+        eventType: PING_EVENT,
+        sequence: 1,
+        body,
+      },
+    ],
+    now,
+  );
+  await deps.webhooks.deliver([ticket!]);
+  return { event_id: id, delivery_id: ticket!.deliveryId };
 }

@@ -12,7 +12,7 @@
  */
 import { subscribes } from '../../domain/events.js';
 import { decideAfterAttempt } from '../../domain/webhook-retry.js';
-import { DELIVERY_HEADERS, signatureHeader } from '../../domain/webhook-signature.js';
+import { DELIVERY_HEADERS, signatureHeaders } from '../../domain/webhook-signature.js';
 import type {
   DeliveryChange,
   DeliveryJobData,
@@ -172,7 +172,7 @@ export async function deliverRun(deps: DeliverDeps, run: DeliveryRun): Promise<D
       [DELIVERY_HEADERS.eventType]: item.eventType,
       [DELIVERY_HEADERS.deliveryId]: item.deliveryId,
       [DELIVERY_HEADERS.attempt]: String(attempt),
-      [DELIVERY_HEADERS.signature]: signatureHeader(item.body, signingSecretsOf(endpoint!, at), Math.floor(at.getTime() / 1000)),
+      ...signatureHeaders(item.body, item.eventId, signingSecretsOf(endpoint!, at), Math.floor(at.getTime() / 1000)),
     });
     const attempted = { ...ticketOf(item), attempts };
     const tried = { attempts: attempt, lastAttemptAt: at, lastStatusCode: result.status };
