@@ -26,7 +26,7 @@ import {
   updateCampaign,
 } from '../../shared/usecases/admin/campaigns.usecase.js';
 import { deleteCustomer, listCustomers, setCustomerArchived, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
-import { listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
+import { campaignUsage, listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
@@ -114,6 +114,7 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
   lifecycle(CAMPAIGN, 'campaign', setCampaignArchived, deleteCampaign);
   on('post', `${CAMPAIGN}/codes`, (req) => addBulkCodes(services, p(req, 'app'), p(req, 'campaign'), req.body));
   on('get', `${CAMPAIGN}/codes`, (req) => listCodes(services, p(req, 'app'), p(req, 'campaign'), req.query));
+  on('get', `${CAMPAIGN}/usage`, (req) => campaignUsage(services, p(req, 'app'), p(req, 'campaign')));
 
   on('get', `${APP}/redemptions`, (req) => listRedemptions(services, p(req, 'app'), req.query));
 

@@ -135,20 +135,55 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       const d = (await col.findOne({ _id: key as never }, { projection: { [`att.${attempt}`]: 1 } })) as RedemptionDoc | null;
       return d?.att?.[attempt] === 'c' ? 'c' : 'x';
     },
-    /** Admin listing, newest first (then by `_id`); a page before the cycle `before` when given. */
+    /**
+     * Admin listing, newest first (then by `_id`); a page before the cycle `before` when given.
+     * An order is found by its cycles' `_id` ranges, one per campaign of `order.campaignIds` (an
+     * indexed seek each, on the shard that holds it); a time range and a state narrow any listing.
+     */
     async list(
       applicationId: string,
-      q: { customerId?: string; campaignId?: string; before?: { at: Date; id: string }; limit: number },
+      q: {
+        customerId?: string;
+        campaignId?: string;
+        order?: { orderId: string; campaignIds: string[] };
+        state?: RedemptionRecord['state'];
+        from?: Date;
+        to?: Date;
+        before?: { at: Date; id: string };
+        limit: number;
+      },
     ): Promise<RedemptionRecord[]> {
+      const cycles = (campaignId: string) => {
+        const prefix = `${campaignId}:${orderRef(q.order!.orderId)}:`;
+        return { _id: { $gt: prefix, $lt: `${prefix}~` } };
+      };
+      const and: Record<string, unknown>[] = [];
+      if (q.order) and.push({ $or: q.order.campaignIds.map(cycles) }, { orderId: q.order.orderId });
+      if (q.before) and.push({ $or: [{ createdAt: { $lt: q.before.at } }, { createdAt: q.before.at, _id: { $lt: q.before.id } }] });
       const filter = {
         application: applicationId,
-        state: { $exists: true },
+        state: q.state ?? { $exists: true },
         ...(q.customerId ? { customer: q.customerId } : {}),
         ...(q.campaignId ? { campaign: q.campaignId } : {}),
-        ...(q.before ? { $or: [{ createdAt: { $lt: q.before.at } }, { createdAt: q.before.at, _id: { $lt: q.before.id } }] } : {}),
+        ...(q.from || q.to ? { createdAt: { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lt: q.to } : {}) } } : {}),
+        ...(and.length ? { $and: and } : {}),
       };
       const ds = await Redemption.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<RedemptionDoc[]>();
       return ds.map(toRecord);
+    },
+    /**
+     * How many of a campaign's cycles are in each state: one pass over its `_id` range (the
+     * campaign's own range, on the shards that hold it), so the cost grows with the campaign's
+     * redemptions — an admin read, never on a client request.
+     */
+    async countByState(campaignId: string): Promise<Partial<Record<RedemptionRecord['state'], number>>> {
+      const rows = await col
+        .aggregate<{ _id: RedemptionRecord['state']; n: number }>([
+          { $match: { _id: { $gt: `${campaignId}:`, $lt: `${campaignId}:~` }, state: { $exists: true } } },
+          { $group: { _id: '$state', n: { $sum: 1 } } },
+        ])
+        .toArray();
+      return Object.fromEntries(rows.map((r) => [r._id, r.n]));
     },
   };
 }

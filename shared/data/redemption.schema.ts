@@ -1,6 +1,10 @@
 import { Schema, type Types } from 'mongoose';
 import type { RefusalReason } from '../reasons.js';
 
+/** The states of a stored redemption cycle. */
+export const REDEMPTION_STATES = ['completed', 'refused', 'reverted'] as const;
+export type RedemptionState = (typeof REDEMPTION_STATES)[number];
+
 /**
  * The journal of one redemption of a campaign for one order (a "cycle"; a redeem after a revert
  * starts the next cycle, docs/decisions.md#17). It is also the commit point of the counters' protocol
@@ -22,7 +26,7 @@ export interface RedemptionDoc {
   /** 1 for the first redemption of this order with this campaign, +1 after each revert. */
   cycle: number;
   key: string;
-  state?: 'completed' | 'refused' | 'reverted';
+  state?: RedemptionState;
   /** The contract fields of the request, echoed in the result. */
   couponId: string;
   code: string;
@@ -53,7 +57,7 @@ export const redemptionSchema = new Schema<RedemptionDoc>(
     orderId: { type: String, required: true },
     cycle: { type: Number, required: true },
     key: { type: String, required: true },
-    state: { type: String, enum: ['completed', 'refused', 'reverted'] },
+    state: { type: String, enum: REDEMPTION_STATES },
     couponId: { type: String, default: '' },
     code: { type: String, default: '' },
     discountCents: { type: Number, default: 0 },
@@ -70,3 +74,6 @@ export const redemptionSchema = new Schema<RedemptionDoc>(
 );
 // Serves the admin redemption listing of a customer, newest first.
 redemptionSchema.index({ application: 1, customer: 1, createdAt: -1 });
+// Serves the application's whole listing and its date ranges, newest first (a state or campaign
+// filter reads along it); without it the listing sorted every redemption of the application.
+redemptionSchema.index({ application: 1, createdAt: -1 });

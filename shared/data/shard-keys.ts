@@ -54,7 +54,7 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
         query: 'redemptions.list',
         where: 'admin',
         fields: ['application', 'state'],
-        optional: ['customer', 'campaign', '$or'],
+        optional: ['customer', 'campaign', 'createdAt', '$and'],
         why: PAGED,
       },
     ],

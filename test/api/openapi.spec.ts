@@ -762,6 +762,22 @@ const refusalCases: Case[] = [
     (f) => adminAt(`/redemptions?campaign=${f.campaignId}&limit=1`)(f),
   ],
   ['admin lists redemptions with a bad cursor', 'GET', `${APP}/redemptions`, 400, adminAt('/redemptions?cursor=x')],
+  [
+    'admin searches redemptions by order, state and time',
+    'GET',
+    `${APP}/redemptions`,
+    200,
+    (f) => adminAt(`/redemptions?order_id=order-1&state=completed&from=2020-01-01T00:00:00Z&to=2099-01-01T00:00:00Z`)(f),
+  ],
+  ['admin searches redemptions with an unknown state', 'GET', `${APP}/redemptions`, 400, adminAt('/redemptions?state=lost')],
+  ['admin reads a campaign usage', 'GET', `${CAMPAIGN_ADMIN}/usage`, 200, (f) => adminAt(`/campaigns/${f.campaignId}/usage`)(f)],
+  [
+    'admin reads the usage of an unknown campaign',
+    'GET',
+    `${CAMPAIGN_ADMIN}/usage`,
+    404,
+    (f) => adminAt('/campaigns/6b03e8cebf2cbb4ef5f12d1f/usage')(f),
+  ],
 ];
 
 const probeCases: Case[] = [

@@ -7,6 +7,7 @@
 import Joi from 'joi';
 import type { IdPageQuery } from '../../data/admin-queries.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../data/webhook-delivery.schema.js';
+import { REDEMPTION_STATES, type RedemptionState } from '../../data/redemption.schema.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events.js';
 import { adminInvalid } from './admin-errors.js';
 
@@ -14,7 +15,8 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
 /** What a listing accepts besides `limit` and `cursor` (each listing documents its own). */
-export type PageOption = 'skip' | 'include_archived' | 'customer' | 'campaign' | 'status' | 'event' | 'type';
+export type PageOption =
+  'skip' | 'include_archived' | 'customer' | 'campaign' | 'status' | 'event' | 'type' | 'order_id' | 'state' | 'from' | 'to';
 
 export interface PageQuery {
   limit: number;
@@ -31,6 +33,11 @@ export interface PageQuery {
   event?: string;
   /** An event type (events). */
   type?: EventType;
+  /** Redemptions: one order's cycles, a state, a time range [from, to). */
+  orderId?: string;
+  state?: RedemptionState;
+  from?: Date;
+  to?: Date;
 }
 
 const OPTIONS: Record<PageOption, Joi.Schema> = {
@@ -41,6 +48,10 @@ const OPTIONS: Record<PageOption, Joi.Schema> = {
   status: Joi.string().valid(...DELIVERY_STATUSES),
   event: Joi.string().min(1).max(64),
   type: Joi.string().valid(...EVENT_TYPES),
+  order_id: Joi.string().min(1).max(256),
+  state: Joi.string().valid(...REDEMPTION_STATES),
+  from: Joi.date().iso(),
+  to: Joi.date().iso(),
 };
 
 /**
@@ -66,6 +77,10 @@ export function parsePageQuery(query: unknown, options: readonly PageOption[] = 
     ...(v.status !== undefined ? { status: v.status as DeliveryStatus } : {}),
     ...(v.event !== undefined ? { event: v.event as string } : {}),
     ...(v.type !== undefined ? { type: v.type as EventType } : {}),
+    ...(v.order_id !== undefined ? { orderId: v.order_id as string } : {}),
+    ...(v.state !== undefined ? { state: v.state as RedemptionState } : {}),
+    ...(v.from !== undefined ? { from: v.from as Date } : {}),
+    ...(v.to !== undefined ? { to: v.to as Date } : {}),
   };
 }
 

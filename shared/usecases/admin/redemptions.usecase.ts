@@ -1,6 +1,8 @@
 /** Admin read of the redemption journal. */
 import type { Services } from '../../services.js';
-import { adminNotFound } from './admin-errors.js';
+import { campaignCounterId } from '../../data/limit-counter.repository.js';
+import { periodKeys } from '../../domain/periods.js';
+import { adminInvalid, adminNotFound } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
 import { pageOf, parsePageQuery, timeCursor } from './paging.js';
@@ -9,16 +11,29 @@ type Deps = Pick<Services, 'repos'>;
 
 /**
  * A page of the journal, newest first, optionally of one customer (its `source_id` or id,
- * archived or not) and/or one campaign (archived or not).
+ * archived or not), one campaign (archived or not), one order (`order_id`: its cycles with every
+ * campaign), one state, and a time range [`from`, `to`).
  */
 export async function listRedemptions(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const q = parsePageQuery(query, ['customer', 'campaign']);
+  const q = parsePageQuery(query, ['customer', 'campaign', 'order_id', 'state', 'from', 'to']);
+  if (q.from && q.to && !(q.from < q.to)) throw adminInvalid('"from" must be before "to"');
   const customerId = q.customer !== undefined ? (await requireCustomer(deps, applicationId, q.customer)).id : undefined;
   if (q.campaign !== undefined && !(await deps.repos.campaigns.findById(applicationId, q.campaign))) throw adminNotFound('campaign');
+  const campaignIds =
+    q.orderId === undefined
+      ? []
+      : q.campaign !== undefined
+        ? [q.campaign]
+        : (await deps.repos.campaigns.listByApplication(applicationId)).map((c) => c.id);
+  if (q.orderId !== undefined && campaignIds.length === 0) return { redemptions: [], next_cursor: null };
   const rows = await deps.repos.redemptions.list(applicationId, {
     ...(customerId ? { customerId } : {}),
     ...(q.campaign !== undefined ? { campaignId: q.campaign } : {}),
+    ...(q.orderId !== undefined ? { order: { orderId: q.orderId, campaignIds } } : {}),
+    ...(q.state ? { state: q.state } : {}),
+    ...(q.from ? { from: q.from } : {}),
+    ...(q.to ? { to: q.to } : {}),
     ...(q.cursor !== undefined ? { before: timeCursor.decode(q.cursor) } : {}),
     limit: q.limit + 1,
   });
@@ -39,5 +54,52 @@ export async function listRedemptions(deps: Deps, applicationId: string, query: 
       created_at: r.createdAt,
     })),
     next_cursor: page.next_cursor,
+  };
+}
+
+/** One limit's figures: what it allows, what is used in its current period, what is left (null: no limit). */
+const limitUsage = (limit: number | null | undefined, used: number | null, period?: string) => ({
+  limit: limit ?? null,
+  used,
+  remaining: limit === null || limit === undefined || used === null ? null : Math.max(0, limit - used),
+  ...(period !== undefined ? { period } : {}),
+});
+
+/**
+ * A campaign's usage now: the cycles of its journal by state (`redeemed` = completed and not
+ * reverted, what the limits count), and each campaign-wide limit with its use in the current
+ * day, ISO week and month of the application's timezone (docs/decisions.md#16). The limits'
+ * figures are one read of the campaign's counter; the counts by state one pass over the
+ * campaign's journal, growing with its redemptions (docs/admin-api.md "Usage").
+ */
+export async function campaignUsage(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, campaignId: string) {
+  const app = await requireApplication(deps, applicationId);
+  const campaign = await deps.repos.campaigns.findById(applicationId, campaignId);
+  if (!campaign) throw adminNotFound('campaign');
+  const now = deps.now();
+  const keys = periodKeys(now, app.timezone);
+  const [byState, counter] = await Promise.all([
+    deps.repos.redemptions.countByState(campaignId),
+    deps.repos.limitCounters.find(campaignCounterId(campaignId)),
+  ]);
+  const redeemed = byState.completed ?? 0;
+  const l = campaign.limits;
+  // Periods are counted only for campaigns with a campaign-wide limit (docs/architecture.md,
+  // limit counters): otherwise a period's use is not known (null), and no limit needs it.
+  const counted = [l.total, l.perDay, l.perWeek, l.perMonth].some((x) => x !== null && x !== undefined);
+  const inPeriod = (p: { k: string; n: number } | undefined, key: string) => (!counted ? null : p && p.k === key ? p.n : 0);
+  return {
+    campaign_id: campaign.id,
+    as_of: now.toISOString(),
+    redeemed,
+    reverted: byState.reverted ?? 0,
+    refused: byState.refused ?? 0,
+    limits: {
+      total: limitUsage(l.total, counter ? counter.total : redeemed),
+      per_day: limitUsage(l.perDay, inPeriod(counter?.d, keys.day), keys.day),
+      per_week: limitUsage(l.perWeek, inPeriod(counter?.w, keys.week), keys.week),
+      per_month: limitUsage(l.perMonth, inPeriod(counter?.m, keys.month), keys.month),
+      per_customer: { limit: l.perCustomer ?? null },
+    },
   };
 }
