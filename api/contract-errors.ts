@@ -11,6 +11,8 @@ export const unauthorizedFor = {
   validate: () => new DomainError('unauthorized', 'Unathourized', 'appId or app secret invalid', { code: 401 }),
   apply: () => new DomainError('unauthorized', 'Unathourized', 'app id or app secret invalid', { code: 401 }),
   wallet: () => new DomainError('unauthorized', 'Unathourized', 'app id or app secret invalid', { code: 401 }),
+  // Beyond the contract (PUT /customers/:source_id): spelled correctly.
+  customers: () => new DomainError('unauthorized', 'Unauthorized', 'app id or app secret invalid', { code: 401 }),
 } as const;
 export type ClientRoute = keyof typeof unauthorizedFor;
 

@@ -27,6 +27,7 @@ export const REASONS = {
   no_redemption: 'revert: this order was never redeemed with this coupon',
   order_of_another_customer: 'redeem: this order was redeemed with this coupon by another customer',
   customer_not_found: 'wallet routes: the customer does not exist',
+  customer_archived: 'customer upsert: this source_id belongs to an archived customer (an operator can unarchive it)',
   wallet_not_found: 'wallet routes: the application has no wallet with this id',
   type_missing: 'wallet update without `type` (the contract answers it with body code 401)',
   insufficient_points: "a debit larger than the wallet's balance",

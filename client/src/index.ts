@@ -21,7 +21,7 @@ export type { components, operations, paths };
 /** Every schema of the spec by name, e.g. `Schemas['CouponResult']`. */
 export type Schemas = components['schemas'];
 
-/** The five client routes (HTTP Basic: the application's API key and secret). */
+/** The five client routes and the application's own customer upsert (HTTP Basic: the application's API key and secret). */
 export type ClientPaths = Pick<
   paths,
   | '/coupons/list/all'
@@ -29,6 +29,7 @@ export type ClientPaths = Pick<
   | '/coupons/apply'
   | '/wallets/customer/{source_id}'
   | '/wallets/customer/{source_id}/transactions/{wallet_id}'
+  | '/customers/{source_id}'
 >;
 /** The admin API (`Authorization: Bearer <ADMIN_TOKEN>`). */
 export type AdminPaths = { [P in keyof paths as P extends `/admin/${string}` ? P : never]: paths[P] };

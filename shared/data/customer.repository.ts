@@ -46,6 +46,39 @@ export function customerRepository({ Customer }: Models) {
       const ds = await Customer.find({ application: applicationId, sourceId: { $in: sourceIds } }).lean<CustomerDoc[]>();
       return ds.map(toRecord);
     },
+    /**
+     * Creates or updates one live customer by `sourceId` (an application's own sign-ups): `created`
+     * says which. An archived customer is left unchanged and returned with `archivedAt` set. The
+     * upsert only matches a live customer, so an archived one (or a concurrent first upsert of
+     * the same `sourceId`) makes it collide on the unique index: MongoDB answers E11000, the test
+     * database an internal error; either way the customer is then read and, if live, updated.
+     */
+    async upsertOne(
+      applicationId: string,
+      c: { sourceId: string; name?: string; email?: string },
+    ): Promise<{ customer: CustomerRecord; created: boolean }> {
+      const app = new Types.ObjectId(applicationId);
+      const set = { ...(c.name !== undefined ? { name: c.name } : {}), ...(c.email !== undefined ? { email: c.email } : {}) };
+      const id = new Types.ObjectId();
+      try {
+        const d = await Customer.findOneAndUpdate(
+          { application: app, sourceId: c.sourceId, archivedAt: null },
+          { ...(Object.keys(set).length ? { $set: set } : {}), $setOnInsert: { _id: id } },
+          { upsert: true, returnDocument: 'after', lean: true },
+        );
+        return { customer: toRecord(d as CustomerDoc), created: String(d!._id) === String(id) };
+      } catch (err) {
+        const existing = await Customer.findOne({ application: app, sourceId: c.sourceId }).lean<CustomerDoc>();
+        if (!existing) throw err;
+        if (existing.archivedAt || Object.keys(set).length === 0) return { customer: toRecord(existing), created: false };
+        const d = await Customer.findOneAndUpdate(
+          { _id: existing._id, archivedAt: null },
+          { $set: set },
+          { returnDocument: 'after', lean: true },
+        );
+        return { customer: toRecord((d as CustomerDoc | null) ?? existing), created: false };
+      }
+    },
     /** Creates or updates customers by `sourceId`; returns them in input order. */
     async upsertMany(applicationId: string, customers: { sourceId: string; name?: string; email?: string }[]) {
       if (customers.length === 0) return [];

@@ -4,6 +4,7 @@
  * the spec gives for (method, route template, status), with ajv's 2020-12 dialect. The spec's own
  * examples must satisfy its schemas, and the spec and the Express routes must name the same routes.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { buildApp } from '../../api/app.js';
@@ -51,6 +52,7 @@ const LIST = '/coupons/list/all';
 const VALIDATE = '/coupons/validate';
 const APPLY = '/coupons/apply';
 const WALLET = '/wallets/customer/{source_id}';
+const OWN_CUSTOMER = '/customers/{source_id}';
 const WALLET_TX = '/wallets/customer/{source_id}/transactions/{wallet_id}';
 const APPS = '/admin/applications';
 const APP = `${APPS}/{app}`;
@@ -179,6 +181,35 @@ const clientCases: Case[] = [
   ['apply with a body over the limit', 'POST', APPLY, 413, () => ({ path: `${APPLY}?type=redeem`, raw: HUGE })],
   ['redeem not answered in time', 'POST', APPLY, 503, (f) => ({ api: f.stalled, path: `${APPLY}?type=redeem`, body: applyBody('SPEC10') })],
 
+  [
+    'customer upsert of a new customer',
+    'PUT',
+    OWN_CUSTOMER,
+    201,
+    () => ({ path: `/customers/spec-${randomUUID()}`, body: { name: 'New' } }),
+  ],
+  [
+    'customer upsert of an existing customer',
+    'PUT',
+    OWN_CUSTOMER,
+    200,
+    () => ({ path: '/customers/c1', body: { email: 'c1@example.com' } }),
+  ],
+  ['customer upsert with an unknown field', 'PUT', OWN_CUSTOMER, 400, () => ({ path: '/customers/c1', body: { age: 3 } })],
+  ['customer upsert without credentials', 'PUT', OWN_CUSTOMER, 401, () => ({ path: '/customers/c1', auth: null, body: {} })],
+  [
+    'customer upsert of an archived customer',
+    'PUT',
+    OWN_CUSTOMER,
+    409,
+    async (f) => {
+      const id = `spec-archived-${randomUUID()}`;
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/customers`, { customers: [{ source_id: id }] }, ADMIN);
+      await prerequisite(f, 'POST', `${APPS}/${f.appId}/customers/${id}/archive`, {}, ADMIN);
+      return { path: `/customers/${id}`, body: {} };
+    },
+  ],
+  ['customer upsert with a body over the limit', 'PUT', OWN_CUSTOMER, 413, () => ({ path: '/customers/c1', raw: HUGE })],
   ['wallet read', 'GET', WALLET, 200, () => ({ path: '/wallets/customer/c1' })],
   ['wallet read of an application without wallets', 'GET', WALLET, 200, (f) => ({ path: '/wallets/customer/c1', auth: f.bareAuth })],
   ['wallet read of an unknown customer', 'GET', WALLET, 404, () => ({ path: '/wallets/customer/ghost' })],
@@ -851,7 +882,7 @@ describe('openapi.yaml matches real responses', function () {
 
   it('when the cases are listed, then every status documented for a client route is exercised', () => {
     const documented = Object.entries(spec.paths as Record<string, Record<string, { responses: object }>>)
-      .filter(([path]) => path.startsWith('/coupons/') || path.startsWith('/wallets/'))
+      .filter(([path]) => path.startsWith('/coupons/') || path.startsWith('/wallets/') || path.startsWith('/customers/'))
       .flatMap(([path, ops]) =>
         METHODS.filter((m) => ops[m]).flatMap((m) => Object.keys(ops[m]!.responses).map((s) => `${m.toUpperCase()} ${path} ${s}`)),
       );

@@ -48,6 +48,8 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     const s = api().services;
     app = await createTestApplication(s);
     await createCustomers(s, app.id, ['c1', 'c2']);
+    const [gone] = await createCustomers(s, app.id, ['gone']);
+    await s.repos.customers.setArchived(app.id, gone!.id, new Date());
     await createWallet(s, app.id, 'loyalty');
     const limit = (code: string, limits: object) => createCampaign(s, app.id, { code, limits });
     await createCampaign(s, app.id, { code: 'GONE', validUntil: new Date('2021-01-01T00:00:00Z') });
@@ -191,6 +193,13 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
       },
     ],
     customer_not_found: [{ label: 'credit nobody', status: 404, send: () => wallet('nobody', 'loyalty', { type: 'credit', points: 1 }) }],
+    customer_archived: [
+      {
+        label: 'upsert an archived customer',
+        status: 409,
+        send: () => call(api().url, 'PUT', '/customers/gone', { auth: app.auth, body: { name: 'Back again' } }),
+      },
+    ],
     wallet_not_found: [{ label: 'credit an unknown wallet', status: 404, send: () => wallet('c1', 'nope', { type: 'credit', points: 1 }) }],
     type_missing: [{ label: 'update without type', status: 400, send: () => wallet('c1', 'loyalty', { points: 1 }) }],
     insufficient_points: [
