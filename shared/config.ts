@@ -204,6 +204,18 @@ export const SETTINGS = {
     doc: 'how long an `Idempotency-Key` is kept (at least 24 h: docs/decisions.md#24)',
     section: 'service',
   }),
+  rateLimitRequests: setting<number>({
+    env: 'RATE_LIMIT_REQUESTS',
+    schema: Joi.number().integer().min(0).max(1_000_000).default(0),
+    doc: 'requests each application may send to the client routes per window, unless the application sets its own `rate_limit` (admin API); 0 = no limit (docs/rate-limits.md)',
+    section: 'service',
+  }),
+  rateLimitWindowSeconds: setting<number>({
+    env: 'RATE_LIMIT_WINDOW_SECONDS',
+    schema: Joi.number().integer().min(1).max(3600).default(1),
+    doc: 'the window of RATE_LIMIT_REQUESTS, in seconds',
+    section: 'service',
+  }),
   cacheCheckMs: setting<number>({
     env: 'CACHE_CHECK_MS',
     schema: Joi.number().integer().min(50).max(60_000).default(1000),

@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'not_found' // unknown customer or wallet on wallet routes: 404
   | 'conflict' // idempotency key reused with another body: 409
   | 'too_large' // body over the limit: 413
+  | 'rate_limited' // the application's rate limit is reached: 429
   | 'unavailable'; // the queued job did not finish in time, or a dependency is down: 503
 
 /**
@@ -56,6 +57,8 @@ export function reasonOf(error: Pick<DomainError, 'kind' | 'extra'>): Reason {
       return 'idempotency_conflict';
     case 'too_large':
       return 'body_too_large';
+    case 'rate_limited':
+      return 'rate_limited';
     case 'unavailable':
       return 'unavailable';
     default:

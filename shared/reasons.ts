@@ -34,6 +34,7 @@ export const REASONS = {
   invalid_credentials: 'the Basic credentials are missing, malformed or wrong',
   idempotency_conflict: 'this Idempotency-Key was used with a different request',
   body_too_large: 'the body is larger than the limit',
+  rate_limited: "the application's rate limit is reached: 429, retry after `Retry-After` seconds (docs/rate-limits.md)",
   unavailable: 'a dependency is down or the operation did not finish in time: 503, retry (with the same Idempotency-Key)',
 } as const satisfies Record<string, string>;
 

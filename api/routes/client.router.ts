@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { Services } from '../../shared/services.js';
+import type { ClientRoute } from '../contract-errors.js';
 import { basicAuth } from '../middleware/auth.js';
+import { rateLimit } from '../middleware/rate-limit.js';
 import { applyCouponRoute } from './apply-coupon.route.js';
 import { upsertCustomerRoute } from './customers.route.js';
 import { listCouponsRoute } from './list-coupons.route.js';
@@ -14,11 +16,14 @@ import { readWalletsRoute, walletTransactionRoute } from './wallets.route.js';
  */
 export function clientRouter(services: Services, jobs: JobGateway): Router {
   const router = Router();
-  router.post('/coupons/list/all', basicAuth(services, 'list'), listCouponsRoute(services));
-  router.post('/coupons/validate', basicAuth(services, 'validate'), validateCouponRoute(services));
-  router.post('/coupons/apply', basicAuth(services, 'apply'), applyCouponRoute(services, jobs));
-  router.get('/wallets/customer/:sourceId', basicAuth(services, 'wallet'), readWalletsRoute(services));
-  router.put('/wallets/customer/:sourceId/transactions/:walletId', basicAuth(services, 'wallet'), walletTransactionRoute(services, jobs));
-  router.put('/customers/:sourceId', basicAuth(services, 'customers'), upsertCustomerRoute(services));
+  const limit = rateLimit(services.config, () => jobs.redis);
+  /** Basic auth with the route's own 401 body, then the application's rate limit (docs/rate-limits.md). */
+  const as = (route: ClientRoute) => [basicAuth(services, route), limit];
+  router.post('/coupons/list/all', as('list'), listCouponsRoute(services));
+  router.post('/coupons/validate', as('validate'), validateCouponRoute(services));
+  router.post('/coupons/apply', as('apply'), applyCouponRoute(services, jobs));
+  router.get('/wallets/customer/:sourceId', as('wallet'), readWalletsRoute(services));
+  router.put('/wallets/customer/:sourceId/transactions/:walletId', as('wallet'), walletTransactionRoute(services, jobs));
+  router.put('/customers/:sourceId', as('customers'), upsertCustomerRoute(services));
   return router;
 }

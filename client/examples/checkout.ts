@@ -15,7 +15,7 @@
  * It prints each step and exits 1 at the first answer that is not the expected one.
  */
 import { randomUUID } from 'node:crypto';
-import { createAdminClient, createCouponsClient, listReasons, reasonOf, type Schemas } from '../src/index.js';
+import { createAdminClient, createCouponsClient, listReasons, rateLimitOf, reasonOf, type Schemas } from '../src/index.js';
 
 const baseUrl = process.env.COUPONS_URL ?? 'http://localhost:3000';
 const adminToken = process.env.COUPONS_ADMIN_TOKEN;
@@ -147,6 +147,22 @@ async function main() {
     [400, 'insufficient_points'],
   );
   console.log('✔ wallet: a debit over the balance is refused (reason insufficient_points)');
+
+  // ---- 4. a rate limit -------------------------------------------------------------------------
+  ok(
+    'admin: the example application limited to 2 requests an hour',
+    await admin.PATCH('/admin/applications/{app}', { ...appPath, body: { rate_limit: { requests: 2, window_seconds: 3600 } } }),
+  );
+  const read = () => coupons.GET('/wallets/customer/{source_id}', { params: { path: { source_id: 'shopper-1' } } });
+  const counted = [await read(), await read(), await read()].map((r) => [r.response.status, rateLimitOf(r.response)?.remaining]);
+  expectEqual('rate limit: two answered, the third refused', counted, [
+    [200, 1],
+    [200, 0],
+    [429, 0],
+  ]);
+  const limited = await read();
+  expectEqual('rate limit: the reason', reasonOf(limited.response), 'rate_limited');
+  console.log(`✔ rate limit: 429 after 2 requests, retry after ${rateLimitOf(limited.response)?.retryAfterSeconds} s`);
 
   // ---- 4. tidy up ------------------------------------------------------------------------------
   ok('admin: example application archived', await admin.POST('/admin/applications/{app}/archive', appPath));

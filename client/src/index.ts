@@ -209,3 +209,27 @@ export function listReasons(response: Response): { reasons: Map<string, Reason>;
   }
   return { reasons, complete: response.headers.get('coupon-reasons-truncated') !== '?1' };
 }
+
+/** The rate limit an answer reports (docs/rate-limits.md), or null when the application has none. */
+export interface RateLimitState {
+  /** Requests allowed per window. */
+  limit: number;
+  /** Requests left in the current window. */
+  remaining: number;
+  /** Seconds until the window ends. */
+  resetSeconds: number;
+  /** On a 429: seconds to wait before sending again. */
+  retryAfterSeconds: number | null;
+}
+
+export function rateLimitOf(response: Response): RateLimitState | null {
+  const limit = response.headers.get('ratelimit-limit');
+  if (limit === null) return null;
+  const retryAfter = response.headers.get('retry-after');
+  return {
+    limit: Number(limit),
+    remaining: Number(response.headers.get('ratelimit-remaining') ?? 0),
+    resetSeconds: Number(response.headers.get('ratelimit-reset') ?? 0),
+    retryAfterSeconds: response.status === 429 && retryAfter !== null ? Number(retryAfter) : null,
+  };
+}

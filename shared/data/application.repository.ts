@@ -11,6 +11,7 @@ const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   name: d.name,
   timezone: d.timezone,
   currency: d.currency ?? null,
+  rateLimit: d.rateLimit ?? null,
   apiKey: d.apiKey,
   secretHash: d.secretHash,
   status: d.status,
@@ -39,14 +40,16 @@ export function applicationRepository({ Application }: Models) {
       return (await findIdPage(Application, {}, q)).map(toRecord);
     },
     /**
-     * Updates profile fields; bumps credentialsVersion when the status, the secret or the archive
-     * state changes (credential caches then re-check within their interval).
+     * Updates profile fields; bumps credentialsVersion when the status, the secret, the archive
+     * state or the rate limit changes (credential caches then re-check within their interval).
      */
     async update(
       id: string,
-      set: Partial<Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt'>>,
+      set: Partial<Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit'>>,
     ) {
-      const touchesCredentials = set.status !== undefined || set.secretHash !== undefined || set.archivedAt !== undefined;
+      // The credential caches hold the record the client routes read (status, secret, rate limit).
+      const touchesCredentials =
+        set.status !== undefined || set.secretHash !== undefined || set.archivedAt !== undefined || set.rateLimit !== undefined;
       const d = await Application.findByIdAndUpdate(
         id,
         { $set: set, ...(touchesCredentials ? { $inc: { credentialsVersion: 1, configVersion: 1 } } : { $inc: { configVersion: 1 } }) },

@@ -11,6 +11,11 @@ export interface ApplicationDoc {
   /** HMAC-SHA256 of the secret under the service's pepper-free scheme (see credentials.ts). */
   secretHash: string;
   status: 'active' | 'disabled';
+  /**
+   * Its own limit on the client routes (`requests` per `windowSeconds`; 0 requests = none), or
+   * null for the service's default (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS).
+   */
+  rateLimit?: { requests: number; windowSeconds: number } | null;
   /** Set when archived: its credentials are then refused, whatever its status. */
   archivedAt?: Date | null;
   /** Bumped on every campaign or code change: the in-process campaign caches compare it. */
@@ -25,6 +30,7 @@ export const applicationSchema = new Schema<ApplicationDoc>(
   {
     name: { type: String, required: true },
     timezone: { type: String, required: true },
+    rateLimit: { type: Schema.Types.Mixed, default: null },
     currency: { type: String, default: null },
     apiKey: { type: String, required: true },
     secretHash: { type: String, required: true },

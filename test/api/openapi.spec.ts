@@ -27,6 +27,8 @@ interface Fixture {
   appId: string;
   /** `Basic …` of an application with nothing configured. */
   bareAuth: string;
+  /** `Basic …` of an application whose rate limit (1 per hour) is used up. */
+  limitedAuth: string;
   campaignId: string;
   bulkCampaignId: string;
   /** A receiver on 127.0.0.1 (loopback is allowed in this API) and the fixture application's endpoint for it. */
@@ -210,6 +212,18 @@ const clientCases: Case[] = [
     },
   ],
   ['customer upsert with a body over the limit', 'PUT', OWN_CUSTOMER, 413, () => ({ path: '/customers/c1', raw: HUGE })],
+  ['list over the rate limit', 'POST', LIST, 429, (f) => ({ auth: f.limitedAuth })],
+  ['validate over the rate limit', 'POST', VALIDATE, 429, (f) => ({ auth: f.limitedAuth, body: {} })],
+  ['apply over the rate limit', 'POST', APPLY, 429, (f) => ({ path: `${APPLY}?type=redeem`, auth: f.limitedAuth, body: {} })],
+  ['wallet read over the rate limit', 'GET', WALLET, 429, (f) => ({ path: '/wallets/customer/c1', auth: f.limitedAuth })],
+  [
+    'wallet update over the rate limit',
+    'PUT',
+    WALLET_TX,
+    429,
+    (f) => ({ path: '/wallets/customer/c1/transactions/loyalty', auth: f.limitedAuth, body: { type: 'credit', points: 1 } }),
+  ],
+  ['customer upsert over the rate limit', 'PUT', OWN_CUSTOMER, 429, (f) => ({ path: '/customers/c1', auth: f.limitedAuth, body: {} })],
   ['wallet read', 'GET', WALLET, 200, () => ({ path: '/wallets/customer/c1' })],
   ['wallet read of an application without wallets', 'GET', WALLET, 200, (f) => ({ path: '/wallets/customer/c1', auth: f.bareAuth })],
   ['wallet read of an unknown customer', 'GET', WALLET, 404, () => ({ path: '/wallets/customer/ghost' })],
@@ -828,6 +842,13 @@ describe('openapi.yaml matches real responses', function () {
     f.appId = app.id;
     const bare = await createTestApplication(f.api.services);
     f.bareAuth = bare.auth;
+    const limited = await createTestApplication(f.api.services);
+    await f.api.services.repos.applications.update(limited.id, { rateLimit: { requests: 1, windowSeconds: 3600 } });
+    await createCustomers(f.api.services, limited.id, ['c1']);
+    f.limitedAuth = limited.auth;
+    expect((await call(f.api.url, 'GET', '/wallets/customer/c1', { auth: limited.auth })).status, 'the one request of the hour').to.equal(
+      200,
+    );
     await createCustomers(f.api.services, bare.id, ['c1']);
     const [c1] = await createCustomers(f.api.services, app.id, ['c1', 'c2', 'c3', 'c4']);
     await createWallet(f.api.services, app.id);

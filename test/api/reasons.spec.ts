@@ -225,6 +225,19 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
       },
     ],
     body_too_large: [{ label: 'a 2 MB body', status: 413, send: () => validate({ pad: 'x'.repeat(2 * 1024 * 1024) }) }],
+    rate_limited: [
+      {
+        label: 'the second request of an application limited to one',
+        status: 429,
+        send: async () => {
+          const limited = await createTestApplication(api().services);
+          await api().services.repos.applications.update(limited.id, { rateLimit: { requests: 1, windowSeconds: 3600 } });
+          const once = () => call(api().url, 'POST', '/coupons/validate', { auth: limited.auth, body: detail('OPEN') });
+          expect((await once()).status, 'the first is let through (and refused on its own account: no such coupon)').to.equal(400);
+          return once();
+        },
+      },
+    ],
     unavailable: [
       {
         label: 'a credit no worker takes',

@@ -57,6 +57,36 @@ export async function endpointsBench(): Promise<string[]> {
     const v64 = await run('validate', '/coupons/validate', { connections: 64, auth, body: validateBody });
     const b8 = await run('baseline', '/bench/baseline', { connections: 8, auth, body: () => ({ source_id: customer() }) });
     const v8 = await run('validate', '/coupons/validate', { connections: 8, auth, body: validateBody });
+    // The rate limiter's cost (docs/rate-limits.md): validate for the same application with a limit
+    // it never reaches, against without, ROUNDS times interleaved, medians kept.
+    const limitTo = async (rateLimit: { requests: number; windowSeconds: number } | null) => {
+      await stack.services.repos.applications.update(data.application.id, { rateLimit });
+      await stack.services.changes.announce(data.application.id);
+      await new Promise((r) => setTimeout(r, 1500)); // past CACHE_CHECK_MS, should the announcement be missed
+    };
+    const limitRounds: Record<'free' | 'limited', Result[]> = { free: [], limited: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      await limitTo(null);
+      limitRounds.free.push(
+        await measure(`validate, no rate limit (round ${r + 1}/${ROUNDS})`, `${url}/coupons/validate`, {
+          connections: 64,
+          auth,
+          body: validateBody,
+        }),
+      );
+      await limitTo({ requests: 1_000_000_000, windowSeconds: 3600 });
+      limitRounds.limited.push(
+        await measure(`validate, a rate limit never reached (round ${r + 1}/${ROUNDS})`, `${url}/coupons/validate`, {
+          connections: 64,
+          auth,
+          body: validateBody,
+        }),
+      );
+    }
+    await limitTo(null);
+    const vFree = medianOf(limitRounds.free, 'validate, no rate limit');
+    const vLimited = medianOf(limitRounds.limited, 'validate, a rate limit never reached');
+    results.push(vFree, vLimited);
     const listBody = () => ({ source_id: customer(), order: bigOrder });
     const l8 = await run('list (200 coupons, 50 items)', '/coupons/list/all', { connections: 8, auth, body: listBody });
     const l1 = await run('list (200 coupons, 50 items)', '/coupons/list/all', { connections: 1, auth, body: listBody });
@@ -174,6 +204,7 @@ export async function endpointsBench(): Promise<string[]> {
       '|---|---|---|---|',
       `| validate / baseline throughput @64 | ${pct(v64.rps / b64.rps)} | >= 50% | ${met(v64.rps / b64.rps >= 0.5)} |`,
       `| validate p99 / baseline p99 @8 | ${(v8.p99 / Math.max(b8.p99, 1)).toFixed(2)}x | <= 2x | ${met(v8.p99 <= 2 * Math.max(b8.p99, 1))} |`,
+      `| validate with a rate limit / without @64 (one Redis script per request) | ${pct(vLimited.rps / vFree.rps)} | >= 95% | ${met(vLimited.rps >= 0.95 * vFree.rps)} |`,
       `| list p50, one connection (200 coupons, 50 items) | ${l1.p50} ms | <= 15 ms | ${met(l1.p50 <= 15)} |`,
       `| list p50 @8 | ${l8.p50} ms | | |`,
       ...queueRows.flatMap(([n, noop, redeem, credit]) => [

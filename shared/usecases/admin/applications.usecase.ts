@@ -26,11 +26,17 @@ export const createApplicationSchema = Joi.object({
   timezone: timezoneSchema.default('UTC'),
   currency: currencySchema.allow(null).default(null),
 });
+/** `{requests, window_seconds}` (0 requests: no limit), or null for the service's default. */
+const rateLimitSchema = Joi.object({
+  requests: Joi.number().integer().min(0).max(1_000_000).required(),
+  window_seconds: Joi.number().integer().min(1).max(3600).default(1),
+}).allow(null);
 const updateSchema = Joi.object({
   name: Joi.string().min(1).max(200),
   timezone: timezoneSchema,
   currency: currencySchema.allow(null),
   status: Joi.string().valid('active', 'disabled'),
+  rate_limit: rateLimitSchema,
 }).min(1);
 
 /** What the admin API shows of an application: never the secret nor its hash. */
@@ -40,6 +46,7 @@ export const presentApplication = (a: ApplicationRecord) => ({
   timezone: a.timezone,
   currency: a.currency,
   status: a.status,
+  rate_limit: a.rateLimit ? { requests: a.rateLimit.requests, window_seconds: a.rateLimit.windowSeconds } : null,
   api_key: a.apiKey,
   created_at: a.createdAt,
   archived_at: a.archivedAt,
@@ -65,8 +72,15 @@ export async function requireApplication(deps: Deps, id: string): Promise<Applic
 
 export async function updateApplication(deps: Deps, id: string, input: unknown) {
   await requireApplication(deps, id);
-  const valid = validateInput(updateSchema, input);
-  const updated = await deps.repos.applications.update(id, valid);
+  const { rate_limit, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
+    rate_limit?: { requests: number; window_seconds: number } | null;
+  };
+  const updated = await deps.repos.applications.update(id, {
+    ...valid,
+    ...(rate_limit !== undefined
+      ? { rateLimit: rate_limit && { requests: rate_limit.requests, windowSeconds: rate_limit.window_seconds } }
+      : {}),
+  });
   if (!updated) throw adminNotFound('application');
   return presentApplication(updated);
 }
