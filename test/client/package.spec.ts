@@ -1,0 +1,125 @@
+/**
+ * The client as another project depends on it (client/README.md "Depending on the client"): packed
+ * with `npm pack`, installed from the tarball into a scratch project outside the repository,
+ * type-checked and run against a live service; and installed by path from a checkout, with
+ * nothing built beforehand by hand (its `prepare` builds `dist/`).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { TEST_ADMIN_TOKEN, useTestApi } from '../support/context.js';
+
+const run = promisify(execFile);
+const REPO = resolve('.');
+const CLIENT = join(REPO, 'client');
+const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
+
+/** A program a storefront would write: typed against the installed package, run against the service. */
+const PROGRAM = `
+import { createAdminClient, createCouponsClient, reasonOf, rateLimitOf, type Reason } from '@coupons/client';
+import { verifyWebhook, WebhookVerificationError } from '@coupons/client/webhooks';
+
+const baseUrl = process.env.COUPONS_URL!;
+const admin = createAdminClient({ baseUrl, adminToken: process.env.COUPONS_ADMIN_TOKEN! });
+const { data: app } = await admin.POST('/admin/applications', { body: { name: 'from the tarball' } });
+if (!app) throw new Error('no application');
+const coupons = createCouponsClient({ baseUrl, apiKey: app.api_key, secret: app.secret });
+const signedUp = await coupons.PUT('/customers/{source_id}', { params: { path: { source_id: 'buyer-1' } }, body: { name: 'Buyer' } });
+const checked = await coupons.POST('/coupons/validate', { body: { source_id: 'buyer-1', coupon_details: [{ coupon_code: 'NOPE' }] } });
+const why: Reason | null = reasonOf(checked.response);
+let verification = 'accepted';
+try {
+  verifyWebhook('{}', {}, { secrets: 'whsec_x' });
+} catch (err) {
+  verification = err instanceof WebhookVerificationError ? err.reason : 'other';
+}
+console.log(JSON.stringify({ created: signedUp.response.status, refused: checked.response.status, why, limited: rateLimitOf(checked.response), verification }));
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023'],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    typeRoots: [join(REPO, 'node_modules', '@types')],
+    types: ['node'],
+  },
+  include: ['program.ts'],
+};
+
+function scratchProject(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `coupons-client-${name}-`));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `scratch-${name}`, version: '1.0.0', private: true, type: 'module' }));
+  writeFileSync(join(dir, 'program.ts'), PROGRAM);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+  return dir;
+}
+
+describe('client/: depended on from another project', function () {
+  // npm pack builds the package and npm install resolves its dependency: minutes on a cold cache.
+  this.timeout(600_000);
+  const api = useTestApi();
+  const made: string[] = [];
+  after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  async function typeCheckAndRun(dir: string) {
+    await run(process.execPath, [TSC, '-p', dir], { cwd: dir });
+    const { stdout } = await run(process.execPath, [TSX, 'program.ts'], {
+      cwd: dir,
+      env: { ...process.env, COUPONS_URL: api().url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+    });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!);
+  }
+
+  it('when the client is packed and the tarball installed outside the repository, then a program type-checks against it and runs against the service', async () => {
+    const packDir = mkdtempSync(join(tmpdir(), 'coupons-client-pack-'));
+    made.push(packDir);
+    await run('npm', ['pack', '--pack-destination', packDir, ...NPM_QUIET], { cwd: CLIENT });
+    const [tarball] = readdirSync(packDir).filter((f) => f.endsWith('.tgz'));
+    expect(tarball, 'npm pack wrote a tarball').to.match(/^coupons-client-.*\.tgz$/);
+    const { stdout: listing } = await run('tar', ['-tzf', join(packDir, tarball!)]);
+    expect(listing.split('\n')).to.include.members([
+      'package/dist/index.js',
+      'package/dist/index.d.ts',
+      'package/dist/webhooks.js',
+      'package/README.md',
+    ]);
+
+    const dir = scratchProject('tarball');
+    made.push(dir);
+    expect(dir.startsWith(REPO)).to.equal(false);
+    await run('npm', ['install', join(packDir, tarball!), ...NPM_QUIET], { cwd: dir });
+    expect(existsSync(join(dir, 'node_modules', '@coupons', 'client', 'dist', 'index.js'))).to.equal(true);
+    expect(await typeCheckAndRun(dir)).to.deep.equal({
+      created: 201,
+      refused: 400,
+      why: 'coupon_not_found',
+      limited: null,
+      verification: 'no_signature',
+    });
+  });
+
+  it('when a project installs the client by path from a checkout, then it imports without building it first', async () => {
+    // A checkout of its own, as another project would have: no dist/, no client/node_modules.
+    const checkout = mkdtempSync(join(tmpdir(), 'coupons-client-checkout-'));
+    made.push(checkout);
+    await run('git', ['clone', '-q', '--no-hardlinks', REPO, checkout]);
+    const copied = ['client/src', 'client/scripts', 'client/package.json', 'client/package-lock.json', 'openapi.yaml'];
+    // The working tree under test, not only what is committed.
+    for (const path of copied) await run('cp', ['-r', join(REPO, path), join(checkout, path, '..')]);
+    expect(existsSync(join(checkout, 'client', 'dist'))).to.equal(false);
+    const dir = scratchProject('path');
+    made.push(dir);
+    await run('npm', ['install', join(checkout, 'client'), ...NPM_QUIET], { cwd: dir });
+    expect(await typeCheckAndRun(dir)).to.include({ created: 201, why: 'coupon_not_found' });
+  });
+});
