@@ -1,203 +1,455 @@
 /**
- * `npm run admin -- <command> [flags]`: the admin use cases from a shell (docs/admin-api.md).
- * Prints JSON on stdout; progress on stderr.
+ * `npm run admin -- <command> [flags]`: the admin command line (docs/admin-api.md "Command line").
+ * It speaks to a running service's admin API — `--url` (or COUPONS_URL) and `--token` (or
+ * COUPONS_ADMIN_TOKEN, else ADMIN_TOKEN) — through the typed client (client/), like any other
+ * integration: it needs no database or Redis address, and every change it makes goes through the
+ * same validation and announcements as the API's. Built on commander (`--help` on every command);
+ * CSV read and written with csv-parse / csv-stringify, import errors naming the line.
+ *
+ * Prints JSON (or CSV for exports) on stdout, progress on stderr; exits 1 on a refused request
+ * (the service's message and details on stderr), 2 on a usage error.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { isDomainError } from '../shared/errors.js';
-import {
-  createApplicationFromAdmin,
-  deleteApplication,
-  listApplications,
-  rotateSecret,
-  setApplicationArchived,
-  updateApplication,
-} from '../shared/usecases/admin/applications.usecase.js';
-import {
-  addBulkCodes,
-  createCampaign,
-  deleteCampaign,
-  listCampaigns,
-  setCampaignArchived,
-  updateCampaign,
-} from '../shared/usecases/admin/campaigns.usecase.js';
-import { deleteCustomer, setCustomerArchived, upsertCustomers } from '../shared/usecases/admin/customers.usecase.js';
-import { listRedemptions } from '../shared/usecases/admin/redemptions.usecase.js';
-import { createWallet, deleteWallet, readLedger, setWalletArchived } from '../shared/usecases/admin/wallets.usecase.js';
-import { listDeliveries, listEvents, redeliver } from '../shared/usecases/admin/webhook-deliveries.usecase.js';
-import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../shared/usecases/admin/webhooks.usecase.js';
-import { WebhookQueue } from '../shared/queue/webhook-queue.js';
-import { progress, withServices } from './cli-context.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { createAdminClient } from '../client/src/index.js';
 
-const USAGE = `usage: npm run admin -- <command> [flags]
-  create-application --name N [--timezone TZ] [--currency CUR]
-  list-applications [--cursor C] [--include-archived]
-  update-application --app ID --json FILE
-  rotate-secret --app ID
-  upsert-customers --app ID --json FILE          ({"customers":[{"source_id":"c1"}]})
-  create-wallet --app ID [--json FILE]          (every field has a default)
-  create-campaign --app ID --json FILE           (docs/campaigns.md)
-  update-campaign --app ID --campaign ID --json FILE
-  list-campaigns --app ID [--cursor C] [--include-archived]
-  generate-codes --app ID --campaign ID --count N [--prefix P] [--length L]
-  import-codes --app ID --campaign ID --file FILE (one code per line)
-  list-redemptions --app ID [--customer SOURCE_ID] [--campaign ID] [--cursor C]
-  ledger --app ID --customer SOURCE_ID --wallet WALLET_ID [--cursor C]
-  archive | unarchive | delete --app ID [--campaign ID | --customer SOURCE_ID | --wallet WALLET_ID]
-                                                 (the application itself when none is named)
-  create-webhook --app ID --url URL [--events T1,T2 (default *)] [--description D]   (docs/events.md)
-  list-webhooks --app ID [--cursor C]
-  update-webhook --app ID --webhook ID --json FILE ({"url"?, "event_types"?, "description"?, "status"?})
-  disable-webhook --app ID --webhook ID
-  enable-webhook --app ID --webhook ID
-  rotate-webhook-secret --app ID --webhook ID [--overlap SECONDS (default 86400)]
-  list-deliveries --app ID --webhook ID [--status pending|succeeded|dead|cancelled] [--event EVENT_ID] [--cursor C]
-  list-events --app ID [--type TYPE] [--customer SOURCE_ID] [--cursor C]
-  redeliver --app ID --webhook ID (--event EVENT_ID | --from ISO --to ISO)   (also needs REDIS_URL)
-Listings print one page of up to 1000 and its next_cursor.`;
+/** Largest batch one import request sends (the admin API takes up to 10,000 customers or 100,000 codes). */
+const BATCH = 10_000;
 
-const { positionals, values: f } = parseArgs({
-  allowPositionals: true,
-  options: Object.fromEntries(
-    [
-      ...['name', 'timezone', 'currency', 'app', 'json', 'campaign', 'count', 'prefix', 'length', 'file', 'customer', 'wallet', 'cursor'],
-      ...['url', 'events', 'description', 'webhook', 'overlap', 'status', 'event', 'type', 'from', 'to'],
-    ]
-      .map((k) => [k, { type: 'string' as const }] as [string, { type: 'string' | 'boolean' }])
-      .concat([['include-archived', { type: 'boolean' }]]),
-  ),
-});
-const json = () => JSON.parse(readFileSync(need('json'), 'utf8'));
-function need(k: string): string {
-  const v = f[k];
-  if (typeof v !== 'string') {
-    process.stderr.write(`--${k} is required\n${USAGE}\n`);
+class Refused extends Error {}
+
+type Query = Record<string, string | undefined>;
+interface Call {
+  /** Path parameters, filled into the `{name}`s of the path. */
+  path?: Record<string, string>;
+  query?: Query;
+  body?: unknown;
+}
+
+const program = new Command('npm run admin --')
+  .description('Configure the coupon service through its admin API (docs/admin-api.md).')
+  .addOption(
+    new Option('--url <url>', 'the service')
+      .env('COUPONS_URL')
+      .default(`http://localhost:${process.env.PORT ?? 3000}`, 'http://localhost:$PORT (3000)'),
+  )
+  .addOption(new Option('--token <token>', 'the admin token (default: COUPONS_ADMIN_TOKEN, else ADMIN_TOKEN)').env('COUPONS_ADMIN_TOKEN'))
+  // The tool's own options come before the command (`--url` is also create-webhook's).
+  .enablePositionalOptions()
+  .showHelpAfterError('(--help for usage)')
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+
+function adminClient() {
+  const { url, token } = program.opts<{ url: string; token?: string }>();
+  const adminToken = token ?? process.env.ADMIN_TOKEN;
+  if (!adminToken) {
+    process.stderr.write('an admin token is needed: --token, COUPONS_ADMIN_TOKEN or ADMIN_TOKEN\n');
     process.exit(2);
   }
-  return v;
+  return createAdminClient({ baseUrl: url, adminToken });
 }
 
-/** The paging query of a listing command: one page of 1000, from --cursor. */
-const page = (extra: Record<string, string | undefined> = {}) =>
-  Object.fromEntries(
-    Object.entries({ limit: '1000', cursor: f.cursor as string | undefined, ...extra }).filter(([, v]) => v !== undefined),
-  );
-const archived = () => (f['include-archived'] ? { include_archived: 'true' } : {});
+/** One admin request through the typed client; a non-2xx answer ends the command (exit 1). */
+async function request<T = any>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, call: Call = {}): Promise<T> {
+  const client = adminClient() as unknown as Record<
+    string,
+    (p: string, init: unknown) => Promise<{ data?: T; error?: any; response: Response }>
+  >;
+  const query = Object.fromEntries(Object.entries(call.query ?? {}).filter(([, v]) => v !== undefined));
+  const { data, error, response } = await client[method]!(`/admin${path}`, {
+    params: { path: call.path ?? {}, query },
+    ...(call.body !== undefined ? { body: call.body } : {}),
+  });
+  if (!response.ok)
+    throw new Refused(error?.message ? `${error.message}: ${error.details} (${response.status})` : `HTTP ${response.status}`);
+  return data as T;
+}
 
-type Services = Parameters<Parameters<typeof withServices>[0]>[0];
-/** The resource the flags name: a campaign, a customer, a wallet, or the application itself. */
-const target = () => {
-  const app = need('app');
-  const campaign = f.campaign as string | undefined;
-  const customer = f.customer as string | undefined;
-  const wallet = f.wallet as string | undefined;
-  return {
-    setArchived: (s: Services, archive: boolean) =>
-      campaign
-        ? setCampaignArchived(s, app, campaign, archive)
-        : customer
-          ? setCustomerArchived(s, app, customer, archive)
-          : wallet
-            ? setWalletArchived(s, app, wallet, archive)
-            : setApplicationArchived(s, app, archive),
-    remove: (s: Services) =>
-      campaign
-        ? deleteCampaign(s, app, campaign)
-        : customer
-          ? deleteCustomer(s, app, customer)
-          : wallet
-            ? deleteWallet(s, app, wallet)
-            : deleteApplication(s, app),
-  };
+/** Every item of a listing, page after page (1000 a page). */
+async function everything<T = any>(path: string, key: string, call: Call = {}): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await request('GET', path, { ...call, query: { ...call.query, limit: '1000', cursor } });
+    out.push(...(page[key] as T[]));
+    cursor = page.next_cursor ?? undefined;
+    process.stderr.write(`\r${key}: ${out.length}`);
+  } while (cursor);
+  process.stderr.write('\n');
+  return out;
+}
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const printCsv = (rows: Record<string, unknown>[], columns: string[]) =>
+  process.stdout.write(stringify(rows, { header: true, columns, cast: { date: (d) => d.toISOString(), boolean: String } }));
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+const integer = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('not an integer');
+  return n;
 };
 
-const commands: Record<string, (s: Services) => Promise<unknown>> = {
-  'create-application': (s) =>
-    createApplicationFromAdmin(s, {
-      name: need('name'),
-      ...(f.timezone ? { timezone: f.timezone } : {}),
-      ...(f.currency ? { currency: f.currency } : {}),
-    }),
-  'list-applications': (s) => listApplications(s, page(archived())),
-  'update-application': (s) => updateApplication(s, need('app'), json()),
-  'rotate-secret': (s) => rotateSecret(s, need('app')),
-  'upsert-customers': (s) => upsertCustomers(s, need('app'), json()),
-  'create-wallet': (s) => createWallet(s, need('app'), f.json ? json() : {}),
-  'create-campaign': (s) => createCampaign(s, need('app'), json()),
-  'update-campaign': (s) => updateCampaign(s, need('app'), need('campaign'), json()),
-  'list-campaigns': (s) => listCampaigns(s, need('app'), page(archived())),
-  'generate-codes': (s) =>
-    addBulkCodes(
-      s,
-      need('app'),
-      need('campaign'),
-      {
-        generate: {
-          count: Number(need('count')),
-          ...(f.prefix ? { prefix: f.prefix } : {}),
-          ...(f.length ? { length: Number(f.length) } : {}),
-        },
-      },
-      progress('codes'),
-    ),
-  'import-codes': (s) =>
-    addBulkCodes(
-      s,
-      need('app'),
-      need('campaign'),
-      {
-        codes: readFileSync(need('file'), 'utf8')
-          .split(/\r?\n/)
-          .map((l) => l.trim())
-          .filter(Boolean),
-      },
-      progress('codes'),
-    ),
-  'list-redemptions': (s) =>
-    listRedemptions(s, need('app'), page({ customer: f.customer as string | undefined, campaign: f.campaign as string | undefined })),
-  ledger: (s) => readLedger(s, need('app'), need('customer'), need('wallet'), page()),
-  archive: (s) => target().setArchived(s, true),
-  unarchive: (s) => target().setArchived(s, false),
-  delete: (s) => target().remove(s),
-  'create-webhook': (s) =>
-    createWebhook(s, need('app'), {
-      url: need('url'),
-      ...(f.events ? { event_types: String(f.events).split(',') } : {}),
-      ...(f.description ? { description: f.description } : {}),
-    }),
-  'list-webhooks': (s) => listWebhooks(s, need('app'), page()),
-  'update-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), json()),
-  'disable-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), { status: 'disabled' }),
-  'enable-webhook': (s) => updateWebhook(s, need('app'), need('webhook'), { status: 'active' }),
-  'rotate-webhook-secret': (s) =>
-    rotateWebhookSecret(s, need('app'), need('webhook'), f.overlap ? { previous_secret_expires_in: Number(f.overlap) } : {}),
-  'list-deliveries': (s) =>
-    listDeliveries(s, need('app'), need('webhook'), page({ status: f.status as string | undefined, event: f.event as string | undefined })),
-  'list-events': (s) =>
-    listEvents(s, need('app'), page({ type: f.type as string | undefined, customer: f.customer as string | undefined })),
-  redeliver: async (s) => {
-    if (!s.config.redisUrl) {
-      process.stderr.write('REDIS_URL is required to queue deliveries\n');
-      process.exit(1);
-    }
-    const webhooks = new WebhookQueue(s.config);
+/** A CSV file's rows with the line each starts on; `columns` names the fields when there is no header. */
+function readCsv(file: string, expected: string[], headerRequired: boolean): { row: Record<string, string>; line: number }[] {
+  const text = readFileSync(file, 'utf8');
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, { skip_empty_lines: true, trim: true, info: true, relax_column_count: true, bom: true }) as never;
+  } catch (err) {
+    const e = err as Error & { lines?: number };
+    throw new Refused(`${file}${e.lines ? `, line ${e.lines}` : ''}: ${e.message}`);
+  }
+  if (records.length === 0) throw new Refused(`${file}: no rows`);
+  const first = records[0]!.record.map((h) => h.toLowerCase());
+  const hasHeader = first.includes(expected[0]!);
+  if (!hasHeader && headerRequired) throw new Refused(`${file}, line 1: a header naming the columns is needed (${expected.join(',')})`);
+  const columns = hasHeader ? first : expected;
+  const unknown = columns.filter((c) => !expected.includes(c));
+  if (unknown.length) throw new Refused(`${file}, line 1: unknown column ${unknown.join(', ')} (expected ${expected.join(', ')})`);
+  return records.slice(hasHeader ? 1 : 0).map(({ record, info }) => {
+    if (record.length > columns.length)
+      throw new Refused(`${file}, line ${info.lines}: ${record.length} fields, the header has ${columns.length}`);
+    return { row: Object.fromEntries(columns.map((c, i) => [c, record[i] ?? ''])), line: info.lines };
+  });
+}
+
+/** Sends rows in batches; an answer naming `field[i]` is reported at the line of that row. */
+async function inBatches<R>(
+  rows: { row: Record<string, string>; line: number }[],
+  file: string,
+  field: string,
+  send: (batch: Record<string, string>[]) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const batch = rows.slice(i, i + BATCH);
     try {
-      const range = f.event ? { event_id: f.event } : { from: need('from'), to: need('to') };
-      return await redeliver({ ...s, webhooks }, need('app'), need('webhook'), range);
-    } finally {
-      await webhooks.close();
+      out.push(await send(batch.map((b) => b.row)));
+    } catch (err) {
+      const at = new RegExp(`"?${field}\\[(\\d+)\\]`).exec((err as Error).message);
+      if (!at) throw err;
+      throw new Refused(`${file}, line ${batch[Number(at[1])]!.line}: ${(err as Error).message}`);
     }
-  },
-};
-
-const command = commands[positionals[0] ?? ''];
-if (!command) {
-  process.stderr.write(`${USAGE}\n`);
-  process.exit(2);
+    process.stderr.write(`\r${field}: ${Math.min(i + BATCH, rows.length)}/${rows.length}`);
+  }
+  process.stderr.write('\n');
+  return out;
 }
-withServices(async (services) => {
-  process.stdout.write(`${JSON.stringify(await command(services), null, 2)}\n`);
-}).catch((err) => {
-  process.stderr.write(isDomainError(err) ? `${err.message}: ${err.details}\n` : `${String(err)}\n`);
+
+/** Registers a command; its action's result is printed as JSON (or it prints itself and returns undefined). */
+function command(name: string, description: string) {
+  return program.command(name).description(description);
+}
+function run<A extends unknown[]>(action: (...args: A) => Promise<unknown>) {
+  return async (...args: A) => {
+    const result = await action(...args);
+    if (result !== undefined) print(result);
+  };
+}
+
+const app = (o: { app: string }) => ({ app: o.app });
+const campaignPath = (o: { app: string; campaign: string }) => ({ app: o.app, campaign: o.campaign });
+const nothing = (value: unknown) => (value === undefined || value === '' ? undefined : value);
+
+// ---- applications ----------------------------------------------------------------------------
+command('create-application', 'create an application; prints its secret once')
+  .requiredOption('--name <name>')
+  .option('--timezone <tz>', 'IANA timezone (default UTC)')
+  .option('--currency <code>', 'ISO 4217')
+  .action(run((o) => request('POST', '/applications', { body: { name: o.name, timezone: o.timezone, currency: o.currency } })));
+command('list-applications', 'one page of applications (--cursor for the next)')
+  .option('--cursor <cursor>')
+  .option('--include-archived')
+  .action(
+    run((o) =>
+      request('GET', '/applications', {
+        query: { limit: '1000', cursor: o.cursor, include_archived: o.includeArchived ? 'true' : undefined },
+      }),
+    ),
+  );
+command('update-application', 'change name, timezone, currency, status or rate_limit')
+  .requiredOption('--app <id>')
+  .requiredOption('--json <file>', 'e.g. {"rate_limit":{"requests":200,"window_seconds":1}}')
+  .action(run((o) => request('PATCH', '/applications/{app}', { path: app(o), body: readJson(o.json) })));
+command('rotate-secret', "replace an application's secret; prints the new one once")
+  .requiredOption('--app <id>')
+  .action(run((o) => request('POST', '/applications/{app}/rotate-secret', { path: app(o) })));
+
+// ---- customers -------------------------------------------------------------------------------
+command('upsert-customers', 'create or update customers from JSON ({"customers":[{"source_id":"c1"}]})')
+  .requiredOption('--app <id>')
+  .requiredOption('--json <file>')
+  .action(run((o) => request('POST', '/applications/{app}/customers', { path: app(o), body: readJson(o.json) })));
+command('import-customers', 'create or update customers from a CSV file with a header: source_id[,name,email]')
+  .requiredOption('--app <id>')
+  .requiredOption('--file <csv>')
+  .action(
+    run(async (o) => {
+      const rows = readCsv(o.file, ['source_id', 'name', 'email'], true);
+      const answers = await inBatches(rows, o.file, 'customers', (batch) =>
+        request('POST', '/applications/{app}/customers', {
+          path: app(o),
+          body: { customers: batch.map((r) => ({ source_id: r.source_id, name: nothing(r.name), email: nothing(r.email) })) },
+        }),
+      );
+      return { upserted: answers.reduce((n, a) => n + a.customers.length, 0) };
+    }),
+  );
+command('export-customers', 'every customer as CSV: id,source_id,name,email,archived_at')
+  .requiredOption('--app <id>')
+  .option('--include-archived')
+  .action(
+    run(async (o) => {
+      const rows = await everything('/applications/{app}/customers', 'customers', {
+        path: app(o),
+        query: { include_archived: o.includeArchived ? 'true' : undefined },
+      });
+      printCsv(rows, ['id', 'source_id', 'name', 'email', 'archived_at']);
+    }),
+  );
+
+// ---- wallets ---------------------------------------------------------------------------------
+command('create-wallet', 'create a wallet (every field has a default)')
+  .requiredOption('--app <id>')
+  .option('--json <file>')
+  .action(run((o) => request('POST', '/applications/{app}/wallets', { path: app(o), body: o.json ? readJson(o.json) : {} })));
+command('ledger', "one page of a customer's wallet ledger")
+  .requiredOption('--app <id>')
+  .requiredOption('--customer <source_id>')
+  .requiredOption('--wallet <wallet_id>')
+  .option('--cursor <cursor>')
+  .action(
+    run((o) =>
+      request('GET', '/applications/{app}/customers/{customer}/wallets/{wallet_id}/ledger', {
+        path: { app: o.app, customer: o.customer, wallet_id: o.wallet },
+        query: { limit: '1000', cursor: o.cursor },
+      }),
+    ),
+  );
+
+// ---- campaigns and codes ---------------------------------------------------------------------
+command('create-campaign', 'create a campaign from JSON (docs/campaigns.md)')
+  .requiredOption('--app <id>')
+  .requiredOption('--json <file>')
+  .action(run((o) => request('POST', '/applications/{app}/campaigns', { path: app(o), body: readJson(o.json) })));
+command('update-campaign', 'change a campaign from JSON')
+  .requiredOption('--app <id>')
+  .requiredOption('--campaign <id>')
+  .requiredOption('--json <file>')
+  .action(run((o) => request('PATCH', '/applications/{app}/campaigns/{campaign}', { path: campaignPath(o), body: readJson(o.json) })));
+command('list-campaigns', 'one page of campaigns')
+  .requiredOption('--app <id>')
+  .option('--cursor <cursor>')
+  .option('--include-archived')
+  .action(
+    run((o) =>
+      request('GET', '/applications/{app}/campaigns', {
+        path: app(o),
+        query: { limit: '1000', cursor: o.cursor, include_archived: o.includeArchived ? 'true' : undefined },
+      }),
+    ),
+  );
+command('usage', "a campaign's usage: redeemed, reverted, refused, and what remains of each limit now")
+  .requiredOption('--app <id>')
+  .requiredOption('--campaign <id>')
+  .action(run((o) => request('GET', '/applications/{app}/campaigns/{campaign}/usage', { path: campaignPath(o) })));
+command('generate-codes', 'generate unique bulk codes for a bulk campaign')
+  .requiredOption('--app <id>')
+  .requiredOption('--campaign <id>')
+  .requiredOption('--count <n>', 'how many (at most 100,000 a call)', integer)
+  .option('--prefix <prefix>')
+  .option('--length <n>', 'random characters after the prefix (6 to 32, default 10)', integer)
+  .action(
+    run((o) =>
+      request('POST', '/applications/{app}/campaigns/{campaign}/codes', {
+        path: campaignPath(o),
+        body: {
+          generate: { count: o.count, ...(o.prefix !== undefined ? { prefix: o.prefix } : {}), ...(o.length ? { length: o.length } : {}) },
+        },
+      }),
+    ),
+  );
+command('import-codes', 'import bulk codes from a file: one code a line, or CSV with a `code` header')
+  .requiredOption('--app <id>')
+  .requiredOption('--campaign <id>')
+  .requiredOption('--file <file>')
+  .action(
+    run(async (o) => {
+      const rows = readCsv(o.file, ['code'], false);
+      const answers = await inBatches(rows, o.file, 'codes', (batch) =>
+        request('POST', '/applications/{app}/campaigns/{campaign}/codes', {
+          path: campaignPath(o),
+          body: { codes: batch.map((r) => r.code) },
+        }),
+      );
+      return {
+        inserted: answers.reduce((n, a) => n + a.inserted, 0),
+        taken: answers.flatMap((a) => a.taken),
+        total: answers.at(-1)?.total,
+      };
+    }),
+  );
+command('export-codes', "a campaign's codes as CSV: id,code,kind")
+  .requiredOption('--app <id>')
+  .requiredOption('--campaign <id>')
+  .action(
+    run(async (o) => {
+      printCsv(await everything('/applications/{app}/campaigns/{campaign}/codes', 'codes', { path: campaignPath(o) }), [
+        'id',
+        'code',
+        'kind',
+      ]);
+    }),
+  );
+
+// ---- redemptions -----------------------------------------------------------------------------
+const redemptionFilters = (c: Command) =>
+  c
+    .requiredOption('--app <id>')
+    .option('--customer <source_id>')
+    .option('--campaign <id>')
+    .option('--order <order_id>')
+    .addOption(new Option('--state <state>').choices(['completed', 'reverted', 'refused']))
+    .option('--from <iso>', 'created at or after')
+    .option('--to <iso>', 'created before');
+const redemptionQuery = (o: Record<string, string | undefined>): Query => ({
+  customer: o.customer,
+  campaign: o.campaign,
+  order_id: o.order,
+  state: o.state,
+  from: o.from,
+  to: o.to,
+});
+redemptionFilters(command('list-redemptions', 'one page of redemptions, newest first'))
+  .option('--cursor <cursor>')
+  .action(
+    run((o) =>
+      request('GET', '/applications/{app}/redemptions', {
+        path: app(o),
+        query: { ...redemptionQuery(o), limit: '1000', cursor: o.cursor },
+      }),
+    ),
+  );
+redemptionFilters(command('export-redemptions', 'every matching redemption as CSV, newest first')).action(
+  run(async (o) => {
+    const rows = await everything('/applications/{app}/redemptions', 'redemptions', { path: app(o), query: redemptionQuery(o) });
+    const columns = ['id', 'campaign_id', 'customer_id', 'order_id', 'cycle', 'state', 'coupon_code', 'discount', 'cashback', 'created_at'];
+    printCsv(rows, columns);
+  }),
+);
+
+// ---- archive and delete ----------------------------------------------------------------------
+const lifecycle = (name: 'archive' | 'unarchive' | 'delete', description: string) =>
+  command(name, description)
+    .requiredOption('--app <id>')
+    .option('--campaign <id>')
+    .option('--customer <source_id>')
+    .option('--wallet <wallet_id>')
+    .action(
+      run((o) => {
+        const base = '/applications/{app}';
+        const [path, params] = o.campaign
+          ? [`${base}/campaigns/{campaign}`, { app: o.app, campaign: o.campaign }]
+          : o.customer
+            ? [`${base}/customers/{customer}`, { app: o.app, customer: o.customer }]
+            : o.wallet
+              ? [`${base}/wallets/{wallet_id}`, { app: o.app, wallet_id: o.wallet }]
+              : [base, { app: o.app }];
+        return name === 'delete' ? request('DELETE', path, { path: params }) : request('POST', `${path}/${name}`, { path: params });
+      }),
+    );
+lifecycle('archive', 'archive the application, or the campaign, customer or wallet named');
+lifecycle('unarchive', 'unarchive the application, or the campaign, customer or wallet named');
+lifecycle('delete', 'delete the application, or the campaign, customer or wallet named (refused while it has history)');
+
+// ---- webhooks --------------------------------------------------------------------------------
+const hook = (o: { app: string; webhook: string }) => ({ app: o.app, webhook: o.webhook });
+const withHook = (c: Command) => c.requiredOption('--app <id>').requiredOption('--webhook <id>');
+command('create-webhook', 'register an endpoint (docs/events.md); prints its secret once')
+  .requiredOption('--app <id>')
+  .requiredOption('--url <url>')
+  .option('--events <types>', 'comma-separated event types (default *)')
+  .option('--description <text>')
+  .action(
+    run((o) =>
+      request('POST', '/applications/{app}/webhooks', {
+        path: app(o),
+        body: {
+          url: o.url,
+          ...(o.events ? { event_types: String(o.events).split(',') } : {}),
+          ...(o.description ? { description: o.description } : {}),
+        },
+      }),
+    ),
+  );
+command('list-webhooks', 'one page of endpoints')
+  .requiredOption('--app <id>')
+  .option('--cursor <cursor>')
+  .action(run((o) => request('GET', '/applications/{app}/webhooks', { path: app(o), query: { limit: '1000', cursor: o.cursor } })));
+withHook(command('update-webhook', 'change an endpoint from JSON ({"url"?, "event_types"?, "description"?, "status"?})'))
+  .requiredOption('--json <file>')
+  .action(run((o) => request('PATCH', '/applications/{app}/webhooks/{webhook}', { path: hook(o), body: readJson(o.json) })));
+withHook(command('disable-webhook', 'stop deliveries to an endpoint (events are still recorded)')).action(
+  run((o) => request('PATCH', '/applications/{app}/webhooks/{webhook}', { path: hook(o), body: { status: 'disabled' } })),
+);
+withHook(command('enable-webhook', 'resume deliveries to an endpoint')).action(
+  run((o) => request('PATCH', '/applications/{app}/webhooks/{webhook}', { path: hook(o), body: { status: 'active' } })),
+);
+withHook(command('rotate-webhook-secret', "replace an endpoint's secret; both sign during the overlap"))
+  .option('--overlap <seconds>', 'how long the previous secret still signs (default 86400)', integer)
+  .action(
+    run((o) =>
+      request('POST', '/applications/{app}/webhooks/{webhook}/rotate-secret', {
+        path: hook(o),
+        body: o.overlap !== undefined ? { previous_secret_expires_in: o.overlap } : {},
+      }),
+    ),
+  );
+withHook(command('ping-webhook', 'send a signed webhook.ping to an endpoint')).action(
+  run((o) => request('POST', '/applications/{app}/webhooks/{webhook}/ping', { path: hook(o) })),
+);
+withHook(command('list-deliveries', "one page of an endpoint's deliveries"))
+  .addOption(new Option('--status <status>').choices(['pending', 'succeeded', 'dead', 'cancelled']))
+  .option('--event <event_id>')
+  .option('--cursor <cursor>')
+  .action(
+    run((o) =>
+      request('GET', '/applications/{app}/webhooks/{webhook}/deliveries', {
+        path: hook(o),
+        query: { limit: '1000', status: o.status, event: o.event, cursor: o.cursor },
+      }),
+    ),
+  );
+command('list-events', "one page of an application's events")
+  .requiredOption('--app <id>')
+  .option('--type <type>')
+  .option('--customer <source_id>')
+  .option('--cursor <cursor>')
+  .action(
+    run((o) =>
+      request('GET', '/applications/{app}/events', {
+        path: app(o),
+        query: { limit: '1000', type: o.type, customer: o.customer, cursor: o.cursor },
+      }),
+    ),
+  );
+withHook(command('redeliver', 'send one event, or every event of a time range, again'))
+  .option('--event <event_id>')
+  .option('--from <iso>')
+  .option('--to <iso>')
+  .action(
+    run((o) => {
+      if (!o.event && !(o.from && o.to)) program.error('redeliver needs --event, or --from and --to', { exitCode: 2 });
+      return request('POST', '/applications/{app}/webhooks/{webhook}/redeliver', {
+        path: hook(o),
+        body: o.event ? { event_id: o.event } : { from: o.from, to: o.to },
+      });
+    }),
+  );
+
+program.parseAsync(process.argv).catch((err) => {
+  process.stderr.write(`${err instanceof Refused ? err.message : String((err as Error).message ?? err)}\n`);
   process.exit(1);
 });

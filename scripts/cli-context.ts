@@ -1,4 +1,4 @@
-/** Shared start-up of the command-line tools: configuration, database, services. */
+/** Start-up of the tools that work on the database directly (`npm run seed`): configuration, database, services. */
 import { loadConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/data/db.js';
 import { ALL_APPLICATIONS } from '../shared/cache/config-changes.js';
@@ -22,7 +22,3 @@ export async function withServices<T>(run: (services: Services) => Promise<T>): 
     await db.close();
   }
 }
-
-/** A one-line progress report on stderr. */
-export const progress = (label: string) => (done: number, total: number) =>
-  process.stderr.write(`\r${label}: ${done}/${total}${done === total ? '\n' : ''}`);

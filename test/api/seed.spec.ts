@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { DEMO_CAMPAIGNS, loadDemoData } from '../../scripts/demo-data.js';
 import { makeOrder } from '../fixtures/records.js';
-import { call, startTestApi, testMongoUri, type TestApi } from '../support/context.js';
+import { call, startTestApi, TEST_ADMIN_TOKEN, testMongoUri, type TestApi } from '../support/context.js';
 
 const run = promisify(execFile);
 
@@ -44,7 +44,8 @@ describe('demo data, seed and admin command line', function () {
   });
 
   it('when the admin CLI creates an application and generates codes, then it prints JSON and progress', async () => {
-    const env = { ...process.env, MONGODB_URI: testMongoUri(), LOG_LEVEL: 'silent' };
+    // The CLI speaks to the admin API only: no database address.
+    const env = { ...process.env, COUPONS_URL: api.url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '' };
     const created = JSON.parse(
       (
         await run(

@@ -10,7 +10,6 @@ import {
   startTestApi,
   TEST_ADMIN_TOKEN,
   TEST_QUEUE_PREFIX,
-  testMongoUri,
   type TestApi,
   type TestApplication,
 } from '../support/context.js';
@@ -559,13 +558,7 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       const app = await createTestApplication(api.services);
       await createCustomers(api.services, app.id, ['c1']);
       await createWallet(api.services, app.id);
-      const env = {
-        ...process.env,
-        MONGODB_URI: testMongoUri(),
-        QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-admin-hooks`,
-        WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-        LOG_LEVEL: 'silent',
-      };
+      const env = { ...process.env, COUPONS_URL: api.url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '' };
       const cli = async (...args: string[]) =>
         JSON.parse((await run('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env })).stdout);
       const created = await cli('create-webhook', '--app', app.id, '--url', receiver.url, '--events', 'wallet.transaction.completed');

@@ -7,7 +7,7 @@ import { JOB, WEBHOOK_QUEUE, partitionOf, partitionQueueName, queueOptions } fro
 import { redisConnection } from '../../shared/queue/redis.js';
 import { prepareWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { createBulkCodes, createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
-import { TEST_ADMIN_TOKEN, call, createTestApplication, startTestApi, testMongoUri, type TestApplication } from '../support/context.js';
+import { TEST_ADMIN_TOKEN, call, createTestApplication, startTestApi, type TestApplication } from '../support/context.js';
 import { useClusterTopology } from '../support/cluster-topology.js';
 import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 
@@ -213,8 +213,8 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
       await waitFor('the first delivery', () => receiver.accepted.length === 1);
       expect(receiver.accepted[0]!.json.type).to.equal('wallet.transaction.completed');
 
-      // The CLI with the cluster's REDIS_URL queues a redelivery.
-      const env = { ...process.env, ...t.env, NODE_ENV: 'test', MONGODB_URI: testMongoUri(), LOG_LEVEL: 'silent' };
+      // The CLI, through one of the cluster's APIs, queues a redelivery.
+      const env = { ...process.env, COUPONS_URL: api(0), COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '' };
       const cli = async (...args: string[]) =>
         JSON.parse((await run('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env })).stdout);
       const [event] = (await cli('list-events', '--app', app.id)).events;

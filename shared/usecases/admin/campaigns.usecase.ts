@@ -120,24 +120,21 @@ export async function deleteCampaign(deps: Deps, applicationId: string, campaign
 
 // Bulk codes: no 0/O/1/I/L, so a code read aloud or typed is unambiguous.
 const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
-const codesSchema = Joi.alternatives(
-  Joi.object({
-    generate: Joi.object({
-      count: Joi.number().integer().min(1).max(100_000).required(),
-      prefix: Joi.string()
-        .pattern(/^[A-Za-z0-9_-]{0,20}$/)
-        .allow(''),
-      length: Joi.number().integer().min(6).max(32),
-    }).required(),
+// One object with exactly one of the two: a refusal then names the field (`"codes[3]" …`), which
+// the command line turns into the line of the file (an alternatives schema named only "value").
+const codesSchema = Joi.object({
+  generate: Joi.object({
+    count: Joi.number().integer().min(1).max(100_000).required(),
+    prefix: Joi.string()
+      .pattern(/^[A-Za-z0-9_-]{0,20}$/)
+      .allow(''),
+    length: Joi.number().integer().min(6).max(32),
   }),
-  Joi.object({
-    codes: Joi.array()
-      .items(Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/))
-      .min(1)
-      .max(100_000)
-      .required(),
-  }),
-);
+  codes: Joi.array()
+    .items(Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/))
+    .min(1)
+    .max(100_000),
+}).xor('generate', 'codes');
 
 /**
  * Generates or imports bulk codes, in batches of 1000; `progress` hears (done, total).

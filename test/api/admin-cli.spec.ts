@@ -1,0 +1,219 @@
+/**
+ * The admin command line (scripts/admin.ts, docs/admin-api.md "Command line") as an operator runs
+ * it: a real process talking to a running API with a URL and a token only (no database or Redis
+ * address in its environment); `--help` on every command; CSV import and export of codes,
+ * customers and redemptions, import errors naming the line.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { parse } from 'csv-parse/sync';
+import { makeOrder } from '../fixtures/records.js';
+import { adminHelpers, settle } from '../support/admin.js';
+import { TEST_ADMIN_TOKEN, useTestApi } from '../support/context.js';
+
+const exec = promisify(execFile);
+
+describe('admin command line: through the admin API', function () {
+  const api = useTestApi();
+  const { client, must } = adminHelpers(api);
+  const dir = mkdtempSync(join(tmpdir(), 'coupons-cli-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  /** Runs the CLI; resolves with its exit code and output whatever the code. */
+  const cli = async (args: string[], env: Record<string, string> = {}) => {
+    const base = { ...process.env, COUPONS_URL: api().url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '', REDIS_URL: '', ...env };
+    try {
+      const { stdout, stderr } = await exec('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: base });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  const json = async (args: string[]) => {
+    const r = await cli(args);
+    expect(r.code, r.stderr).to.equal(0);
+    return JSON.parse(r.stdout);
+  };
+
+  it('when --help is asked of the tool and of every command, then each prints its usage and exits 0', async () => {
+    const top = await cli(['--help']);
+    expect(top.code).to.equal(0);
+    const commands = [...top.stdout.matchAll(/^ {2}([a-z-]+) \[options\]/gm)].map((m) => m[1]!);
+    expect(commands).to.include.members([
+      'import-codes',
+      'export-codes',
+      'import-customers',
+      'export-customers',
+      'export-redemptions',
+      'usage',
+      'ping-webhook',
+    ]);
+    for (const name of commands) {
+      const r = await cli([name, '--help']);
+      expect(r.code, name).to.equal(0);
+      expect(r.stdout, name).to.include(`Usage: npm run admin -- ${name} [options]`);
+    }
+    const unknown = await cli(['nope']);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.include("unknown command 'nope'");
+    const missing = await cli(['usage', '--app', 'x']);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.include("required option '--campaign <id>' not specified");
+  });
+
+  it('when the token is wrong or the service unreachable, then it exits 1 saying so', async () => {
+    const wrong = await cli(['list-applications'], { COUPONS_ADMIN_TOKEN: 'wrong-token-0123456789' });
+    expect(wrong.code).to.equal(1);
+    expect(wrong.stderr).to.match(/\(401\)/);
+    const unreachable = await cli(['list-applications'], { COUPONS_URL: 'http://127.0.0.1:9' });
+    expect(unreachable.code).to.equal(1);
+    // --url before the command overrides COUPONS_URL.
+    expect((await cli(['--url', api().url, 'list-applications'], { COUPONS_URL: 'http://127.0.0.1:9' })).code).to.equal(0);
+    const refused = await cli(['create-application', '--name', 'x', '--timezone', 'Nowhere/Land']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.include('"timezone" must be an IANA timezone');
+  });
+
+  it('when codes are imported from a CSV with a header and exported, then the same codes come back; a bad code is reported at its line', async () => {
+    const app = await json(['create-application', '--name', 'CSV', '--timezone', 'UTC']);
+    const campaign = await must('POST', `/applications/${app.id}/campaigns`, {
+      name: 'bulk',
+      code_type: 'bulk',
+      discount: { kind: 'discount', type: 'flat', value: 1 },
+    });
+    const codes = ['CSV-A1', 'CSV-B2', 'CSV-C3'];
+    const imported = await json([
+      'import-codes',
+      '--app',
+      app.id,
+      '--campaign',
+      campaign.id,
+      '--file',
+      file('codes.csv', `code\n${codes.join('\n')}\n`),
+    ]);
+    expect(imported).to.deep.include({ inserted: 3, taken: [], total: 3 });
+    // Plain lines (no header) work too, and a code taken already is reported, not inserted.
+    const again = await json([
+      'import-codes',
+      '--app',
+      app.id,
+      '--campaign',
+      campaign.id,
+      '--file',
+      file('more.txt', 'CSV-D4\r\nCSV-A1\r\n'),
+    ]);
+    expect(again).to.deep.include({ inserted: 1, taken: ['CSV-A1'], total: 4 });
+    const exported = await cli(['export-codes', '--app', app.id, '--campaign', campaign.id]);
+    expect(exported.code, exported.stderr).to.equal(0);
+    const rows = parse(exported.stdout, { columns: true }) as { id: string; code: string; kind: string }[];
+    expect(rows.map((r) => r.code).sort()).to.deep.equal([...codes, 'CSV-D4'].sort());
+    expect(rows.every((r) => r.kind === 'bulk' && /^[0-9a-f]{24}$/.test(r.id))).to.equal(true);
+
+    const bad = await cli([
+      'import-codes',
+      '--app',
+      app.id,
+      '--campaign',
+      campaign.id,
+      '--file',
+      file('bad.csv', 'code\nOK-1\nOK-2\nnot a code!\nOK-3\n'),
+    ]);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include('bad.csv, line 4');
+    const broken = await cli([
+      'import-codes',
+      '--app',
+      app.id,
+      '--campaign',
+      campaign.id,
+      '--file',
+      file('broken.csv', 'code\nOK-1\n"OK-2\n'),
+    ]);
+    expect(broken.code).to.equal(1);
+    expect(broken.stderr).to.match(/broken\.csv, line 3/);
+    const after = parse((await cli(['export-codes', '--app', app.id, '--campaign', campaign.id])).stdout, { columns: true }) as unknown[];
+    expect(after, 'a refused batch inserts nothing').to.have.length(4);
+  });
+
+  it('when customers are imported from CSV, then they exist with their names; a bad email is reported at its line and nothing of that batch is saved', async () => {
+    const app = await json(['create-application', '--name', 'People', '--timezone', 'UTC']);
+    const ok = await json([
+      'import-customers',
+      '--app',
+      app.id,
+      '--file',
+      file('people.csv', 'source_id,name,email\nc1,"Rao, Asha",asha@example.com\nc2,,\n'),
+    ]);
+    expect(ok).to.deep.equal({ upserted: 2 });
+    const exported = await cli(['export-customers', '--app', app.id]);
+    const rows = parse(exported.stdout, { columns: true }) as { source_id: string; name: string; email: string }[];
+    expect(rows.map((r) => [r.source_id, r.name, r.email])).to.deep.equal([
+      ['c1', 'Rao, Asha', 'asha@example.com'],
+      ['c2', '', ''],
+    ]);
+    const bad = await cli([
+      'import-customers',
+      '--app',
+      app.id,
+      '--file',
+      file('bad-people.csv', 'source_id,email\nc3,c3@example.com\nc4,nope\n'),
+    ]);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include('bad-people.csv, line 3');
+    const noHeader = await cli(['import-customers', '--app', app.id, '--file', file('bare.csv', 'c5,Someone\n')]);
+    expect(noHeader.code).to.equal(1);
+    expect(noHeader.stderr).to.include('line 1: a header naming the columns is needed');
+    expect((await must('GET', `/applications/${app.id}/customers`)).customers.map((c: { source_id: string }) => c.source_id)).to.deep.equal(
+      ['c1', 'c2'],
+    );
+  });
+
+  it('when redemptions are exported with filters, and a usage is asked, then they match what the API says', async () => {
+    const app = await json(['create-application', '--name', 'Orders', '--timezone', 'UTC']);
+    await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
+    const campaign = await json([
+      'create-campaign',
+      '--app',
+      app.id,
+      '--json',
+      file(
+        'campaign.json',
+        JSON.stringify({ name: 'c', code: 'CLI5', discount: { kind: 'discount', type: 'flat', value: 5 }, limits: { total: 10 } }),
+      ),
+    ]);
+    await settle();
+    const creds = { api_key: app.api_key, secret: app.secret };
+    const orders = [makeOrder(), makeOrder()];
+    for (const order of orders) {
+      const res = await client(creds, 'POST', '/coupons/apply?type=redeem', {
+        source_id: 'c1',
+        coupon_details: [{ coupon_code: 'CLI5' }],
+        order,
+      });
+      expect(res.status, res.text).to.equal(200);
+    }
+    await client(creds, 'POST', '/coupons/apply?type=revert', {
+      source_id: 'c1',
+      coupon_details: [{ coupon_code: 'CLI5' }],
+      order: orders[0],
+    });
+    const exported = await cli(['export-redemptions', '--app', app.id, '--state', 'completed']);
+    expect(exported.code, exported.stderr).to.equal(0);
+    const rows = parse(exported.stdout, { columns: true }) as { order_id: string; state: string; discount: string }[];
+    expect(rows.map((r) => [r.order_id, r.state, r.discount])).to.deep.equal([[orders[1]!.order_id, 'completed', '5']]);
+    const byOrder = await json(['list-redemptions', '--app', app.id, '--order', orders[0]!.order_id]);
+    expect(byOrder.redemptions.map((r: { state: string }) => r.state)).to.deep.equal(['reverted']);
+    const usage = await json(['usage', '--app', app.id, '--campaign', campaign.id]);
+    expect(usage).to.deep.include({ redeemed: 1, reverted: 1 });
+    expect(usage.limits.total).to.deep.equal({ limit: 10, used: 1, remaining: 9 });
+  });
+});
