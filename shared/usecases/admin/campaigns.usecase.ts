@@ -137,16 +137,10 @@ const codesSchema = Joi.object({
 }).xor('generate', 'codes');
 
 /**
- * Generates or imports bulk codes, in batches of 1000; `progress` hears (done, total).
+ * Generates or imports bulk codes, in batches of 1000.
  * Returns how many were inserted and which imported codes were already taken.
  */
-export async function addBulkCodes(
-  deps: Deps,
-  applicationId: string,
-  campaignId: string,
-  input: unknown,
-  progress?: (done: number, total: number) => void,
-) {
+export async function addBulkCodes(deps: Deps, applicationId: string, campaignId: string, input: unknown) {
   const campaign = await requireCampaign(deps, applicationId, campaignId);
   if (campaign.codeType !== 'bulk') throw adminInvalid('"code_type" of this campaign is fixed: bulk codes need a bulk campaign');
   const valid = validateInput(codesSchema, input) as { generate?: { count: number; prefix?: string; length?: number }; codes?: string[] };
@@ -157,7 +151,6 @@ export async function addBulkCodes(
       const r = await deps.repos.couponCodes.insertMany(applicationId, campaignId, 'bulk', valid.codes.slice(i, i + 1000));
       inserted += r.inserted;
       taken.push(...r.taken);
-      progress?.(Math.min(i + 1000, valid.codes.length), valid.codes.length);
     }
   } else {
     const { count, prefix = '', length = 10 } = valid.generate!;
@@ -168,7 +161,6 @@ export async function addBulkCodes(
       if (rounds > Math.ceil(count / 1000) + 20) throw adminInvalid('"generate.length" is too short to generate that many unique codes');
       const batch = Array.from({ length: Math.min(1000, count - inserted) }, make);
       inserted += (await deps.repos.couponCodes.insertMany(applicationId, campaignId, 'bulk', batch)).inserted;
-      progress?.(inserted, count);
     }
   }
   await deps.repos.applications.bumpConfigVersion(applicationId);
