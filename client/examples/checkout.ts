@@ -15,9 +15,14 @@
  * It prints each step and exits 1 at the first answer that is not the expected one.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createAdminClient, createCouponsClient, listReasons, rateLimitOf, reasonOf, type Schemas } from '../src/index.js';
+import { verifyWebhook, WebhookVerificationError } from '../src/webhooks.js';
 
 const baseUrl = process.env.COUPONS_URL ?? 'http://localhost:3000';
+/** Where the service reaches this script's webhook receiver (with docker compose: host.docker.internal). */
+const receiverHost = process.env.COUPONS_EXAMPLE_RECEIVER_HOST ?? '127.0.0.1';
 const adminToken = process.env.COUPONS_ADMIN_TOKEN;
 if (!adminToken) {
   console.error('COUPONS_ADMIN_TOKEN is required (the ADMIN_TOKEN of the service at COUPONS_URL)');
@@ -148,7 +153,51 @@ async function main() {
   );
   console.log('✔ wallet: a debit over the balance is refused (reason insufficient_points)');
 
-  // ---- 4. a rate limit -------------------------------------------------------------------------
+  // ---- 4. a verified webhook ------------------------------------------------------------------
+  const deliveries: { body: string; headers: Record<string, string | string[] | undefined> }[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      deliveries.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, receiverHost === '127.0.0.1' ? '127.0.0.1' : '0.0.0.0', r));
+  try {
+    const hookUrl = `http://${receiverHost}:${(receiver.address() as AddressInfo).port}/hooks`;
+    const hook = await admin.POST('/admin/applications/{app}/webhooks', { ...appPath, body: { url: hookUrl } });
+    if (!hook.data)
+      throw new Error(
+        `webhook: ${hookUrl} refused (${JSON.stringify(hook.error)}); the service must allow it (WEBHOOK_ALLOWED_CIDRS) and reach it (COUPONS_EXAMPLE_RECEIVER_HOST)`,
+      );
+    console.log('✔ admin: webhook endpoint registered (its secret is shown this once)');
+    ok(
+      'admin: a signed test event sent',
+      await admin.POST('/admin/applications/{app}/webhooks/{webhook}/ping', { params: { path: { app: app.id, webhook: hook.data.id } } }),
+    );
+    for (let waited = 0; deliveries.length === 0; waited += 100) {
+      if (waited > 20_000) throw new Error('webhook: no delivery within 20 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const [delivery] = deliveries;
+    const event = verifyWebhook(delivery!.body, delivery!.headers, { secrets: hook.data.secret });
+    expectEqual('webhook: the verified event', event.type, 'webhook.ping');
+    // The same delivery sent again six minutes later (a replay) is refused.
+    const later = new Date(Date.now() + 6 * 60_000);
+    let replay = 'accepted';
+    try {
+      verifyWebhook(delivery!.body, delivery!.headers, { secrets: hook.data.secret, now: later });
+    } catch (err) {
+      replay = err instanceof WebhookVerificationError ? err.reason : String(err);
+    }
+    expectEqual('webhook: a replay after the tolerance', replay, 'timestamp_outside_tolerance');
+    console.log('✔ webhook: the ping verified with the secret; the same delivery replayed later refused');
+  } finally {
+    receiver.close();
+  }
+
+  // ---- 5. a rate limit -------------------------------------------------------------------------
   ok(
     'admin: the example application limited to 2 requests an hour',
     await admin.PATCH('/admin/applications/{app}', { ...appPath, body: { rate_limit: { requests: 2, window_seconds: 3600 } } }),
@@ -164,7 +213,7 @@ async function main() {
   expectEqual('rate limit: the reason', reasonOf(limited.response), 'rate_limited');
   console.log(`✔ rate limit: 429 after 2 requests, retry after ${rateLimitOf(limited.response)?.retryAfterSeconds} s`);
 
-  // ---- 4. tidy up ------------------------------------------------------------------------------
+  // ---- 6. tidy up ------------------------------------------------------------------------------
   ok('admin: example application archived', await admin.POST('/admin/applications/{app}/archive', appPath));
   console.log('all steps passed');
 }
