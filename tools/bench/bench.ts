@@ -3,6 +3,7 @@
  * REDIS_URL when set, embedded servers otherwise), measures against a baseline measured in the
  * same run, prints progress on stderr and its tables on stdout, and exits.
  *   endpoints (default)  each route vs the baseline and the no-op job, 1 and 2 workers, webhooks
+ *   ratelimit            validate with a rate limit never reached vs without (the endpoints phase alone)
  *   partitions           16 vs 64 partitions, 1 and 2 workers
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
  *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
@@ -11,7 +12,7 @@
  */
 import { cpus } from 'node:os';
 import { clusterBench } from './cluster.js';
-import { endpointsBench } from './endpoints.js';
+import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
 import { partitionsBench } from './partitions.js';
@@ -19,6 +20,7 @@ import { log, SECONDS } from './stack.js';
 
 const MODES: Record<string, () => Promise<string[]>> = {
   endpoints: endpointsBench,
+  ratelimit: rateLimitBench,
   partitions: partitionsBench,
   flash: flashBench,
   cluster: clusterBench,
