@@ -79,6 +79,13 @@ export async function listEvents(deps: Pick<Services, 'repos'>, applicationId: s
   return { events: page.rows.map((e) => eventEnvelope(e)), next_cursor: page.next_cursor };
 }
 
+/** The endpoint, which must be active to be sent anything (400 when disabled, 404 when unknown). */
+async function requireActiveWebhook(deps: Pick<Services, 'repos'>, applicationId: string, webhookId: string) {
+  const endpoint = await requireWebhook(deps, applicationId, webhookId);
+  if (endpoint.status !== 'active') throw adminInvalid('the webhook is disabled: enable it first');
+  return endpoint;
+}
+
 /**
  * Sends events again to one endpoint: one event by id, or every event the endpoint subscribes to
  * in [from, to). Each delivery restarts with a full retry schedule; receivers deduplicate by
@@ -91,9 +98,8 @@ export async function redeliver(
   webhookId: string,
   input: unknown,
 ) {
-  const endpoint = await requireWebhook(deps, applicationId, webhookId);
+  const endpoint = await requireActiveWebhook(deps, applicationId, webhookId);
   const v = validateInput(redeliverSchema, input) as { event_id?: string; from?: string; to?: string };
-  if (endpoint.status !== 'active') throw adminInvalid('the webhook is disabled: enable it first');
   let events: StoredEvent[];
   if (v.event_id) {
     const event = await deps.repos.events.find(applicationId, v.event_id);
@@ -136,8 +142,7 @@ export async function pingWebhook(
   webhookId: string,
   requestId: string,
 ) {
-  const endpoint = await requireWebhook(deps, applicationId, webhookId);
-  if (endpoint.status !== 'active') throw adminInvalid('the webhook is disabled: enable it first');
+  const endpoint = await requireActiveWebhook(deps, applicationId, webhookId);
   const now = deps.now();
   const id = `evt_${randomBytes(16).toString('hex')}`;
   const body = renderPing({ id, applicationId, webhookId: endpoint.id, requestId, createdAt: now });
