@@ -54,7 +54,8 @@ export function errorHandler(bodyLimit: string): ErrorRequestHandler {
     if (isDomainError(error)) {
       const status = STATUS[error.kind];
       if (status === 503) res.setHeader('Retry-After', '1');
-      setReason(res, reasonOf(error));
+      // The reasons are the client routes' (docs/reasons.md); the admin API's bodies say their own.
+      if (!req.path.startsWith('/admin')) setReason(res, reasonOf(error));
       res.status(status).json({
         code: error.extra.code ?? status,
         message: error.message,

@@ -14,6 +14,7 @@ import {
   call,
   createTestApplication,
   startTestApi,
+  TEST_ADMIN_TOKEN,
   TEST_QUEUE_PREFIX,
   useTestApi,
   type TestApi,
@@ -259,6 +260,16 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
       }
     });
   }
+
+  it("when the admin API refuses a request, then it sends no Coupon-Reason (the catalogue is the client routes')", async () => {
+    const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+    const missing = await call(api().url, 'GET', '/admin/applications/6b03e8cebf2cbb4ef5f12d1f', { headers });
+    expect(missing.status).to.equal(404);
+    expect(missing.headers.get('coupon-reason')).to.equal(null);
+    const conflict = await call(api().url, 'DELETE', `/admin/applications/${app.id}`, { headers });
+    expect(conflict.status).to.equal(409);
+    expect(conflict.headers.get('coupon-reason')).to.equal(null);
+  });
 
   it('when a coupon is applicable, or a request succeeds, then no Coupon-Reason is sent', async () => {
     const ok = await validate({ source_id: 'c1', ...detail('OPEN'), order: makeOrder() });
