@@ -10,6 +10,8 @@
  * (the service's message and details on stderr), 2 on a usage error.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
@@ -28,7 +30,8 @@ interface Call {
   body?: unknown;
 }
 
-const program = new Command('npm run admin --')
+/** The command line; exported for its help texts (test/api/admin-cli.spec.ts), run when this file is the program. */
+export const program = new Command('npm run admin --')
   .description('Configure the coupon service through its admin API (docs/admin-api.md).')
   .addOption(
     new Option('--url <url>', 'the service')
@@ -449,7 +452,9 @@ withHook(command('redeliver', 'send one event, or every event of a time range, a
     }),
   );
 
-program.parseAsync(process.argv).catch((err) => {
-  process.stderr.write(`${err instanceof Refused ? err.message : String((err as Error).message ?? err)}\n`);
-  process.exit(1);
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  program.parseAsync(process.argv).catch((err) => {
+    process.stderr.write(`${err instanceof Refused ? err.message : String((err as Error).message ?? err)}\n`);
+    process.exit(1);
+  });
+}

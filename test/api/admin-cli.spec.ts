@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
+import { program } from '../../scripts/admin.js';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, settle } from '../support/admin.js';
+import { PACE_MARGIN } from '../support/pace.js';
 import { TEST_ADMIN_TOKEN, useTestApi } from '../support/context.js';
 
 const exec = promisify(execFile);
@@ -27,15 +29,28 @@ describe('admin command line: through the admin API', function () {
     writeFileSync(path, text);
     return path;
   };
+  // Each test starts several CLI processes; how long one takes depends on the machine's load, so
+  // after each the test's timeout is set from the slowest measured so far (docs/testing.md).
+  let current: Mocha.Runnable | undefined;
+  beforeEach(function () {
+    current = this.currentTest;
+  });
+  let slowestSpawnMs = 0;
+  /** The most CLI processes a test below starts after any one of them. */
+  const SPAWNS_LEFT_AT_MOST = 8;
   /** Runs the CLI; resolves with its exit code and output whatever the code. */
   const cli = async (args: string[], env: Record<string, string> = {}) => {
     const base = { ...process.env, COUPONS_URL: api().url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '', REDIS_URL: '', ...env };
+    const started = Date.now();
     try {
       const { stdout, stderr } = await exec('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: base });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    } finally {
+      slowestSpawnMs = Math.max(slowestSpawnMs, Date.now() - started);
+      current?.timeout(Math.max(current.timeout(), PACE_MARGIN * slowestSpawnMs * SPAWNS_LEFT_AT_MOST));
     }
   };
   const json = async (args: string[]) => {
@@ -44,11 +59,10 @@ describe('admin command line: through the admin API', function () {
     return JSON.parse(r.stdout);
   };
 
-  it('when --help is asked of the tool and of every command, then each prints its usage and exits 0', async () => {
-    const top = await cli(['--help']);
-    expect(top.code).to.equal(0);
-    const commands = [...top.stdout.matchAll(/^ {2}([a-z-]+) \[options\]/gm)].map((m) => m[1]!);
-    expect(commands).to.include.members([
+  it('when --help is asked of the tool and of every command, then each has its usage; the tool prints it and exits 0', async () => {
+    // Every command's help text, read from the program itself (one process for all of them) …
+    const names = program.commands.map((c) => c.name());
+    expect(names).to.include.members([
       'import-codes',
       'export-codes',
       'import-customers',
@@ -57,11 +71,18 @@ describe('admin command line: through the admin API', function () {
       'usage',
       'ping-webhook',
     ]);
-    for (const name of commands) {
-      const r = await cli([name, '--help']);
-      expect(r.code, name).to.equal(0);
-      expect(r.stdout, name).to.include(`Usage: npm run admin -- ${name} [options]`);
+    for (const c of program.commands) {
+      const help = c.helpInformation();
+      expect(help, c.name()).to.include(`Usage: npm run admin -- ${c.name()} [options]`);
+      expect(help, c.name()).to.include('-h, --help');
     }
+    // … and the real process answers --help with it, at the top and for a command, exit 0.
+    const top = await cli(['--help']);
+    expect(top.code).to.equal(0);
+    expect([...top.stdout.matchAll(/^ {2}([a-z-]+) \[options\]/gm)].map((m) => m[1])).to.deep.equal(names);
+    const one = await cli(['import-codes', '--help']);
+    expect(one.code).to.equal(0);
+    expect(one.stdout).to.equal(program.commands.find((c) => c.name() === 'import-codes')!.helpInformation());
     const unknown = await cli(['nope']);
     expect(unknown.code).to.equal(2);
     expect(unknown.stderr).to.include("unknown command 'nope'");
