@@ -14,7 +14,7 @@ import { parse } from 'csv-parse/sync';
 import { program } from '../../scripts/admin.js';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, settle } from '../support/admin.js';
-import { PACE_MARGIN } from '../support/pace.js';
+import { PACE_MARGIN, timeoutFromNow } from '../support/pace.js';
 import { TEST_ADMIN_TOKEN, useTestApi } from '../support/context.js';
 
 const exec = promisify(execFile);
@@ -31,10 +31,6 @@ describe('admin command line: through the admin API', function () {
   };
   // Each test starts several CLI processes; how long one takes depends on the machine's load, so
   // after each the test's timeout is set from the slowest measured so far (docs/testing.md).
-  let current: Mocha.Runnable | undefined;
-  beforeEach(function () {
-    current = this.currentTest;
-  });
   let slowestSpawnMs = 0;
   /** The most CLI processes a test below starts after any one of them. */
   const SPAWNS_LEFT_AT_MOST = 8;
@@ -50,7 +46,7 @@ describe('admin command line: through the admin API', function () {
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     } finally {
       slowestSpawnMs = Math.max(slowestSpawnMs, Date.now() - started);
-      current?.timeout(Math.max(current.timeout(), PACE_MARGIN * slowestSpawnMs * SPAWNS_LEFT_AT_MOST));
+      timeoutFromNow(Math.max(30_000, PACE_MARGIN * slowestSpawnMs * SPAWNS_LEFT_AT_MOST));
     }
   };
   const json = async (args: string[]) => {

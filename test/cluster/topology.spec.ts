@@ -10,6 +10,7 @@ import { createBulkCodes, createCampaign, createCustomers, createWallet, makeOrd
 import { TEST_ADMIN_TOKEN, call, createTestApplication, startTestApi, type TestApplication } from '../support/context.js';
 import { useClusterTopology } from '../support/cluster-topology.js';
 import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
+import { PACE_MARGIN, timeoutFromNow } from '../support/pace.js';
 
 const run = promisify(execFile);
 const METRICS_TOKEN = 'cluster-metrics-token-0123456789';
@@ -263,7 +264,11 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
     const prefix = `${t.env.QUEUE_PREFIX}-roll`;
     const before = { QUEUE_PREFIX: prefix, QUEUE_PARTITIONS: '4' };
     const after = { QUEUE_PREFIX: prefix, QUEUE_PARTITIONS: '8', QUEUE_PARTITIONS_PREVIOUS: '4' };
+    const startedAt = Date.now();
     const [oldApi, oldWorker] = await Promise.all([t.startApi(before), t.startWorker(before)]);
+    // What is left, from what starting a generation took on this machine now: another generation
+    // started and one stopped, 3 s of load, the audit (about as long as a start) — with the margin.
+    timeoutFromNow(PACE_MARGIN * (3 * (Date.now() - startedAt) + 3000));
     let target = oldApi.url;
     interface Op {
       kind: 'credit' | 'redeem';

@@ -19,3 +19,17 @@ export function timeoutFromPace(ctx: Context, startedAt: number, done: number, t
   ctx.timeout(bound);
   return bound;
 }
+
+/**
+ * The test running now, for tests written as arrow functions (no `this`): a root hook of every
+ * mocha process that loads this file.
+ */
+let running: Mocha.Runnable | undefined;
+beforeEach(function () {
+  running = this.currentTest;
+});
+
+/** Sets the running test's timeout to `ms` from now (a bound the test derived from what it measured). */
+export function timeoutFromNow(ms: number): void {
+  running?.timeout(Math.ceil(ms));
+}

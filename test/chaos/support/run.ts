@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { audit, type AuditReport } from './audit.js';
 import { Burst, type Op } from './burst.js';
 import { CHAOS_ENV, type Scenario } from './scenario.js';
+import { timeoutFromNow } from '../../support/pace.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,15 +40,6 @@ export interface ChaosRun extends AuditReport {
 /** The stated margin on every measured figure. */
 const MARGIN = 3;
 
-/**
- * The test running now (a root hook: chaos scenarios are arrow functions, without `this`): its
- * timeout is set from the bounds once they are derived, so that the spec's own timeout covers only
- * the part before the fault and never cuts a scenario its measured bounds still allow.
- */
-let currentTest: Mocha.Runnable | undefined;
-beforeEach(function () {
-  currentTest = this.currentTest;
-});
 /** The API's own bound on any answer (api/app.ts: JOB_WAIT_TIMEOUT_MS + 5 s). */
 const ANSWER_BOUND_MS = Number(CHAOS_ENV.JOB_WAIT_TIMEOUT_MS) + 5000;
 /** After the fault: a Retry-After (1 s), a job a dead or frozen worker held (its lock, then the stall check), a worker's retry backoff (2 s cap). */
@@ -112,9 +104,10 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
       `a hang past ${(hangMs / 1000).toFixed(1)} s (= answer bound + ${MARGIN} × the larger of the slowest answer and the drain)`,
   };
   burst.faultEnded(graceMs, hangMs);
-  // What is left: the load after the fault, every final answer (graceMs), the queues drained
-  // (graceMs again, at most), then the probe and the audit (the answer bound, with the margin).
-  currentTest?.timeout(afterMs + 2 * graceMs + MARGIN * ANSWER_BOUND_MS);
+  // The test's timeout from the bounds (its spec's own covers only the part before the fault):
+  // the load after the fault, every final answer (graceMs), the queues drained (graceMs again,
+  // at most), then the probe and the audit (the answer bound, with the margin).
+  timeoutFromNow(afterMs + 2 * graceMs + MARGIN * ANSWER_BOUND_MS);
   await sleep(afterMs);
   await burst.finish();
   const problems: string[] = [];
