@@ -117,12 +117,16 @@ describe('chaos: the database killed (SIGKILL) for 30 s, or frozen (SIGSTOP), mi
       }
       expect(late.status).to.equal(503);
       expect(late.body.details).to.match(/^a dependency is unavailable; retry later/);
+      // The next request on that connection gets an answer (never a reset): applied (200), or — when
+      // the database, resumed, cannot finish it within the job wait on a loaded machine — the
+      // documented 503 that says it was not applied. Either way the ledger agrees with the answer.
       const answer = await next;
-      expect(answer.status, `the next request on the connection: ${JSON.stringify(answer.body)}`).to.equal(200);
+      const said = `the next request on the connection: ${answer.status} ${JSON.stringify(answer.body)}`;
+      expect(answer.status === 200 || (answer.status === 503 && answer.body.applied === false), said).to.equal(true);
       expect((await scenario!.drained(20_000)).unfinished).to.equal(0);
       // "retry later" without a key says nothing was applied: it must stay so.
       expect(await applied('late')).to.equal(0);
-      expect(await applied('next')).to.equal(1);
+      expect(await applied('next'), said).to.equal(answer.status === 200 ? 1 : 0);
     } finally {
       agent.destroy();
     }
