@@ -94,10 +94,11 @@ function run(cmd: string, args: string[]): Promise<string> {
 }
 
 /**
- * A private `redis-server` on a free loopback port (or on `port`: a restart where clients expect
- * it), with extra arguments (tests add AOF, maxmemory).
+ * A private `redis-server` on a free loopback port, with extra arguments (tests add AOF, maxmemory).
+ * A restart behind an address clients already know goes through a relay (test/support/relay.ts):
+ * never onto the old port, which another process may have taken since.
  */
-export async function startRedisServer(opts: { port?: number; args?: string[]; dir?: string } = {}) {
+export async function startRedisServer(opts: { args?: string[]; dir?: string } = {}) {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'coupons-redis-'));
   mkdirSync(dir, { recursive: true });
   const launch = async (port: number) => {
@@ -117,21 +118,21 @@ export async function startRedisServer(opts: { port?: number; args?: string[]; d
       child.stderr!.on('data', read);
       child.once('exit', (code) => {
         const why = `redis-server on port ${port} exited with ${code}: ${out.trim().split('\n').slice(-3).join(' / ')}`;
-        reject(REDIS_PORT_TAKEN.test(out) && opts.port === undefined ? new PortTaken(why) : new Error(why));
+        reject(REDIS_PORT_TAKEN.test(out) ? new PortTaken(why) : new Error(why));
       });
     });
     child.stdout!.resume();
     child.stderr!.resume();
     return { port, child };
   };
-  const { port, child } = opts.port === undefined ? await onFreePort(launch) : await launch(opts.port);
+  const { port, child } = await onFreePort(launch);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
     dir,
     child,
-    /** SIGKILL, and wait for the exit (the directory stays, for a restart on the same port). */
+    /** SIGKILL, and wait for the exit (the directory stays, for a restart with the same data). */
     kill: async () => {
       child.kill('SIGKILL');
       await exited;

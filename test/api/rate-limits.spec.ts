@@ -6,7 +6,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { PrivateRedis } from '../chaos/support/processes.js';
+import { PrivateRedis } from '../support/private-servers.js';
 import { adminHelpers, settle, type AdminApp } from '../support/admin.js';
 import { call, startTestApi, TEST_QUEUE_PREFIX, useTestApi, type TestApi } from '../support/context.js';
 

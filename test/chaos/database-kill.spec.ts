@@ -9,7 +9,7 @@ import { testDatabaseMissing } from '../../scripts/embedded-servers.js';
 
 /**
  * Chaos 2: the private test database's FerretDB process SIGKILLed mid-burst, down for 30 s, then
- * relaunched on the same port (tools/testdb/start.sh DIR PORT; PostgreSQL keeps running). The API
+ * relaunched behind the same address (test/support/private-servers.ts; PostgreSQL keeps running). The API
  * answers 503s meanwhile; workers retry their jobs in place (JOB_RETRY_BUDGET_MS, 60 s) and finish
  * them when it is back. Then, on the same database and processes with a new application each, the
  * database frozen (SIGSTOP): a stall rather than a crash — connections stay open and nothing
@@ -36,7 +36,7 @@ describe('chaos: the database killed (SIGKILL) for 30 s, or frozen (SIGSTOP), mi
   });
   after(() => scenario?.stop(keepLogs));
 
-  it('when the database dies for 30 s and comes back on its port, then every answer is a 200, a 4xx or a documented 503, and nothing is applied twice or lost', async () => {
+  it('when the database dies for 30 s and comes back at its address, then every answer is a 200, a 4xx or a documented 503, and nothing is applied twice or lost', async () => {
     const result = await runChaos(scenario!, {
       target: () => api.url!,
       fault: async () => {

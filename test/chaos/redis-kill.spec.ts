@@ -6,8 +6,8 @@ import { Scenario } from './support/scenario.js';
 
 /**
  * Chaos 1: the private Redis (AOF, fsync always) SIGKILLed mid-burst, with jobs queued and running
- * (the workers' database calls slowed by 40 ms), down for 15 s, restarted on the same port from
- * its AOF: the queues survive; the API answers 503s meanwhile and never dies.
+ * (the workers' database calls slowed by 40 ms), down for 15 s, restarted behind the same address
+ * from its AOF: the queues survive; the API answers 503s meanwhile and never dies.
  */
 describe('chaos: Redis killed (SIGKILL) for 15 s mid-burst', function () {
   this.timeout(180_000);

@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
@@ -8,10 +6,9 @@ import { parseConfig } from '../../shared/config.js';
 import { connectDatabase } from '../../shared/data/db.js';
 import { createServices } from '../../shared/services.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
+import { PrivateDatabase, PrivateRedis } from '../support/private-servers.js';
 import { call, createTestApplication, startTestApi, testServices, type TestApi } from '../support/context.js';
 import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.js';
-
-const run = promisify(execFile);
 
 /**
  * One test per finding of the outage review (issue 10), each with real processes and servers:
@@ -102,7 +99,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
 
   it('when Redis is down for 11 s, then the API answers "not applied" 503s at once, stays up, and recovers when Redis returns', async () => {
     const dir = `/tmp/coupons-outage-redis-${process.pid}`;
-    let redis = await startRedisServer({ dir, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    const redis = await PrivateRedis.start(dir);
     const services = await testServices();
     const app = await createTestApplication(services);
     await createCustomers(services, app.id, ['r1']);
@@ -129,8 +126,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
       answers.every((a) => a.status === 503 && a.applied === false && a.ms < 3000),
       JSON.stringify(answers),
     ).to.equal(true);
-    // The same port again (the processes know no other): a deliberate restart, not a port picked then bound.
-    redis = await startRedisServer({ dir, port: redis.port, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    await redis.launch(); // behind the address the processes know
     try {
       let res = await credit();
       for (let i = 0; i < 40 && res.status !== 200; i++) {
@@ -142,14 +138,13 @@ describe('outages and hostile clients: the findings of the outage review', funct
     } finally {
       await Promise.all(procs.splice(0).map((p) => p.kill()));
       await redis.stop();
-      await run('rm', ['-rf', dir]);
     }
   });
 
   it('when the database is down, then every client route answers 503 within seconds, and recovers without a restart', async () => {
     const dir = `/tmp/coupons-outage-db-${process.pid}`;
-    const uri = (await run('bash', ['tools/testdb/start.sh', dir])).stdout.trim();
-    const dbPort = new URL(uri).port; // FerretDB listened on port 0; it comes back on this one
+    const database = await PrivateDatabase.start(dir);
+    const { uri } = database;
     const db = await connectDatabase(`${uri}coupons`);
     try {
       const services = createServices(
@@ -181,7 +176,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
         }),
       ];
       expect((await Promise.all(requests())).map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
-      await run('kill', ['-KILL', (await run('cat', [`${dir}/ferretdb.pid`])).stdout.trim()]);
+      await database.killFrontEnd();
       await new Promise((r) => setTimeout(r, 300));
       const started = Date.now();
       const down = await Promise.all(requests());
@@ -189,7 +184,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
       expect(Date.now() - started).to.be.below(16_000);
       for (const r of down) expect(JSON.stringify(r.body)).to.not.match(/Mongo|ECONNREFUSED|ServerSelection/);
       expect(alive(apiProc)).to.equal(true);
-      await run('bash', ['tools/testdb/start.sh', dir, dbPort]);
+      await database.relaunch(); // behind the address the processes know
       let back = await Promise.all(requests());
       for (let i = 0; i < 40 && back.some((r) => r.status !== 200); i++) {
         await new Promise((r) => setTimeout(r, 500));
@@ -199,7 +194,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
     } finally {
       await Promise.all(procs.splice(0).map((p) => p.kill()));
       await db.close().catch(() => undefined);
-      await run('bash', ['tools/testdb/stop.sh', dir, '--rm']);
+      await database.stop();
     }
   });
 

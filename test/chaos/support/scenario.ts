@@ -18,7 +18,8 @@ import { createServices, type Services } from '../../../shared/services.js';
 import { createCampaign, createCustomers, createWallet } from '../../fixtures/records.js';
 import { createTestApplication, testConfig, type TestApplication } from '../../support/context.js';
 import { ensureInfra } from '../../support/hooks.js';
-import { PrivateDatabase, PrivateRedis, startService, stopService, type ServiceProcess } from './processes.js';
+import { PrivateDatabase, PrivateRedis } from '../../support/private-servers.js';
+import { startService, stopService, type ServiceProcess } from './processes.js';
 
 /** Short timings so that a scenario runs in tens of seconds (README "Configuration"). */
 export const CHAOS_ENV = {
