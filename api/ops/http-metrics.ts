@@ -1,5 +1,5 @@
 /**
- * Request duration by method, route TEMPLATE and status. The raw path is never a label (it holds
+ * Requests in flight, and request duration by method, route TEMPLATE and status. The raw path is never a label (it holds
  * customer ids: unbounded cardinality and personal data); unknown routes are `unmatched`.
  */
 import type { Express, RequestHandler } from 'express';
@@ -10,6 +10,8 @@ import { routeTemplateOf } from './route-template.js';
 export function httpMetrics(metrics: Metrics, app: Express): RequestHandler {
   return (req, res, next) => {
     const end = metrics.httpDuration.startTimer();
+    metrics.httpInFlight.inc();
+    res.once('close', () => metrics.httpInFlight.dec()); // answered, or the connection went
     res.once('finish', () => {
       // A matched route names itself; a request refused before routing (body parser, auth
       // middleware) is looked up among the registered routes; a 404 from the fallback is unmatched.

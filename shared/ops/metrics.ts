@@ -11,6 +11,8 @@ export interface Metrics {
   registry: Registry;
   /** `coupons_http_request_duration_seconds{method, route, status}`; `route` is the template. */
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /** `coupons_http_requests_in_flight` (API): requests received and not yet answered or abandoned. */
+  httpInFlight: Gauge;
   /** `coupons_job_duration_seconds{name, outcome}` (worker). */
   jobDuration: Histogram<'name' | 'outcome'>;
   /** `coupons_redemptions_total{type, outcome, reason}` (API, as job outcomes come back). */
@@ -68,6 +70,11 @@ export function createMetrics(component: 'api' | 'worker', queues: () => readonl
       help: 'HTTP request duration by method, route template and status',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    httpInFlight: new Gauge({
+      name: 'coupons_http_requests_in_flight',
+      help: 'HTTP requests received and not yet answered (or closed by the client), the scrape included',
       registers: [registry],
     }),
     jobDuration: new Histogram({

@@ -2,7 +2,7 @@
  * The operations surface: probes, Prometheus metrics (API and worker), Bull Board's protection,
  * and the worker's failure logs. docs/operations.md describes what is checked here.
  */
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Queue } from 'bullmq';
 import { expect } from 'chai';
@@ -144,6 +144,27 @@ describe('operations: health, metrics, Bull Board', function () {
     } finally {
       expect(await worker.stop()).to.equal(0);
     }
+  });
+
+  it('when a request is still arriving, then /metrics counts it in flight until its client goes', async () => {
+    const inFlight = async () =>
+      metric((await call(api.url, 'GET', '/metrics', SCRAPE)).text, 'coupons_http_requests_in_flight', { component: 'api' });
+    expect(await inFlight()).to.equal(1); // the scrape itself
+    // Headers sent, the body not yet: the API holds the request while it waits for the rest.
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const s = connect(Number(new URL(api.url).port), '127.0.0.1', () => resolve(s));
+      s.once('error', reject);
+    });
+    socket.write(
+      'PUT /wallets/customer/c1/transactions/loyalty HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{',
+    );
+    let held = await inFlight();
+    while (held === 1) held = await inFlight(); // until the API has read the headers
+    expect(held).to.equal(2);
+    socket.destroy();
+    let after = await inFlight();
+    while (after === 2) after = await inFlight(); // until the API has seen the close
+    expect(after).to.equal(1);
   });
 
   it('when Redis does not answer a scrape, then /metrics still answers within a second, without queue depth', async () => {

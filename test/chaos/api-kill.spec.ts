@@ -4,10 +4,23 @@ import type { ServiceProcess } from './support/processes.js';
 import { runChaos, sleep } from './support/run.js';
 import { Scenario } from './support/scenario.js';
 
+const METRICS_TOKEN = 'chaos-metrics-token-0123456789';
+
+/** `coupons_http_requests_in_flight` of an API process, read from its /metrics. */
+async function inFlightAt(api: ServiceProcess): Promise<number> {
+  const res = await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const m = /^coupons_http_requests_in_flight\{[^}]*\} (\S+)$/m.exec(await res.text());
+  if (!m) throw new Error('no coupons_http_requests_in_flight in /metrics');
+  return Number(m[1]);
+}
+
 /**
- * Chaos 4: the API SIGKILLed while keyed and unkeyed requests wait on it (the worker's database
- * calls slowed by 25 ms so that requests wait); from then on the load and every retry go to a
- * second API process. A keyed request whose connection was reset is retried with its key; an
+ * Chaos 4: the API SIGKILLed while keyed and unkeyed requests wait on it; from then on the load and
+ * every retry go to a second API process. The worker's database calls are slowed by 25 ms, and the
+ * worker is paused (SIGSTOP) from just before the kill until just after it: the requests the API
+ * reports in flight (`coupons_http_requests_in_flight`) cannot be answered in between, so the kill
+ * is known to cut connections (a client's own count of requests in flight is not: on a busy
+ * machine their answers may already be on their way). A keyed request whose connection was reset is retried with its key; an
  * unkeyed one got no advice and is not retried: its job still runs, at most once.
  */
 describe('chaos: the API killed (SIGKILL) with requests waiting', function () {
@@ -16,9 +29,15 @@ describe('chaos: the API killed (SIGKILL) with requests waiting', function () {
   let keepLogs = true; // until the hook is through and every test passed: a failure keeps the processes' logs
   let first: ServiceProcess;
   let second: ServiceProcess;
+  let worker: ServiceProcess;
   before(async () => {
     scenario = await Scenario.start({ name: 'api-kill', limit: 20 });
-    [first, second] = await Promise.all([scenario.startApi(), scenario.startApi(), scenario.startWorker({ TEST_SLOW_DB_MS: '25' })]);
+    const env = { METRICS_TOKEN };
+    [first, second, worker] = await Promise.all([
+      scenario.startApi(env),
+      scenario.startApi(env),
+      scenario.startWorker({ TEST_SLOW_DB_MS: '25' }),
+    ]);
     keepLogs = false;
   });
   afterEach(function () {
@@ -29,23 +48,31 @@ describe('chaos: the API killed (SIGKILL) with requests waiting', function () {
   it('when the API dies with keyed and unkeyed requests waiting, then keyed retries through another API resolve once and unkeyed ones apply at most once', async () => {
     let current = () => first;
     let atKill = { withKey: 0, withoutKey: 0 };
+    let held = 0;
     const result = await runChaos(scenario!, {
       target: () => current().url!,
       fault: async (burst) => {
-        // Kill when both kinds of request are waiting on the first API.
-        for (let i = 0; i < 100; i++) {
-          atKill = burst.inFlightTo(first.url!);
-          if (atKill.withKey > 0 && atKill.withoutKey > 0) break;
-          await sleep(50);
+        process.kill(worker.child.pid!, 'SIGSTOP');
+        try {
+          // Kill when both kinds of request are waiting on the first API and it holds some.
+          for (let i = 0; i < 100; i++) {
+            atKill = burst.inFlightTo(first.url!);
+            held = (await inFlightAt(first)) - 1; // less the scrape
+            if (atKill.withKey > 0 && atKill.withoutKey > 0 && held > 0) break;
+            await sleep(50);
+          }
+          current = () => second;
+          await first.kill();
+        } finally {
+          process.kill(worker.child.pid!, 'SIGCONT');
         }
-        current = () => second;
-        await first.kill();
         await sleep(3000);
       },
     });
     report(result);
     expect(atKill.withKey, 'keyed requests waiting at the kill').to.be.greaterThan(0);
     expect(atKill.withoutKey, 'unkeyed requests waiting at the kill').to.be.greaterThan(0);
+    expect(held, 'requests the API held at the kill').to.be.greaterThan(0);
     // The kill cut connections; only unkeyed requests were left without a final answer (a reply
     // already on its way may still have arrived), and every keyed one got its final answer (above).
     expect(result.figures.resets, 'connections cut by the kill').to.be.greaterThan(0);
