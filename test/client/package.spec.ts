@@ -1,8 +1,9 @@
 /**
  * The client as another project depends on it (client/README.md "Depending on the client"): packed
  * with `npm pack`, installed from the tarball into a scratch project outside the repository,
- * type-checked and run against a live service; and installed by path from a checkout, with
- * nothing built beforehand by hand (its `prepare` builds `dist/`).
+ * type-checked and run against a live service; installed by path from a checkout, and by git URL
+ * from the release branch (client/scripts/release-branch.sh), with nothing built beforehand by
+ * hand (its `prepare` builds `dist/`).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -108,18 +109,45 @@ describe('client/: depended on from another project', function () {
     });
   });
 
-  it('when a project installs the client by path from a checkout, then it imports without building it first', async () => {
-    // A checkout of its own, as another project would have: no dist/, no client/node_modules.
+  /** A checkout of its own, as another project would have (no dist/, no client/node_modules), holding the working tree under test. */
+  async function checkoutOfWorkingTree(): Promise<string> {
     const checkout = mkdtempSync(join(tmpdir(), 'coupons-client-checkout-'));
     made.push(checkout);
     await run('git', ['clone', '-q', '--no-hardlinks', REPO, checkout]);
     const copied = ['client/src', 'client/scripts', 'client/package.json', 'client/package-lock.json', 'openapi.yaml'];
-    // The working tree under test, not only what is committed.
     for (const path of copied) await run('cp', ['-r', join(REPO, path), join(checkout, path, '..')]);
+    await run('rm', ['-f', join(checkout, 'client', 'src', 'schema.ts')]); // generated, never committed on main
+    return checkout;
+  }
+
+  it('when a project installs the client by path from a checkout, then it imports without building it first', async () => {
+    const checkout = await checkoutOfWorkingTree();
     expect(existsSync(join(checkout, 'client', 'dist'))).to.equal(false);
     const dir = scratchProject('path');
     made.push(dir);
     await run('npm', ['install', join(checkout, 'client'), ...NPM_QUIET], { cwd: dir });
+    expect(await typeCheckAndRun(dir)).to.include({ created: 201, why: 'coupon_not_found' });
+  });
+
+  it('when the release branch is made and a project installs it by git URL, then it imports without building it first', async () => {
+    const checkout = await checkoutOfWorkingTree();
+    const git = (...args: string[]) => run('git', ['-C', checkout, ...args]);
+    await git('add', '-A');
+    await git('-c', 'user.name=test', '-c', 'user.email=test@coupons.invalid', 'commit', '-qm', 'the working tree under test');
+    const { stdout } = await run('bash', [join(checkout, 'client', 'scripts', 'release-branch.sh')], { cwd: checkout });
+    expect(stdout.trim()).to.match(/^client [0-9a-f]{40}$/);
+    // The branch's root is the package, with its generated schema and without build output.
+    const files = (await git('ls-tree', '-r', '--name-only', 'client')).stdout.split('\n');
+    expect(files).to.include.members(['package.json', 'src/index.ts', 'src/schema.ts', 'scripts/prepare.mjs']);
+    expect(files.some((f) => f.startsWith('dist/') || f.startsWith('node_modules/'))).to.equal(false);
+    // A second run on the same revision adds nothing.
+    const head = (await git('rev-parse', 'client')).stdout;
+    await run('bash', [join(checkout, 'client', 'scripts', 'release-branch.sh')], { cwd: checkout });
+    expect((await git('rev-parse', 'client')).stdout).to.equal(head);
+
+    const dir = scratchProject('git');
+    made.push(dir);
+    await run('npm', ['install', `git+file://${checkout}#client`, ...NPM_QUIET], { cwd: dir });
     expect(await typeCheckAndRun(dir)).to.include({ created: 201, why: 'coupon_not_found' });
   });
 });
