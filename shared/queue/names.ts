@@ -107,6 +107,9 @@ export function partitionQueues(config: Pick<Config, 'redisUrl' | 'queuePrefix' 
     { length: config.queuePartitions },
     (_, p) => new Queue(partitionQueueName(p), queueOptions(config, connection)),
   );
+  // Without a listener BullMQ prints a lost connection to stderr, outside the logs; an outage is
+  // reported by the job gateway's connection (shared/queue/gateway.ts) and by readiness.
+  for (const queue of queues) queue.on('error', () => undefined);
   return {
     queues,
     close: async () => {

@@ -31,6 +31,9 @@ export class WebhookQueue {
   constructor(config: Pick<Config, 'redisUrl' | 'queuePrefix' | 'keepFinishedSeconds'>) {
     this.connection = redisConnection(config.redisUrl!);
     this.queue = new Queue(WEBHOOK_QUEUE, { connection: this.connection, prefix: config.queuePrefix });
+    // Without a listener BullMQ prints a lost connection to stderr, outside the logs; an outage is
+    // reported once by the job gateway's connection (shared/queue/gateway.ts) and by readiness.
+    this.queue.on('error', () => undefined);
     this.jobOptions = {
       // Only for infrastructure errors (MongoDB away): receiver failures are retried on the
       // delivery's own schedule (moveToDelayed), dead letters fail without retry.

@@ -55,11 +55,12 @@ export class PrivateRedis {
   /** Starts the server again on its directory (after a kill); resolves when it accepts connections through the relay. */
   async launch(): Promise<void> {
     this.server = await startRedisServer({ dir: this.dir, args: REDIS_ARGS });
-    await this.relay.retarget(this.server.port);
+    await this.relay.up(this.server.port);
   }
 
-  /** SIGKILL: nothing flushed beyond what `appendfsync always` already wrote. */
+  /** SIGKILL: nothing flushed beyond what `appendfsync always` already wrote; new connections are refused until `launch`. */
   async kill(): Promise<void> {
+    await this.relay.down();
     await this.server.kill();
   }
 
@@ -123,8 +124,10 @@ export class PrivateDatabase {
     return Number(readFileSync(join(this.dir, 'ferretdb.pid'), 'utf8').trim());
   }
 
+  /** SIGKILL; new connections are refused until `relaunch`. */
   async killFrontEnd(): Promise<void> {
     const pid = this.ferretPid;
+    await this.relay.down();
     process.kill(pid, 'SIGKILL');
     for (let i = 0; i < 100; i++) {
       try {
@@ -139,7 +142,7 @@ export class PrivateDatabase {
 
   async relaunch(): Promise<void> {
     const direct = new URL(await run('bash', ['tools/testdb/start.sh', this.dir]));
-    await this.relay.retarget(Number(direct.port));
+    await this.relay.up(Number(direct.port));
   }
 
   async stop(): Promise<void> {

@@ -3,67 +3,89 @@
  * port binds that port again after it was free for a while, and in a busy suite another process
  * can take it in between (an outgoing connection's local port, a listener on port 0): the restart
  * then fails, or clients meet a stranger on that port. So the server listens on port 0 every time,
- * and clients talk to a relay that keeps its own port (port 0, read once) for the whole test and
- * is pointed at each new server port (`retarget`).
+ * and clients talk to a relay that holds its own port for the whole test and is pointed at each new
+ * server port (`up`).
  *
- * The relay is a process of its own (relay-process.ts), not this test process's event loop, so
- * that the load a test generates does not delay the traffic it relays. A kill of the server behind
- * it cuts the clients' connections; while the server is down, connections are accepted and reset
- * (where a direct connection would be refused): both are network errors to a client.
+ * What clients see is what they would see of the server itself: a kill cuts their connections
+ * (the relay passes a FIN on as a FIN, an error as a reset), and while the server is down (`down`,
+ * called before the kill) a new connection is refused — the relay keeps its port bound but stops
+ * listening. A refused connection matters: a client that could connect would send its commands,
+ * and could no longer know they were never applied.
+ *
+ * The relay is a process of its own (relay.py: Node cannot stop listening while keeping the port),
+ * so the load a test generates does not delay the traffic it relays.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { terminate } from './service-process.js';
 
-const READY_MS = 60_000;
+const READY_MS = 30_000;
 
 export class Relay {
+  private waiting: ((line: string) => void) | undefined;
+
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly child: ChildProcessWithoutNullStreams,
     /** The relay's own port: the address clients are given. */
     readonly port: number,
   ) {}
 
   /** Starts a relay to 127.0.0.1:`target`; resolves with it once it listens. */
   static async start(target: number): Promise<Relay> {
-    const child = fork(resolve(import.meta.dirname, 'relay-process.ts'), [String(target)], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    const child = spawn('python3', [resolve(import.meta.dirname, 'relay.py'), String(target)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
+    const lines = createInterface({ input: child.stdout });
     try {
       const port = await new Promise<number>((ok, fail) => {
-        const timer = setTimeout(() => fail(new Error(`the relay did not listen within ${READY_MS / 1000} s`)), READY_MS);
-        child.once('message', (m: { port?: number }) => {
+        const timer = setTimeout(() => fail(new Error(`the relay did not listen within ${READY_MS / 1000} s: ${stderr}`)), READY_MS);
+        lines.once('line', (line) => {
           clearTimeout(timer);
-          if (typeof m.port === 'number') ok(m.port);
-          else fail(new Error(`the relay said ${JSON.stringify(m)}`));
+          const m = /^port (\d+)$/.exec(line);
+          if (m) ok(Number(m[1]));
+          else fail(new Error(`the relay said ${JSON.stringify(line)}: ${stderr}`));
         });
+        child.once('error', (err) => fail(new Error(`python3 (the relay) did not start: ${err.message}`)));
         child.once('exit', (code, signal) => {
           clearTimeout(timer);
-          fail(new Error(`the relay exited with ${code ?? signal} before it listened`));
+          fail(new Error(`the relay exited with ${code ?? signal} before it listened: ${stderr}`));
         });
       });
-      return new Relay(child, port);
+      const relay = new Relay(child, port);
+      lines.on('line', (line) => relay.reply(line));
+      return relay;
     } catch (err) {
       await terminate(child, 'SIGKILL', 1000);
       throw err;
     }
   }
 
-  /** Points new connections at 127.0.0.1:`target`; resolves once the relay has taken it. */
-  retarget(target: number): Promise<void> {
+  private reply(line: string): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.(line);
+  }
+
+  private command(line: string): Promise<void> {
     return new Promise((ok, fail) => {
-      const onMessage = (m: { target?: number }) => {
-        if (m.target !== target) return;
-        this.child.off('message', onMessage);
-        ok();
-      };
-      this.child.on('message', onMessage);
-      this.child.send({ target }, (err) => err && fail(err));
+      this.waiting = (answer) => (answer === line ? ok() : fail(new Error(`the relay answered ${JSON.stringify(answer)} to ${line}`)));
+      this.child.stdin.write(`${line}\n`);
     });
   }
 
+  /** Refuses new connections from now on (existing ones stay: the server's fate decides theirs). */
+  down(): Promise<void> {
+    return this.command('down');
+  }
+
+  /** Joins new connections to 127.0.0.1:`target`, and accepts them again if down. */
+  up(target: number): Promise<void> {
+    return this.command(`up ${target}`);
+  }
+
   async stop(): Promise<void> {
+    this.child.stdin.end();
     await terminate(this.child, 'SIGTERM', 5000);
   }
 }

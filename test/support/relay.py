@@ -1,0 +1,103 @@
+"""The relay's process (see relay.ts): one loopback port, held from start to exit, joined to the
+server behind it. Python rather than Node because holding a port while refusing connections needs
+two things Node does not offer: binding a port explicitly (SO_REUSEPORT beside the port-0 socket
+that found it, so the port is never free in between), and shutdown() of a listening socket, which
+on Linux stops it listening while the socket keeps its port; listen() on it starts again.
+
+Commands on stdin, one per line, each answered on stdout once done:
+  up PORT   join new connections to 127.0.0.1:PORT (and listen, if down)  -> "up PORT"
+  down      refuse new connections (connection refused, as with no server) -> "down"
+The first line on stdout is "port N": the relay's own port. Exits when stdin closes.
+"""
+
+import socket
+import struct
+import sys
+import threading
+
+target = int(sys.argv[1])
+lock = threading.Lock()
+listening = threading.Event()
+
+
+def reset(sock: socket.socket) -> None:
+    """Closes with a RST (SO_LINGER 0): what a client of a dead server sees."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    except OSError:
+        pass
+    sock.close()
+
+
+def pump(src: socket.socket, dst: socket.socket, pair: dict) -> None:
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:  # a FIN: pass it on
+                dst.shutdown(socket.SHUT_WR)
+                return
+            dst.sendall(data)
+    except OSError:  # a reset or a closed socket: cut both sides
+        with lock:
+            if not pair["cut"]:
+                pair["cut"] = True
+                reset(src)
+                reset(dst)
+
+
+def join(client: socket.socket, port: int) -> None:
+    try:
+        upstream = socket.create_connection(("127.0.0.1", port))
+    except OSError:
+        reset(client)
+        return
+    for s in (client, upstream):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    pair = {"cut": False}
+    ends = [threading.Thread(target=pump, args=(a, b, pair), daemon=True) for a, b in ((client, upstream), (upstream, client))]
+    for t in ends:
+        t.start()
+    for t in ends:
+        t.join()
+    with lock:
+        if not pair["cut"]:
+            client.close()
+            upstream.close()
+
+
+finder = socket.socket()
+finder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+finder.bind(("127.0.0.1", 0))
+port = finder.getsockname()[1]
+server = socket.socket()
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+server.bind(("127.0.0.1", port))  # explicit: the port stays bound across shutdown()
+finder.close()
+server.listen(512)
+listening.set()
+
+
+def accept_loop() -> None:
+    while True:
+        listening.wait()
+        try:
+            client, _ = server.accept()
+        except OSError:  # shut down by "down"
+            continue
+        threading.Thread(target=join, args=(client, target), daemon=True).start()
+
+
+threading.Thread(target=accept_loop, daemon=True).start()
+print(f"port {port}", flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["up"]:
+        target = int(words[1])
+        if not listening.is_set():
+            server.listen(512)
+            listening.set()
+        print(f"up {target}", flush=True)
+    elif words == ["down"]:
+        listening.clear()
+        server.shutdown(socket.SHUT_RDWR)
+        print("down", flush=True)
