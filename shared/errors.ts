@@ -7,6 +7,7 @@ import type { Reason } from './reasons.js';
 export type ErrorKind =
   | 'invalid' // bad input: 400
   | 'unauthorized' // bad credentials: 401
+  | 'forbidden' // good credentials, not allowed to do this (an operator's role): 403
   | 'not_found' // unknown customer or wallet on wallet routes: 404
   | 'conflict' // idempotency key reused with another body: 409
   | 'too_large' // body over the limit: 413

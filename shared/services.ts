@@ -16,6 +16,7 @@ import { walletBalanceRepository } from './data/wallet-balance.repository.js';
 import { walletTransactionRepository } from './data/wallet-transaction.repository.js';
 import { walletRepository } from './data/wallet.repository.js';
 import { webhookDeliveryRepository } from './data/webhook-delivery.repository.js';
+import { operatorRepository } from './data/operator.repository.js';
 import { webhookEndpointRepository } from './data/webhook-endpoint.repository.js';
 import { CampaignCache } from './cache/campaign-cache.js';
 import { CredentialCache } from './cache/credential-cache.js';
@@ -41,6 +42,7 @@ export function createRepositories(db: Database) {
     events: eventRepository(db.models),
     webhookEndpoints: webhookEndpointRepository(db.models),
     webhookDeliveries: webhookDeliveryRepository(db.models),
+    operators: operatorRepository(db.models),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -1,9 +1,13 @@
 /**
  * Admin API (docs/admin-api.md): configuration outside the client contract (docs/decisions.md#26).
- * `Authorization: Bearer <ADMIN_TOKEN>`; off (plain 404 like any unknown route) when no token
- * is configured. Routes are thin: each calls one admin use case.
+ * `Authorization: Bearer <ADMIN_TOKEN>` (acts as an owner), or an operator's personal token
+ * (`Bearer cop_…`: its operator's role and applications). Every route names what it does — read,
+ * change, or manage operators — and a role that may not do it is refused with 403, as is a route
+ * of an application the operator is not given. Without an ADMIN_TOKEN configured, only operators'
+ * tokens are answered; without either, the admin API is off (plain 404 like any unknown route).
+ * Routes are thin: each calls one admin use case.
  */
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { DomainError } from '../../shared/errors.js';
 import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { Services } from '../../shared/services.js';
@@ -32,16 +36,41 @@ import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../../shared/ops/token.js';
+import { ADMIN_TOKEN_ACTOR, may, reaches, refusalOf, type Actor, type AdminAction } from '../../shared/domain/roles.js';
+import {
+  actorOfToken,
+  createOperator,
+  createToken,
+  forbidden,
+  getOperator,
+  listOperators,
+  listTokens,
+  revokeToken,
+  updateOperator,
+} from '../../shared/usecases/admin/operators.usecase.js';
 
-export function adminAuth(token: string | undefined): RequestHandler {
-  return (req, res, next) => {
-    if (!token) return notFoundRoute(req, res, next);
-    if (!presentsToken(req.headers.authorization, token)) {
-      return next(new DomainError('unauthorized', 'unauthorized', 'admin token invalid', { code: 401 }));
+const OPERATOR_BEARER = /^Bearer\s+(cop_\S+)\s*$/i;
+
+/** Who is calling (ADMIN_TOKEN or an operator's token), in `res.locals.actor`; 401 for anything else. */
+export function adminAuth(services: Services): RequestHandler {
+  const token = services.config.adminToken;
+  return async (req, res, next) => {
+    const header = req.headers.authorization;
+    const personal = header && header.length <= 4096 ? OPERATOR_BEARER.exec(header) : null;
+    if (!token && !personal) return notFoundRoute(req, res, next);
+    try {
+      const actor =
+        token && presentsToken(header, token) ? ADMIN_TOKEN_ACTOR : personal ? await actorOfToken(services, personal[1]!) : null;
+      if (!actor) return next(new DomainError('unauthorized', 'unauthorized', 'admin token invalid', { code: 401 }));
+      res.locals.actor = actor;
+      next();
+    } catch (err) {
+      next(err);
     }
-    next();
   };
 }
+
+export const actorOf = (res: Response): Actor => res.locals.actor as Actor;
 
 /**
  * A route that answers `status` with the JSON its use case returns. A change to an application's
@@ -49,11 +78,13 @@ export function adminAuth(token: string | undefined): RequestHandler {
  * request on any replica sees it (shared/cache/config-changes.ts).
  */
 const answer =
-  (services: Services, status: number, run: (req: Request) => Promise<unknown>): RequestHandler =>
+  (services: Services, status: number, action: AdminAction, run: (req: Request, actor: Actor) => Promise<unknown>): RequestHandler =>
   async (req, res) => {
+    const actor = actorOf(res);
+    if (!may(actor, action)) throw forbidden(refusalOf(actor, action));
     let result: unknown;
     try {
-      result = await run(req);
+      result = await run(req, actor);
     } finally {
       // Also after a refusal: a change refused half-way may have written part of itself.
       if (req.method !== 'GET' && req.params.app) await services.changes.announce(String(req.params.app));
@@ -61,7 +92,7 @@ const answer =
     res.status(status).json(result);
   };
 
-type Run = (req: Request) => Promise<unknown>;
+type Run = (req: Request, actor: Actor) => Promise<unknown>;
 /** The archive and delete use cases of a resource that belongs to an application. */
 type SetArchived = (services: Services, app: string, id: string, archive: boolean) => Promise<unknown>;
 type Remove = (services: Services, app: string, id: string) => Promise<unknown>;
@@ -69,11 +100,18 @@ type Remove = (services: Services, app: string, id: string) => Promise<unknown>;
 /** @param webhooks - the webhook queue (redelivery); without it redelivery answers 503. */
 export function adminRouter(services: Services, webhooks?: WebhookQueue): Router {
   const r = Router();
-  r.use(adminAuth(services.config.adminToken));
+  r.use(adminAuth(services));
+  // A route of an application the operator is not given: refused before anything is read.
+  r.param('app', (req, res, next, app: string) =>
+    next(reaches(actorOf(res), app) ? undefined : forbidden('this operator is not given this application')),
+  );
   const p = (req: Request, name: string) => String(req.params[name]);
-  /** A route answering `status` (200 unless said) with what its use case returns. */
-  const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, run: Run, status = 200) =>
-    r[method](path, answer(services, status, run));
+  /**
+   * A route answering `status` (200 unless said) with what its use case returns. What it does
+   * (`action`) is a read for GET and a change otherwise, unless said.
+   */
+  const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, run: Run, status = 200, action?: AdminAction) =>
+    r[method](path, answer(services, status, action ?? (method === 'get' ? 'read' : 'change'), run));
   /** `POST <path>/archive`, `POST <path>/unarchive` and `DELETE <path>` of a resource named by `:<param>`. */
   const lifecycle = (path: string, param: string, setArchived: SetArchived, remove: Remove) => {
     const [app, id] = [(req: Request) => p(req, 'app'), (req: Request) => p(req, param)];
@@ -83,8 +121,17 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
   };
 
   const APP = '/applications/:app';
-  on('post', '/applications', (req) => createApplicationFromAdmin(services, req.body), 201);
-  on('get', '/applications', (req) => listApplications(services, req.query));
+  on(
+    'post',
+    '/applications',
+    (req, actor) => {
+      // A new application would be outside a limited operator's applications.
+      if (actor.applications !== null) throw forbidden('an operator limited to some applications may not create one');
+      return createApplicationFromAdmin(services, req.body);
+    },
+    201,
+  );
+  on('get', '/applications', (req, actor) => listApplications(services, req.query, actor.applications));
   on('patch', APP, (req) => updateApplication(services, p(req, 'app'), req.body));
   on('post', `${APP}/rotate-secret`, (req) => rotateSecret(services, p(req, 'app')));
   lifecycle(
@@ -146,5 +193,20 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
     202,
   );
   on('get', `${APP}/events`, (req) => listEvents(services, p(req, 'app'), req.query));
+
+  // Operators: owners manage them; everyone reads itself and manages its own tokens (the use
+  // cases check whose they are).
+  const OPERATOR = '/operators/:operator';
+  on('post', '/operators', (req) => createOperator(services, req.body), 201, 'manage_operators');
+  on('get', '/operators', (req) => listOperators(services, req.query), 200, 'manage_operators');
+  on('get', '/operators/me', async (_req, actor) => {
+    if (!actor.operatorId) return { kind: actor.kind, role: actor.role, applications: actor.applications };
+    return { kind: actor.kind, ...(await getOperator(services, actor, actor.operatorId)) };
+  });
+  on('get', OPERATOR, (req, actor) => getOperator(services, actor, p(req, 'operator')));
+  on('patch', OPERATOR, (req) => updateOperator(services, p(req, 'operator'), req.body), 200, 'manage_operators');
+  on('post', `${OPERATOR}/tokens`, (req, actor) => createToken(services, actor, p(req, 'operator'), req.body), 201, 'read');
+  on('get', `${OPERATOR}/tokens`, (req, actor) => listTokens(services, actor, p(req, 'operator')), 200, 'read');
+  on('delete', `${OPERATOR}/tokens/:token`, (req, actor) => revokeToken(services, actor, p(req, 'operator'), p(req, 'token')), 200, 'read');
   return r;
 }

@@ -9,6 +9,7 @@ import { setReason } from '../reason-headers.js';
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   too_large: 413,

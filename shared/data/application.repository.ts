@@ -35,9 +35,9 @@ export function applicationRepository({ Application }: Models) {
       const d = await Application.findById(id).lean<ApplicationDoc>();
       return d ? toRecord(d) : null;
     },
-    /** Admin page of applications, by `_id` (creation order). */
-    async page(q: IdPageQuery) {
-      return (await findIdPage(Application, {}, q)).map(toRecord);
+    /** Admin page of applications, by `_id` (creation order); only those of `within` when given (a limited operator's). */
+    async page(q: IdPageQuery, within: readonly string[] | null = null) {
+      return (await findIdPage(Application, within ? { _id: { $in: within } } : {}, q)).map(toRecord);
     },
     /**
      * Updates profile fields; bumps credentialsVersion when the status, the secret, the archive

@@ -11,6 +11,7 @@ import { customerSchema, type CustomerDoc } from './customer.schema.js';
 import { limitCounterSchema, type LimitCounterDoc } from './limit-counter.schema.js';
 import { eventSchema, type EventDoc } from './event.schema.js';
 import { idempotencyRecordSchema, type IdempotencyRecordDoc } from './idempotency-record.schema.js';
+import { operatorSchema, operatorTokenSchema, type OperatorDoc, type OperatorTokenDoc } from './operator.schema.js';
 import { redemptionSchema, type RedemptionDoc } from './redemption.schema.js';
 import { walletBalanceSchema, type WalletBalanceDoc } from './wallet-balance.schema.js';
 import { walletTransactionSchema, type WalletTransactionDoc } from './wallet-transaction.schema.js';
@@ -33,6 +34,8 @@ function bindModels(connection: Connection) {
     Event: connection.model<EventDoc>('Event', eventSchema),
     WebhookEndpoint: connection.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema),
     WebhookDelivery: connection.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema),
+    Operator: connection.model<OperatorDoc>('Operator', operatorSchema),
+    OperatorToken: connection.model<OperatorTokenDoc>('OperatorToken', operatorTokenSchema),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

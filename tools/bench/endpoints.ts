@@ -9,10 +9,12 @@
  * its backlog took to drain after the load — and with the delivery worker stopped during the load
  * (what recording the events costs the operations when deliveries run on cores of their own).
  */
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
 import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
+import { databaseSeconds, pidsNamed, processSeconds, withCpu } from './cpu.js';
 import { benchOrder, loadBenchData, loadRedeemApp, queueLoads } from './dataset.js';
 import {
   log,
@@ -46,7 +48,8 @@ export async function endpointsBench(): Promise<string[]> {
     const { port } = receiver.address() as AddressInfo;
     const auth = data.auth;
     log('starting API and one worker');
-    const { url } = await stack.startApi();
+    const api = await stack.startApi();
+    const { url } = api;
     const firstWorker = await stack.startWorker();
 
     const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
@@ -70,7 +73,11 @@ export async function endpointsBench(): Promise<string[]> {
     const v64 = await run('validate', '/coupons/validate', { connections: 64, auth, body: validateBody });
     const b8 = await run('baseline', '/bench/baseline', { connections: 8, auth, body: () => ({ source_id: customer() }) });
     const v8 = await run('validate', '/coupons/validate', { connections: 8, auth, body: validateBody });
-    const { free: vFree, limited: vLimited } = await rateLimitRounds(stack, data.application.id, url, {
+    const {
+      free: vFree,
+      limited: vLimited,
+      cpu: limiterCpu,
+    } = await rateLimitRounds(stack, data.application.id, api, {
       connections: 64,
       auth,
       body: validateBody,
@@ -194,6 +201,7 @@ export async function endpointsBench(): Promise<string[]> {
       `| validate / baseline throughput @64 | ${pct(v64.rps / b64.rps)} | >= 50% | ${met(v64.rps / b64.rps >= 0.5)} |`,
       `| validate p99 / baseline p99 @8 | ${(v8.p99 / Math.max(b8.p99, 1)).toFixed(2)}x | <= 2x | ${met(v8.p99 <= 2 * Math.max(b8.p99, 1))} |`,
       `| validate with a rate limit / without @64 (one Redis script per request) | ${pct(vLimited.rps / vFree.rps)} | >= 95% | ${met(vLimited.rps >= 0.95 * vFree.rps)} |`,
+      `| CPU per validate (all processes), with a rate limit / without | ${pct(limiterCpu.limited.total / limiterCpu.free.total)} | <= 105% | ${met(limiterCpu.limited.total <= 1.05 * limiterCpu.free.total)} |`,
       `| list p50, one connection (200 coupons, 50 items) | ${l1.p50} ms | <= 15 ms | ${met(l1.p50 <= 15)} |`,
       `| list p50 @8 | ${l8.p50} ms | | |`,
       ...queueRows.flatMap(([n, noop, redeem, credit]) => [
@@ -214,28 +222,76 @@ export async function endpointsBench(): Promise<string[]> {
   }
 }
 
+/** CPU per request of each group of processes, in ms, and their total. */
+export interface CpuPerRequest {
+  groups: Record<string, number>;
+  total: number;
+}
+
 /**
  * The rate limiter's cost (docs/rate-limits.md): validate for one application with a limit it
- * never reaches against without one, ROUNDS times interleaved, the medians kept.
+ * never reaches against without one, ROUNDS times interleaved, the medians kept — throughput, and
+ * the CPU per request of every process (the API, Redis, the database when BENCH_DB_DIR names it,
+ * this load generator): on a shared 2-core machine the throughput ratio moves by more than the
+ * 5% it is meant to show, and CPU per request is what a limiter adds on a machine of any size.
  */
-async function rateLimitRounds(stack: Stack, applicationId: string, url: string, load: Load): Promise<{ free: Result; limited: Result }> {
+async function rateLimitRounds(
+  stack: Stack,
+  applicationId: string,
+  api: { url: string; child: ChildProcess },
+  load: Load,
+): Promise<{ free: Result; limited: Result; cpu: { free: CpuPerRequest; limited: CpuPerRequest } }> {
   const limitTo = async (rateLimit: { requests: number; windowSeconds: number } | null) => {
     await stack.services.repos.applications.update(applicationId, { rateLimit });
     await stack.services.changes.announce(applicationId);
     await new Promise((r) => setTimeout(r, 1500)); // past CACHE_CHECK_MS, should the announcement be missed
   };
+  const database = databaseSeconds();
+  const groups: Record<string, () => number> = {
+    API: () => processSeconds([api.child.pid]),
+    Redis: () => processSeconds(pidsNamed('redis-server')),
+    ...(database ? { database } : {}),
+  };
   const rounds: Record<'free' | 'limited', Result[]> = { free: [], limited: [] };
+  const cpu: Record<'free' | 'limited', CpuPerRequest[]> = { free: [], limited: [] };
+  const one = async (kind: 'free' | 'limited', name: string) => {
+    const { result, cpu: shares } = await withCpu(groups, () => measure(name, `${api.url}/coupons/validate`, load));
+    const perRequest = Object.fromEntries(Object.entries(shares.groups).map(([g, cores]) => [g, (cores / result.rps) * 1000]));
+    rounds[kind].push(result);
+    cpu[kind].push({ groups: perRequest, total: Object.values(perRequest).reduce((a, b) => a + b, 0) });
+  };
   for (let r = 0; r < ROUNDS; r++) {
     await limitTo(null);
-    rounds.free.push(await measure(`validate, no rate limit (round ${r + 1}/${ROUNDS})`, `${url}/coupons/validate`, load));
+    await one('free', `validate, no rate limit (round ${r + 1}/${ROUNDS})`);
     await limitTo({ requests: 1_000_000_000, windowSeconds: 3600 });
-    rounds.limited.push(await measure(`validate, a rate limit never reached (round ${r + 1}/${ROUNDS})`, `${url}/coupons/validate`, load));
+    await one('limited', `validate, a rate limit never reached (round ${r + 1}/${ROUNDS})`);
   }
   await limitTo(null);
+  const median = (xs: CpuPerRequest[]): CpuPerRequest => {
+    const mid = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+    return {
+      groups: Object.fromEntries(Object.keys(xs[0]!.groups).map((g) => [g, mid(xs.map((x) => x.groups[g]!))])),
+      total: mid(xs.map((x) => x.total)),
+    };
+  };
   return {
     free: medianOf(rounds.free, 'validate, no rate limit'),
     limited: medianOf(rounds.limited, 'validate, a rate limit never reached'),
+    cpu: { free: median(cpu.free), limited: median(cpu.limited) },
   };
+}
+
+/** The CPU lines of the rate limiter's cost: ms per request by group, without and with, and the ratio of the totals. */
+export function rateLimitCpuLines(cpu: { free: CpuPerRequest; limited: CpuPerRequest }): string[] {
+  const fmt = (c: CpuPerRequest) =>
+    `${Object.entries(c.groups)
+      .map(([g, ms]) => `${g} ${ms.toFixed(3)}`)
+      .join(', ')}; total ${c.total.toFixed(3)} ms`;
+  return [
+    `CPU per validate without a rate limit: ${fmt(cpu.free)}`,
+    `CPU per validate with a rate limit never reached: ${fmt(cpu.limited)}`,
+    `CPU per validate, with / without: ${pct(cpu.limited.total / cpu.free.total)} (target <= 105%)`,
+  ];
 }
 
 /** `npm run bench -- ratelimit`: only the rate limiter's cost on validate (the same phase as in endpoints). */
@@ -243,7 +299,8 @@ export async function rateLimitBench(): Promise<string[]> {
   const stack = await startStack({});
   try {
     const data = await loadBenchData(stack.services, log);
-    const { url } = await stack.startApi();
+    const api = await stack.startApi();
+    const { url } = api;
     await stack.startWorker();
     const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
     const order = benchOrder(5, 'bench-validate');
@@ -254,7 +311,7 @@ export async function rateLimitBench(): Promise<string[]> {
     });
     const load: Load = { connections: 64, auth: data.auth, body };
     await measure('warm-up', `${url}/coupons/validate`, { ...load, connections: 16 });
-    const { free, limited } = await rateLimitRounds(stack, data.application.id, url, load);
+    const { free, limited, cpu } = await rateLimitRounds(stack, data.application.id, api, load);
     return [
       '',
       ...TABLE_HEAD,
@@ -262,6 +319,7 @@ export async function rateLimitBench(): Promise<string[]> {
       row(limited),
       '',
       `validate with a rate limit / without @64: ${pct(limited.rps / free.rps)} (target >= 95%)`,
+      ...rateLimitCpuLines(cpu),
     ];
   } finally {
     await stack.stop();

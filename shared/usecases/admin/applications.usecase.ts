@@ -59,8 +59,9 @@ export async function createApplicationFromAdmin(deps: Deps, input: unknown) {
 }
 
 /** A page of applications in creation order; archived ones only with `include_archived`. */
-export async function listApplications(deps: Deps, query: unknown = {}) {
-  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.applications.page(q));
+/** A page of applications; `within`: only those (an operator limited to some applications). */
+export async function listApplications(deps: Deps, query: unknown = {}, within: readonly string[] | null = null) {
+  const page = await idPage(parsePageQuery(query, ['include_archived']), (q) => deps.repos.applications.page(q, within));
   return { applications: page.rows.map(presentApplication), next_cursor: page.next_cursor };
 }
 
