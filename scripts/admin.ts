@@ -452,6 +452,62 @@ withHook(command('redeliver', 'send one event, or every event of a time range, a
     }),
   );
 
+// ---- operators (docs/admin-api.md#operators) ------------------------------------------------
+const ROLE = () => new Option('--role <role>').choices(['owner', 'editor', 'viewer']);
+const appList = (value: string) => (value === 'all' ? null : value.split(',').filter(Boolean));
+command('whoami', 'who the token stands for (the ADMIN_TOKEN, or an operator)').action(run(() => request('GET', '/operators/me')));
+command('create-operator', 'create an operator (owners); --password-stdin reads its password from stdin')
+  .requiredOption('--email <email>')
+  .addOption(ROLE().makeOptionMandatory())
+  .option('--name <name>')
+  .option('--applications <ids|all>', 'comma-separated application ids it is limited to (default all)', appList)
+  .option('--password-stdin', 'read the password from stdin (never from an argument: shells keep history)')
+  .action(
+    run(async (o) =>
+      request('POST', '/operators', {
+        body: {
+          email: o.email,
+          role: o.role,
+          name: o.name,
+          applications: o.applications ?? null,
+          ...(o.passwordStdin ? { password: readFileSync(0, 'utf8').replace(/\r?\n$/, '') } : {}),
+        },
+      }),
+    ),
+  );
+command('list-operators', 'every operator (owners)').action(run(async () => ({ operators: await everything('/operators', 'operators') })));
+command('update-operator', "change an operator's name, role or applications, or disable / enable it (owners)")
+  .requiredOption('--operator <id>')
+  .option('--name <name>')
+  .addOption(ROLE())
+  .option('--applications <ids|all>', 'comma-separated application ids, or all', appList)
+  .option('--disable')
+  .option('--enable')
+  .action(
+    run((o) => {
+      if (o.disable && o.enable) program.error('--disable and --enable exclude each other', { exitCode: 2 });
+      const body = {
+        ...(o.name !== undefined ? { name: o.name } : {}),
+        ...(o.role !== undefined ? { role: o.role } : {}),
+        ...(o.applications !== undefined ? { applications: o.applications } : {}),
+        ...(o.disable ? { disabled: true } : o.enable ? { disabled: false } : {}),
+      };
+      if (Object.keys(body).length === 0) program.error('nothing to change', { exitCode: 2 });
+      return request('PATCH', '/operators/{operator}', { path: { operator: o.operator }, body });
+    }),
+  );
+command('create-token', 'a personal API token for an operator (yourself, or anyone for owners); printed once')
+  .requiredOption('--operator <id>')
+  .option('--name <name>', 'what it is for')
+  .action(run((o) => request('POST', '/operators/{operator}/tokens', { path: { operator: o.operator }, body: { name: o.name ?? '' } })));
+command('list-tokens', "an operator's tokens (never the tokens themselves)")
+  .requiredOption('--operator <id>')
+  .action(run((o) => request('GET', '/operators/{operator}/tokens', { path: { operator: o.operator } })));
+command('revoke-token', 'revoke a token: it stops working at once')
+  .requiredOption('--operator <id>')
+  .requiredOption('--token <token_id>')
+  .action(run((o) => request('DELETE', '/operators/{operator}/tokens/{token}', { path: { operator: o.operator, token: o.token } })));
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   program.parseAsync(process.argv).catch((err) => {
     process.stderr.write(`${err instanceof Refused ? err.message : String((err as Error).message ?? err)}\n`);
