@@ -28,7 +28,9 @@ describe('chaos: the database killed (SIGKILL) for 30 s, or frozen (SIGSTOP), mi
       this.skip();
     }
     scenario = await Scenario.start({ name: 'database-kill', privateDatabase: true, limit: 30 });
-    [api] = await Promise.all([scenario.startApi(), scenario.startWorker()]);
+    // The driver's topology events (heartbeats, server changes) in the API's log: what its view of
+    // the database was, should it not recover.
+    [api] = await Promise.all([scenario.startApi({ MONGODB_LOG_TOPOLOGY: 'debug', MONGODB_LOG_PATH: 'stderr' }), scenario.startWorker()]);
     keepLogs = false;
   });
   afterEach(function () {

@@ -133,7 +133,17 @@ describe('client/: depended on from another project', function () {
     const checkout = await checkoutOfWorkingTree();
     const git = (...args: string[]) => run('git', ['-C', checkout, ...args]);
     await git('add', '-A');
-    await git('-c', 'user.name=test', '-c', 'user.email=test@coupons.invalid', 'commit', '-qm', 'the working tree under test');
+    // --allow-empty: a clean clone's working tree may hold nothing uncommitted.
+    await git(
+      '-c',
+      'user.name=test',
+      '-c',
+      'user.email=test@coupons.invalid',
+      'commit',
+      '--allow-empty',
+      '-qm',
+      'the working tree under test',
+    );
     const { stdout } = await run('bash', [join(checkout, 'client', 'scripts', 'release-branch.sh')], { cwd: checkout });
     expect(stdout.trim()).to.match(/^client [0-9a-f]{40}$/);
     // The branch's root is the package, with its generated schema and without build output.

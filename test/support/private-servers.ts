@@ -6,7 +6,7 @@
  * of its own. Used by the chaos scenarios and by the outage and rate-limit tests.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { Relay } from './relay.js';
@@ -143,6 +143,17 @@ export class PrivateDatabase {
   async relaunch(): Promise<void> {
     const direct = new URL(await run('bash', ['tools/testdb/start.sh', this.dir]));
     await this.relay.up(Number(direct.port));
+  }
+
+  /** Copies FerretDB's and PostgreSQL's logs into `to` (those that exist). */
+  copyLogs(to: string): void {
+    for (const [from, name] of [
+      ['ferretdb.err', 'ferretdb.err'],
+      ['ferretdb.out', 'ferretdb.out'],
+      ['run/postgresql.log', 'postgresql.log'],
+    ] as const) {
+      if (existsSync(join(this.dir, from))) copyFileSync(join(this.dir, from), join(to, name));
+    }
   }
 
   async stop(): Promise<void> {

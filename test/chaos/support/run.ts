@@ -139,7 +139,11 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
 
   const result = await audit(scenario, burst.ops, startedAt, hangMs);
   // Every exchange of every operation, for a post-mortem (kept with the logs when the test fails, or with CHAOS_KEEP=1).
-  writeFileSync(join(scenario.dir, 'ops.json'), JSON.stringify({ faultStartedAt, faultEndedAt, ops: burst.ops }, null, 1));
+  // One file per scenario run on this directory (a reseeded scenario must not overwrite the one before).
+  writeFileSync(
+    join(scenario.dir, `ops-${scenario.opts.name}.json`),
+    JSON.stringify({ faultStartedAt, faultEndedAt, ops: burst.ops }, null, 1),
+  );
   if (problems.length + result.problems.length > 0) {
     // The queues as they are now, and the jobs of the operations that ended without a final answer.
     const keys = burst.ops

@@ -221,6 +221,8 @@ export class Scenario {
     if (!this.database && !keep) await this.db?.connection.dropDatabase().catch(() => undefined);
     await this.db?.close().catch(() => undefined);
     await this.redis.stop().catch(() => undefined);
+    // A kept scenario keeps its database's own logs too (FerretDB's, PostgreSQL's) for the post-mortem.
+    if (this.database && keep) this.database.copyLogs(this.dir);
     if (this.database) await this.database.stop().catch(() => undefined);
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
