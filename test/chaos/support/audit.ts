@@ -74,7 +74,7 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
   }
 
   // The ledger, by tag; balances against it.
-  const entriesByTag = new Map<string, { txnId: string; points: number; type: string }[]>();
+  const entriesByTag = new Map<string, { id: string; txnId: string; points: number; type: string; createdAt?: Date }[]>();
   const tags = new Set(ops.map((o) => o.id));
   for (const [sourceId, customerId] of scenario.customerIds) {
     const entries = await services.repos.walletTransactions.listForCustomer(app.id, customerId, scenario.walletDbId);
@@ -171,7 +171,17 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
     if (times > 0) f.applied++;
     if (times > 1) {
       f.appliedTwice++;
-      say(op, `applied ${times} times`);
+      // The entries themselves (their txn ids name the operation keys) and every exchange: what the
+      // post-mortem needs to tell a wrong "not applied" (two keys) from a job run twice (one key).
+      const entries = (entriesByTag.get(op.id) ?? []).map((e) => ({ slot: e.id, txnId: e.txnId, at: e.createdAt }));
+      const exchanges = op.exchanges.map((x) => ({
+        status: x.status,
+        sentKey: x.sentKey,
+        headerKey: x.headerKey,
+        kind: x.kind503,
+        at: x.startedAt,
+      }));
+      say(op, `applied ${times} times: entries ${JSON.stringify(entries)}, exchanges ${JSON.stringify(exchanges)}`);
     }
     switch (op.final) {
       case 'ok':
