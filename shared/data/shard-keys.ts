@@ -144,6 +144,8 @@ export const UNSHARDED: Readonly<Record<string, string>> = {
     'one per fixed code plus bulk codes; read by (application, code). If bulk code sets reach tens of millions, shard by { application: 1, codeNormalized: 1 } — the unique index already starts with it',
   wallets: 'a handful of wallet definitions per application, cached',
   webhook_endpoints: 'a handful per application, cached',
+  operators: 'the people who configure the service: tens, read by id or e-mail on admin requests only',
+  operator_tokens: 'a few per operator, read by digest on admin requests only',
 };
 
 type Filter = Record<string, unknown>;
