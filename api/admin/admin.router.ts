@@ -34,6 +34,7 @@ import { campaignUsage, listRedemptions } from '../../shared/usecases/admin/rede
 import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
+import { adminForbidden } from '../../shared/usecases/admin/admin-errors.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../../shared/ops/token.js';
 import { ADMIN_TOKEN_ACTOR, may, reaches, refusalOf, type Actor, type AdminAction } from '../../shared/domain/roles.js';
@@ -41,7 +42,6 @@ import {
   actorOfToken,
   createOperator,
   createToken,
-  forbidden,
   getOperator,
   listOperators,
   listTokens,
@@ -81,7 +81,7 @@ const answer =
   (services: Services, status: number, action: AdminAction, run: (req: Request, actor: Actor) => Promise<unknown>): RequestHandler =>
   async (req, res) => {
     const actor = actorOf(res);
-    if (!may(actor, action)) throw forbidden(refusalOf(actor, action));
+    if (!may(actor, action)) throw adminForbidden(refusalOf(actor, action));
     let result: unknown;
     try {
       result = await run(req, actor);
@@ -103,7 +103,7 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
   r.use(adminAuth(services));
   // A route of an application the operator is not given: refused before anything is read.
   r.param('app', (req, res, next, app: string) =>
-    next(reaches(actorOf(res), app) ? undefined : forbidden('this operator is not given this application')),
+    next(reaches(actorOf(res), app) ? undefined : adminForbidden('this operator is not given this application')),
   );
   const p = (req: Request, name: string) => String(req.params[name]);
   /**
@@ -126,7 +126,7 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
     '/applications',
     (req, actor) => {
       // A new application would be outside a limited operator's applications.
-      if (actor.applications !== null) throw forbidden('an operator limited to some applications may not create one');
+      if (actor.applications !== null) throw adminForbidden('an operator limited to some applications may not create one');
       return createApplicationFromAdmin(services, req.body);
     },
     201,

@@ -3,7 +3,7 @@ import type Joi from 'joi';
 import { DomainError } from '../../errors.js';
 
 export const adminInvalid = (details: string) => new DomainError('invalid', 'Invalid payload', details, { code: 400 });
-export const adminNotFound = (what: 'application' | 'campaign' | 'customer' | 'wallet' | 'webhook' | 'event') =>
+export const adminNotFound = (what: 'application' | 'campaign' | 'customer' | 'wallet' | 'webhook' | 'event' | 'operator' | 'token') =>
   new DomainError('not_found', 'resource not found', `${what} not found`, { code: 404 });
 /** What `lookup` found, or the 404 naming `what`. */
 export async function foundOr404<T>(lookup: Promise<T | null>, what: Parameters<typeof adminNotFound>[0]): Promise<T> {
@@ -11,6 +11,8 @@ export async function foundOr404<T>(lookup: Promise<T | null>, what: Parameters<
   if (found === null) throw adminNotFound(what);
   return found;
 }
+/** Good credentials that may not do this: an operator's role, or an application it is not given (docs/admin-api.md#operators). */
+export const adminForbidden = (details: string) => new DomainError('forbidden', 'Forbidden', details, { code: 403 });
 /** A duplicate id or code, or a delete or archive that what depends on the resource refuses. */
 export const adminConflict = (details: string) => new DomainError('conflict', 'conflict', details, { code: 409 });
 

@@ -9,9 +9,8 @@ import { isDuplicateKeyError } from '../../data/db.js';
 import type { OperatorRecord, OperatorTokenRecord } from '../../data/operator.repository.js';
 import { hashPassword, newToken, TOKEN_PREFIX, tokenDigest } from '../../domain/passwords.js';
 import { may, ROLES, type Actor } from '../../domain/roles.js';
-import { DomainError } from '../../errors.js';
 import type { Services } from '../../services.js';
-import { adminConflict, adminInvalid, validateInput } from './admin-errors.js';
+import { adminConflict, adminForbidden, adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
 import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos' | 'now'>;
@@ -37,9 +36,6 @@ const updateSchema = Joi.object({
   password,
 }).min(1);
 const tokenSchema = Joi.object({ name: Joi.string().max(200).allow('').default('') });
-
-export const operatorNotFound = () => new DomainError('not_found', 'resource not found', 'operator not found', { code: 404 });
-export const forbidden = (details: string) => new DomainError('forbidden', 'Forbidden', details, { code: 403 });
 
 /** What the admin API shows of an operator: never its password hash. */
 export const presentOperator = (o: OperatorRecord) => ({
@@ -84,7 +80,7 @@ export async function actorOfToken(deps: Deps, token: string): Promise<Actor | n
 
 async function requireOperator(deps: Deps, id: string): Promise<OperatorRecord> {
   const o = await deps.repos.operators.findById(id);
-  if (!o) throw operatorNotFound();
+  if (!o) throw adminNotFound('operator');
   return o;
 }
 
@@ -123,7 +119,7 @@ export async function listOperators(deps: Deps, query: unknown = {}) {
 
 /** The operator itself, or another one for whoever may manage operators. */
 export async function getOperator(deps: Deps, actor: Actor, id: string) {
-  if (!mayActOnTokensOf(actor, id)) throw forbidden(`the ${actor.role} role may only read its own operator`);
+  if (!mayActOnTokensOf(actor, id)) throw adminForbidden(`the ${actor.role} role may only read its own operator`);
   return presentOperator(await requireOperator(deps, id));
 }
 
@@ -141,12 +137,12 @@ export async function updateOperator(deps: Deps, id: string, input: unknown) {
     ...changes,
     ...(newPassword ? { passwordHash: await hashPassword(newPassword) } : {}),
   });
-  if (!o) throw operatorNotFound();
+  if (!o) throw adminNotFound('operator');
   return presentOperator(o);
 }
 
 export async function createToken(deps: Deps, actor: Actor, operatorId: string, input: unknown) {
-  if (!mayActOnTokensOf(actor, operatorId)) throw forbidden(`the ${actor.role} role may only manage its own tokens`);
+  if (!mayActOnTokensOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
   const v = validateInput(tokenSchema, input) as { name: string };
   const operator = await requireOperator(deps, operatorId);
   if (operator.disabled) throw adminInvalid('the operator is disabled');
@@ -156,14 +152,14 @@ export async function createToken(deps: Deps, actor: Actor, operatorId: string, 
 }
 
 export async function listTokens(deps: Deps, actor: Actor, operatorId: string) {
-  if (!mayActOnTokensOf(actor, operatorId)) throw forbidden(`the ${actor.role} role may only manage its own tokens`);
+  if (!mayActOnTokensOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
   await requireOperator(deps, operatorId);
   return { tokens: (await deps.repos.operators.tokens.list(operatorId)).map(presentToken) };
 }
 
 export async function revokeToken(deps: Deps, actor: Actor, operatorId: string, tokenId: string) {
-  if (!mayActOnTokensOf(actor, operatorId)) throw forbidden(`the ${actor.role} role may only manage its own tokens`);
+  if (!mayActOnTokensOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
   const t = await deps.repos.operators.tokens.revoke(operatorId, tokenId, deps.now());
-  if (!t) throw new DomainError('not_found', 'resource not found', 'token not found', { code: 404 });
+  if (!t) throw adminNotFound('token');
   return presentToken(t);
 }
