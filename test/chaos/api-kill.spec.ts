@@ -56,12 +56,16 @@ describe('chaos: the API killed (SIGKILL) with requests waiting', function () {
         try {
           // Kill when both kinds of request are waiting on the first API and it holds some.
           for (let i = 0; i < 100; i++) {
-            atKill = burst.inFlightTo(first.url!);
             held = (await inFlightAt(first)) - 1; // less the scrape
-            if (atKill.withKey > 0 && atKill.withoutKey > 0 && held > 0) break;
+            const waiting = burst.inFlightTo(first.url!);
+            if (waiting.withKey > 0 && waiting.withoutKey > 0 && held > 0) break;
             await sleep(50);
           }
+          // New requests go to the second API from now on; what is in flight to the first now is
+          // all the kill can cut (counted after the switch: the scrape above took time, during
+          // which more were sent to the first).
           current = () => second;
+          atKill = burst.inFlightTo(first.url!);
           await first.kill();
         } finally {
           process.kill(worker.child.pid!, 'SIGCONT');
