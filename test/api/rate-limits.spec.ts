@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { PrivateRedis } from '../support/private-servers.js';
 import { adminHelpers, settle, type AdminApp } from '../support/admin.js';
+import { batchFor } from '../../api/middleware/rate-limit.js';
+import { redisConnection } from '../../shared/queue/redis.js';
 import { call, startTestApi, TEST_QUEUE_PREFIX, useTestApi, type TestApi } from '../support/context.js';
 
 describe('rate limits: per application, on Redis', function () {
@@ -83,6 +85,41 @@ describe('rate limits: per application, on Redis', function () {
       const remaining = answers.filter((a) => a.status === 400).map((a) => Number(a.headers.get('ratelimit-remaining')));
       expect(remaining.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i));
     });
+
+    it('when 1,500 requests race through both replicas against a limit of 1,000, then at most 1,000 pass, short of it by no more than one batch per replica', async () => {
+      const app = await newApp();
+      await limitTo(app, { requests: 1000, window_seconds: 3600 });
+      const answers: number[] = [];
+      // 64 at once, as a storefront's checkout traffic would come.
+      for (let i = 0; i < 1500; i += 64) {
+        const n = Math.min(64, 1500 - i);
+        answers.push(
+          ...(await Promise.all(Array.from({ length: n }, (_, j) => validate(app, (i + j) % 2 ? replica.url : api().url)))).map(
+            (a) => a.status,
+          ),
+        );
+      }
+      const passed = answers.filter((st) => st === 400).length;
+      expect(answers.filter((st) => st !== 400 && st !== 429)).to.deep.equal([]);
+      expect(passed).to.be.at.most(1000);
+      // Permits a replica took and did not use when its requests ended: at most its last batch.
+      expect(passed).to.be.at.least(1000 - 2 * batchFor(1000));
+    });
+  });
+
+  it('when far from the limit, then a process takes permits from Redis in batches: one call for the first request, then one per batch', async () => {
+    const app = await newApp();
+    await limitTo(app, { requests: 10_000, window_seconds: 3600 });
+    for (let i = 0; i < 50; i++) expect((await validate(app)).status).to.equal(400);
+    // What Redis counted: 1 (the window's first request learns what remains), then one batch of
+    // which 49 were used — where a call per request would have counted 50.
+    const redis = redisConnection(api().services.config.redisUrl!);
+    try {
+      const counted = Number(await redis.get(`${api().services.config.queuePrefix}:ratelimit:10000/3600:${app.id}`));
+      expect(counted).to.equal(1 + batchFor(10_000 - 1));
+    } finally {
+      redis.disconnect();
+    }
   });
 
   for (const [label, body] of [
