@@ -29,10 +29,17 @@ git -C "$tree" rm -rfq --ignore-unmatch -- .
 git -C "$tree" clean -fdxq
 git -C "$repo" archive "$rev" client | tar -x -C "$work"
 git -C "$repo" show "$rev:openapi.yaml" >"$work/openapi.yaml"
-# Builds dist/ as any install would (prepare.mjs), which generates src/schema.ts on the way.
-(cd "$tree" && node scripts/prepare.mjs >"$work/build.log" 2>&1) || {
+# The generated schema is what the branch needs (its installs compile dist/ from it): generated with
+# the checkout's own build tools when it has them, else with the client's, installed from its lock file.
+tools="$repo/client/node_modules/.bin"
+{
+  if [ ! -x "$tools/openapi-typescript" ]; then
+    (cd "$tree" && npm install --include=dev --ignore-scripts --no-audit --no-fund) && tools="$tree/node_modules/.bin"
+  fi
+  (cd "$tree" && PATH="$tools:$PATH" npm run generate)
+} >"$work/build.log" 2>&1 || {
   cat "$work/build.log" >&2
-  echo "release-branch: the client did not build at $rev" >&2
+  echo "release-branch: the client's schema could not be generated at $rev" >&2
   exit 1
 }
 printf 'node_modules/\ndist/\n' >"$tree/.gitignore"
