@@ -6,6 +6,7 @@
  */
 import Joi from 'joi';
 import type { ApplicationRecord } from '../data/application.repository.js';
+import { retryTransient } from '../data/transient.js';
 import { DomainError } from '../errors.js';
 import type { Services } from '../services.js';
 import { invalidField } from './wallet-errors.js';
@@ -31,7 +32,7 @@ export interface UpsertedCustomer {
 }
 
 export async function upsertOwnCustomer(
-  deps: Pick<Services, 'repos'>,
+  deps: Pick<Services, 'repos' | 'config'>,
   app: Pick<ApplicationRecord, 'id'>,
   req: { sourceId: string; body: unknown; requestId: string },
 ): Promise<UpsertedCustomer> {
@@ -39,7 +40,14 @@ export async function upsertOwnCustomer(
   if (sourceId.length === 0 || sourceId.length > 256) throw invalidField('source_id', 'source_id should be 1 to 256 characters');
   const { value, error } = bodySchema.validate(req.body ?? {}, { abortEarly: true });
   if (error) throw invalidField(String(error.details[0]!.path[0] ?? 'invalid_payload'), error.details[0]!.message.replace(/"/g, ''));
-  const { customer, created } = await deps.repos.customers.upsertOne(app.id, { sourceId, ...(value as { name?: string; email?: string }) });
+  // Racing first upserts of one source_id: the database may refuse the losers for concurrency (a
+  // write conflict, a deadlock) before the winner's document is visible. The upsert is idempotent:
+  // retried, it finds the winner's customer.
+  const { customer, created } = await retryTransient(
+    () => deps.repos.customers.upsertOne(app.id, { sourceId, ...(value as { name?: string; email?: string }) }),
+    deps.config.jobWaitTimeoutMs,
+    20,
+  );
   if (customer.archivedAt) throw customerArchived();
   return {
     source_id: customer.sourceId,
