@@ -117,10 +117,12 @@ export function operatorRepository({ Operator, OperatorToken }: Models) {
           ).lean<OperatorTokenDoc>()) ?? (await OperatorToken.findOne({ _id: id, operator: operatorId }).lean<OperatorTokenDoc>());
         return d ? toTokenRecord(d) : null;
       },
-      /** Records a use, unless one was recorded within the last minute. */
-      async touch(id: string, now: Date): Promise<void> {
+      /** Records a use, unless one was recorded within the last minute (then no round trip at all). */
+      async touch(token: Pick<OperatorTokenRecord, 'id' | 'lastUsedAt'>, now: Date): Promise<void> {
+        const cutoff = new Date(now.getTime() - LAST_USED_EVERY_MS);
+        if (token.lastUsedAt && token.lastUsedAt >= cutoff) return;
         await OperatorToken.updateOne(
-          { _id: id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: new Date(now.getTime() - LAST_USED_EVERY_MS) } }] },
+          { _id: token.id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] },
           { $set: { lastUsedAt: now } },
         );
       },

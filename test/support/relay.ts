@@ -23,7 +23,8 @@ import { terminate } from './service-process.js';
 const READY_MS = 30_000;
 
 export class Relay {
-  private waiting: ((line: string) => void) | undefined;
+  /** Callers of `command`, in order: the relay answers its commands in the order it reads them. */
+  private readonly waiting: ((line: string) => void)[] = [];
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -62,14 +63,12 @@ export class Relay {
   }
 
   private reply(line: string): void {
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.(line);
+    this.waiting.shift()?.(line);
   }
 
   private command(line: string): Promise<void> {
     return new Promise((ok, fail) => {
-      this.waiting = (answer) => (answer === line ? ok() : fail(new Error(`the relay answered ${JSON.stringify(answer)} to ${line}`)));
+      this.waiting.push((answer) => (answer === line ? ok() : fail(new Error(`the relay answered ${JSON.stringify(answer)} to ${line}`))));
       this.child.stdin.write(`${line}\n`);
     });
   }

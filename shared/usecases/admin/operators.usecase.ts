@@ -67,7 +67,7 @@ export async function actorOfToken(deps: Deps, token: string): Promise<Actor | n
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const found = await deps.repos.operators.tokens.findLive(tokenDigest(token));
   if (!found || found.operator.disabled) return null;
-  await deps.repos.operators.tokens.touch(found.token.id, deps.now());
+  await deps.repos.operators.tokens.touch(found.token, deps.now());
   return {
     kind: 'operator',
     role: found.operator.role,
