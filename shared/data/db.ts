@@ -4,6 +4,7 @@
  * down explicitly; nothing else opens connections.
  */
 import mongoose, { type Connection, type Model } from 'mongoose';
+import { applyDriverFixes } from './driver-fixes.js';
 import { applicationSchema, type ApplicationDoc } from './application.schema.js';
 import { campaignSchema, type CampaignDoc } from './campaign.schema.js';
 import { couponCodeSchema, type CouponCodeDoc } from './coupon-code.schema.js';
@@ -46,11 +47,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How long a connection may wait for the database's next bytes before it is given up (the driver's socketTimeoutMS). */
+const SOCKET_TIMEOUT_MS = 60_000;
+
 /**
  * Connects, binds the models and makes sure every index exists. `monitorCommands` lets tests
- * count database round trips (commandStarted events).
+ * count database round trips (commandStarted events); `socketTimeoutMS` lets them wait less than
+ * {@link SOCKET_TIMEOUT_MS} for a database they froze.
  */
-export async function connectDatabase(uri: string, opts: { monitorCommands?: boolean } = {}): Promise<Database> {
+export async function connectDatabase(uri: string, opts: { monitorCommands?: boolean; socketTimeoutMS?: number } = {}): Promise<Database> {
+  applyDriverFixes();
   // autoIndex off: indexes are created once below, awaited, instead of racing the first queries.
   const connection = mongoose.createConnection(uri, {
     monitorCommands: opts.monitorCommands ?? false,
@@ -58,7 +64,7 @@ export async function connectDatabase(uri: string, opts: { monitorCommands?: boo
     maxPoolSize: 20,
     // Bounded waits: while the database is away a request fails (503) in seconds, never hangs.
     serverSelectionTimeoutMS: 5_000,
-    socketTimeoutMS: 60_000,
+    socketTimeoutMS: opts.socketTimeoutMS ?? SOCKET_TIMEOUT_MS,
   });
   await connection.asPromise();
   const models = bindModels(connection);

@@ -78,6 +78,8 @@ const NETWORK_CODES = new Set([
 
 interface DriverError {
   name?: string;
+  /** A bulk write's failure of the whole command (a network error), wrapped by the driver. */
+  errorResponse?: unknown;
   code?: unknown;
   hasErrorLabel?: (l: string) => boolean;
   errorLabels?: unknown;
@@ -89,6 +91,7 @@ export function isTransient(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as DriverError;
   if (TRANSIENT_NAMES.has(e.name ?? '')) return true;
+  if (e.name === 'MongoBulkWriteError' && e.errorResponse instanceof Error && isTransient(e.errorResponse)) return true;
   if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
   if (typeof e.hasErrorLabel === 'function' && LABELS.some((l) => e.hasErrorLabel!(l))) return true;
   if (Array.isArray(e.errorLabels) && LABELS.some((l) => (e.errorLabels as unknown[]).includes(l))) return true;

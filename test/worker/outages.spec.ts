@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { parseConfig } from '../../shared/config.js';
 import { connectDatabase } from '../../shared/data/db.js';
+import { isTransient } from '../../shared/data/transient.js';
 import { createServices } from '../../shared/services.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { PrivateDatabase, PrivateRedis } from '../support/private-servers.js';
@@ -193,6 +194,46 @@ describe('outages and hostile clients: the findings of the outage review', funct
       expect(back.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
     } finally {
       await Promise.all(procs.splice(0).map((p) => p.kill()));
+      await db.close().catch(() => undefined);
+      await database.stop();
+    }
+  });
+
+  it('when the database stops reading while a command larger than the socket buffer is being written, then the command fails with a network timeout, never hangs', async () => {
+    // The driver waits for `drain` before it reads a reply when a command overflows the socket's
+    // buffer; a socket closed meanwhile (here by the socket timeout) never emitted it, and the
+    // command never settled (shared/data/driver-fixes.ts). A frozen database stops reading: the
+    // 40 MB insert fills the buffers between us and it, and the write waits.
+    const dir = `/tmp/coupons-outage-frozen-${process.pid}`;
+    const database = await PrivateDatabase.start(dir);
+    const socketTimeoutMS = 2000;
+    const db = await connectDatabase(`${database.uri}coupons`, { socketTimeoutMS });
+    const pid = database.ferretPid;
+    try {
+      const scratch = db.connection.db!.collection('frozen_writes');
+      await scratch.insertOne({ warm: true });
+      process.kill(pid, 'SIGSTOP');
+      const started = Date.now();
+      const docs = Array.from({ length: 4 }, (_, i) => ({ i, pad: 'x'.repeat(10_000_000) }));
+      const settled = scratch.insertMany(docs).then(
+        () => ({ ok: true as const }),
+        (err: Error) => ({ ok: false as const, err }),
+      );
+      // A hung command never settles: the bound only ends the wait for one (a fixed driver answers
+      // about one socket timeout after the buffers filled), so it is generous: 30 socket timeouts.
+      const bound = 30 * socketTimeoutMS;
+      const outcome = await Promise.race([settled, new Promise<'hung'>((r) => setTimeout(() => r('hung'), bound))]);
+      const waited = Date.now() - started;
+      expect(outcome, `the insert had not settled after ${waited} ms`).to.not.equal('hung');
+      if (outcome === 'hung') return;
+      expect(outcome.ok, 'a frozen database cannot have acknowledged the insert').to.equal(false);
+      if (!outcome.ok) {
+        // insertMany wraps the connection's error (a MongoNetworkTimeoutError) in a MongoBulkWriteError.
+        expect(outcome.err.message).to.match(/^connection \d+ to \S+ (timed out|closed)$/);
+        expect(isTransient(outcome.err)).to.equal(true);
+      }
+    } finally {
+      process.kill(pid, 'SIGCONT');
       await db.close().catch(() => undefined);
       await database.stop();
     }
