@@ -508,6 +508,34 @@ command('revoke-token', 'revoke a token: it stops working at once')
   .requiredOption('--token <token_id>')
   .action(run((o) => request('DELETE', '/operators/{operator}/tokens/{token}', { path: { operator: o.operator, token: o.token } })));
 
+// ---- the audit log -------------------------------------------------------------------------
+command('audit', 'one page of the audit log, newest first: who changed what')
+  .option('--app <id>', "an application's entries (its resources and itself)")
+  .option('--target-type <type>', 'application, customer, wallet, campaign, webhook, operator or token')
+  .option('--target <id>', "one resource's entries")
+  .option('--operator <id>', "one operator's changes")
+  .option('--action <action>', 'e.g. campaign.update')
+  .option('--from <iso>')
+  .option('--to <iso>')
+  .option('--cursor <cursor>')
+  .action(
+    run((o) =>
+      request('GET', '/audit', {
+        query: {
+          application: o.app,
+          target_type: o.targetType,
+          target_id: o.target,
+          operator: o.operator,
+          action: o.action,
+          from: o.from,
+          to: o.to,
+          limit: '1000',
+          cursor: o.cursor,
+        },
+      }),
+    ),
+  );
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   program.parseAsync(process.argv).catch((err) => {
     process.stderr.write(`${err instanceof Refused ? err.message : String((err as Error).message ?? err)}\n`);

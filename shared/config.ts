@@ -91,6 +91,14 @@ export const SETTINGS = {
     example: { value: 'change-me-to-a-long-random-token' },
     section: 'service',
   }),
+  auditFailpoint: setting<string | undefined>({
+    env: 'AUDIT_FAILPOINT',
+    schema: Joi.string().valid('before-change', 'after-change'),
+    doc: 'tests only, refused in production: the process SIGKILLs itself at this point of an audited admin change (after its pending entry, or after the change), to prove that a change and its audit entry are visible together or not at all',
+    shown: '—',
+    example: { value: '', commented: true },
+    section: 'service',
+  }),
   metricsToken: setting<string | undefined>({
     env: 'METRICS_TOKEN',
     schema: Joi.string().min(16),
@@ -316,6 +324,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         `Invalid configuration: ADMIN_TOKEN: in production it must be a random value of at least ${MIN_PRODUCTION_ADMIN_TOKEN} characters, not a placeholder (e.g. openssl rand -hex 32); unset it to turn the admin API off`,
       );
   }
+  if (value.NODE_ENV === 'production' && value.AUDIT_FAILPOINT !== undefined)
+    throw new Error('Invalid configuration: AUDIT_FAILPOINT: a fault injection for tests; never set in production');
   const config = Object.fromEntries(
     Object.entries(SETTINGS).map(([key, s]) => [key, (s as Setting<unknown>).read ? (s as Setting<unknown>).read!(value) : value[s.env]]),
   );

@@ -21,6 +21,7 @@ import { webhookEndpointRepository } from './data/webhook-endpoint.repository.js
 import { CampaignCache } from './cache/campaign-cache.js';
 import { CredentialCache } from './cache/credential-cache.js';
 import { RecheckCache } from './cache/recheck-cache.js';
+import { auditEntryRepository } from './data/audit-entry.repository.js';
 import { ALL_APPLICATIONS, ConfigChanges } from './cache/config-changes.js';
 import type { Logger } from './logger.js';
 import type { ApplicationRecord } from './data/application.repository.js';
@@ -43,6 +44,7 @@ export function createRepositories(db: Database) {
     webhookEndpoints: webhookEndpointRepository(db.models),
     webhookDeliveries: webhookDeliveryRepository(db.models),
     operators: operatorRepository(db.models),
+    audit: auditEntryRepository(db.models),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -35,6 +35,7 @@ import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived 
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { adminForbidden } from '../../shared/usecases/admin/admin-errors.js';
+import { auditedChange, listAudit, type AuditedChange, type TargetType } from '../../shared/usecases/admin/audit.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../../shared/ops/token.js';
 import { ADMIN_TOKEN_ACTOR, may, reaches, refusalOf, type Actor, type AdminAction } from '../../shared/domain/roles.js';
@@ -78,13 +79,19 @@ export const actorOf = (res: Response): Actor => res.locals.actor as Actor;
  * request on any replica sees it (shared/cache/config-changes.ts).
  */
 const answer =
-  (services: Services, status: number, action: AdminAction, run: (req: Request, actor: Actor) => Promise<unknown>): RequestHandler =>
+  (
+    services: Services,
+    status: number,
+    action: AdminAction,
+    run: (req: Request, actor: Actor) => Promise<unknown>,
+    audit: RouteAudit | null,
+  ): RequestHandler =>
   async (req, res) => {
     const actor = actorOf(res);
     if (!may(actor, action)) throw adminForbidden(refusalOf(actor, action));
     let result: unknown;
     try {
-      result = await run(req, actor);
+      result = audit ? await auditedChange(services, actor, audit(req), () => run(req, actor)) : await run(req, actor);
     } finally {
       // Also after a refusal: a change refused half-way may have written part of itself.
       if (req.method !== 'GET' && req.params.app) await services.changes.announce(String(req.params.app));
@@ -93,6 +100,52 @@ const answer =
   };
 
 type Run = (req: Request, actor: Actor) => Promise<unknown>;
+
+/** What a changing route records in the audit log, read from its request. */
+type RouteAudit = (req: Request) => AuditedChange;
+
+/** A route parameter → the kind of resource it names. */
+const PARAM_TARGETS: Record<string, TargetType> = {
+  app: 'application',
+  customer: 'customer',
+  wallet: 'wallet',
+  campaign: 'campaign',
+  webhook: 'webhook',
+  operator: 'operator',
+  token: 'token',
+};
+
+/**
+ * The audit record of a changing route, from its method and path (docs/admin-api.md#audit-log):
+ * `PATCH …/:x` updates x, `DELETE …/:x` deletes it (a token: revokes), `POST …/:x/<verb>` does
+ * <verb> to it, `POST …/<collection>` creates one — except `…/customers` (an upsert of many) and
+ * `…/codes` (codes added to the campaign).
+ */
+export function auditOfRoute(method: string, path: string): RouteAudit {
+  const segments = path.split('/').filter(Boolean);
+  const params = segments.filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+  const lastParam = params.at(-1);
+  const last = segments.at(-1)!;
+  const base = (req: Request) => ({
+    application: req.params.app ? String(req.params.app) : null,
+    requestId: String(req.id),
+  });
+  const idOf = (req: Request, param: string | undefined) => (param ? String(req.params[param]) : null);
+  if (last.startsWith(':')) {
+    const type = PARAM_TARGETS[lastParam!]!;
+    const verb = method === 'patch' ? 'update' : type === 'token' ? 'revoke' : 'delete';
+    return (req) => ({ ...base(req), type, verb, id: idOf(req, lastParam) });
+  }
+  if (last === 'customers')
+    return (req) => ({ ...base(req), type: 'customer', verb: 'upsert', id: null, many: 'Customer', body: req.body });
+  if (last === 'codes')
+    return (req) => ({ ...base(req), type: 'campaign', verb: 'add_codes', id: idOf(req, 'campaign'), many: 'CouponCode', body: req.body });
+  const collection = Object.values(PARAM_TARGETS).find((t) => last === `${t}s` || (t === 'application' && last === 'applications'));
+  if (collection) return (req) => ({ ...base(req), type: collection, verb: 'create', id: null });
+  // `POST …/:x/<verb>`: archive, unarchive, rotate-secret, redeliver, ping.
+  const type = PARAM_TARGETS[lastParam!]!;
+  return (req) => ({ ...base(req), type, verb: last.replace(/-/g, '_'), id: idOf(req, lastParam) });
+}
 /** The archive and delete use cases of a resource that belongs to an application. */
 type SetArchived = (services: Services, app: string, id: string, archive: boolean) => Promise<unknown>;
 type Remove = (services: Services, app: string, id: string) => Promise<unknown>;
@@ -111,7 +164,10 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
    * (`action`) is a read for GET and a change otherwise, unless said.
    */
   const on = (method: 'get' | 'post' | 'patch' | 'delete', path: string, run: Run, status = 200, action?: AdminAction) =>
-    r[method](path, answer(services, status, action ?? (method === 'get' ? 'read' : 'change'), run));
+    r[method](
+      path,
+      answer(services, status, action ?? (method === 'get' ? 'read' : 'change'), run, method === 'get' ? null : auditOfRoute(method, path)),
+    );
   /** `POST <path>/archive`, `POST <path>/unarchive` and `DELETE <path>` of a resource named by `:<param>`. */
   const lifecycle = (path: string, param: string, setArchived: SetArchived, remove: Remove) => {
     const [app, id] = [(req: Request) => p(req, 'app'), (req: Request) => p(req, param)];
@@ -193,6 +249,8 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
     202,
   );
   on('get', `${APP}/events`, (req) => listEvents(services, p(req, 'app'), req.query));
+
+  on('get', '/audit', (req, actor) => listAudit(services, actor, req.query));
 
   // Operators: owners manage them; everyone reads itself and manages its own tokens (the use
   // cases check whose they are).

@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import { auditStamped } from './audit-stamp.js';
 
 export interface ApplicationDoc {
   _id: Types.ObjectId;
@@ -43,3 +44,6 @@ export const applicationSchema = new Schema<ApplicationDoc>(
 );
 // Serves the Basic-auth lookup by API key (every client request, behind the credential cache).
 applicationSchema.index({ apiKey: 1 }, { unique: true });
+
+// Admin changes stamp what they write: docs/admin-api.md#audit-log.
+applicationSchema.plugin(auditStamped);

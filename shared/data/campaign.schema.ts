@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import { auditStamped } from './audit-stamp.js';
 import { DISCOUNT_BASES, METADATA_SCOPES, OPERATORS, SELECTOR_OPERATORS } from '../domain/types.js';
 
 /** Stored form of a campaign (see shared/domain/types.ts `Campaign` and docs/campaigns.md). */
@@ -99,3 +100,6 @@ export const campaignSchema = new Schema<CampaignDoc>(
 // Serves loading an application's campaigns into the in-process cache (one query per change), and
 // the admin's checks over an application's campaigns (wallet references, assigned customers).
 campaignSchema.index({ application: 1, status: 1 });
+
+// Admin changes stamp what they write: docs/admin-api.md#audit-log.
+campaignSchema.plugin(auditStamped);

@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import { auditStamped } from './audit-stamp.js';
 
 /**
  * Every code, fixed or bulk, in one collection so that one unique index keeps codes unique per
@@ -33,3 +34,6 @@ couponCodeSchema.index({ application: 1, campaign: 1 });
 
 /** The one normalisation of a code (docs/decisions.md#5). */
 export const normalizeCode = (code: string): string => code.trim().toUpperCase();
+
+// Admin changes stamp what they write: docs/admin-api.md#audit-log.
+couponCodeSchema.plugin(auditStamped);

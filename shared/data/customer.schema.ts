@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import { auditStamped } from './audit-stamp.js';
 
 export interface CustomerDoc {
   _id: Types.ObjectId;
@@ -27,3 +28,6 @@ export const customerSchema = new Schema<CustomerDoc>(
 customerSchema.index({ application: 1, sourceId: 1 }, { unique: true });
 // Serves the admin's pages of an application's customers (by _id, after a cursor).
 customerSchema.index({ application: 1, _id: 1 });
+
+// Admin changes stamp what they write: docs/admin-api.md#audit-log.
+customerSchema.plugin(auditStamped);

@@ -6,6 +6,7 @@
 import mongoose, { type Connection, type Model } from 'mongoose';
 import { applyDriverFixes } from './driver-fixes.js';
 import { applicationSchema, type ApplicationDoc } from './application.schema.js';
+import { auditEntrySchema, type AuditEntryDoc } from './audit-entry.schema.js';
 import { campaignSchema, type CampaignDoc } from './campaign.schema.js';
 import { couponCodeSchema, type CouponCodeDoc } from './coupon-code.schema.js';
 import { customerSchema, type CustomerDoc } from './customer.schema.js';
@@ -37,6 +38,7 @@ function bindModels(connection: Connection) {
     WebhookDelivery: connection.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema),
     Operator: connection.model<OperatorDoc>('Operator', operatorSchema),
     OperatorToken: connection.model<OperatorTokenDoc>('OperatorToken', operatorTokenSchema),
+    AuditEntry: connection.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import { auditStamped } from './audit-stamp.js';
 import { ROLES, type Role } from '../domain/roles.js';
 
 /**
@@ -66,3 +67,7 @@ export const operatorTokenSchema = new Schema<OperatorTokenDoc>(
 operatorTokenSchema.index({ digest: 1 }, { unique: true });
 // Serves an operator's token listing.
 operatorTokenSchema.index({ operator: 1, _id: 1 });
+
+// Admin changes stamp what they write: docs/admin-api.md#audit-log.
+operatorSchema.plugin(auditStamped);
+operatorTokenSchema.plugin(auditStamped);

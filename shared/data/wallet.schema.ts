@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import { auditStamped } from './audit-stamp.js';
 
 /** A custom wallet defined by an application (contract: Wallet object, minus the balance). */
 export interface WalletDoc {
@@ -32,3 +33,6 @@ export const walletSchema = new Schema<WalletDoc>(
 // Serves wallet read (all wallets of an application) and update (one wallet by its wallet_id),
 // and keeps wallet ids unique within an application (archived wallets' ids stay taken).
 walletSchema.index({ application: 1, walletId: 1 }, { unique: true });
+
+// Admin changes stamp what they write: docs/admin-api.md#audit-log.
+walletSchema.plugin(auditStamped);

@@ -1,4 +1,5 @@
 import { Schema, type Types } from 'mongoose';
+import { auditStamped } from './audit-stamp.js';
 
 /**
  * A receiver of an application's events (docs/events.md). The signing secret is stored as is:
@@ -41,3 +42,6 @@ export const webhookEndpointSchema = new Schema<WebhookEndpointDoc>(
 // Serves every read of endpoints: an application's endpoints (the in-process cache that recording
 // and delivery read, the admin listing) and one of them by id.
 webhookEndpointSchema.index({ application: 1, _id: 1 });
+
+// Admin changes stamp what they write: docs/admin-api.md#audit-log.
+webhookEndpointSchema.plugin(auditStamped);

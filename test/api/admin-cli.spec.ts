@@ -118,6 +118,12 @@ describe('admin command line: through the admin API', function () {
     expect((await cli(['whoami'], { COUPONS_ADMIN_TOKEN: token })).code).to.equal(1);
     expect((await json(['update-operator', '--operator', operator.id, '--role', 'editor'])).role).to.equal('editor');
     expect((await json(['list-operators'])).operators.map((o: { id: string }) => o.id)).to.include(operator.id);
+    // The audit log of that operator, as the command line reads it: newest first.
+    const audit = await json(['audit', '--target', operator.id]);
+    expect(audit.entries.map((e: { action: string }) => e.action)).to.deep.equal(['operator.update', 'operator.create']);
+    expect(audit.entries[0].changes.role).to.deep.equal({ before: 'viewer', after: 'editor' });
+    const tokens = await json(['audit', '--target-type', 'token', '--action', 'token.revoke', '--target', tokenId]);
+    expect(tokens.entries).to.have.length(1);
   });
 
   it('when the token is wrong or the service unreachable, then it exits 1 saying so', async () => {
