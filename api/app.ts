@@ -48,7 +48,9 @@ export function buildApp({
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', false);
+  // Only proxies named by TRUST_PROXY may tell the client's address and scheme (req.ip, req.secure).
+  const trust = services.config.trustProxy;
+  app.set('trust proxy', trust === undefined ? false : /^\d+$/.test(trust) ? Number(trust) : trust);
 
   app.use(
     pinoHttp({
@@ -72,7 +74,10 @@ export function buildApp({
   extraRoutes?.(app);
   // Before the /admin router, which would otherwise answer /admin/queues itself.
   app.use(BULL_BOARD_PATH, bullBoard(queuesOf(jobs, webhooks), services.config.adminToken));
-  app.use('/admin', adminRouter(services, webhooks));
+  app.use(
+    '/admin',
+    adminRouter(services, webhooks, () => jobs.redis),
+  );
   // Queued operations answer by the job wait; anything else hanging is cut a little later.
   const handleError = errorHandler(services.config.bodyLimit);
   app.use(answerWithin(services.config.jobWaitTimeoutMs + 5000, handleError), clientRouter(services, jobs));

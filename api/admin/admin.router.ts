@@ -34,7 +34,21 @@ import { campaignUsage, listRedemptions } from '../../shared/usecases/admin/rede
 import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
-import { adminForbidden } from '../../shared/usecases/admin/admin-errors.js';
+import { timingSafeEqual } from 'node:crypto';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { RedisClient } from '../../shared/queue/redis.js';
+import { adminForbidden, adminInvalid } from '../../shared/usecases/admin/admin-errors.js';
+import {
+  actorOfSession,
+  CSRF_HEADER,
+  csrfTokenOf,
+  listSessions,
+  revokeSession,
+  SESSION_COOKIE,
+  signIn,
+  type LoginThrottle,
+} from '../../shared/usecases/admin/sessions.usecase.js';
+import { loginThrottle } from './login-throttle.js';
 import { auditedChange, listAudit, type AuditedChange, type TargetType } from '../../shared/usecases/admin/audit.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../../shared/ops/token.js';
@@ -52,20 +66,79 @@ import {
 
 const OPERATOR_BEARER = /^Bearer\s+(cop_\S+)\s*$/i;
 
-/** Who is calling (ADMIN_TOKEN or an operator's token), in `res.locals.actor`; 401 for anything else. */
+/** The session cookie's value, if the request carries one. */
+const sessionCookieOf = (req: Request): string | undefined => {
+  const header = req.headers.cookie;
+  return header && header.length <= 8192 ? parseCookie(header)[SESSION_COOKIE] : undefined;
+};
+
+/** Methods that change nothing: no CSRF token needed with a session cookie. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/**
+ * Who is calling, in `res.locals.actor`: the ADMIN_TOKEN or an operator's token (`Authorization`),
+ * else an operator's browser session (its cookie; a change also needs the session's CSRF token in
+ * `X-CSRF-Token`, else 403). 401 for anything else.
+ */
 export function adminAuth(services: Services): RequestHandler {
   const token = services.config.adminToken;
   return async (req, res, next) => {
     const header = req.headers.authorization;
     const personal = header && header.length <= 4096 ? OPERATOR_BEARER.exec(header) : null;
-    if (!token && !personal) return notFoundRoute(req, res, next);
+    const session = header ? undefined : sessionCookieOf(req);
+    if (!token && !personal && !session) return notFoundRoute(req, res, next);
     try {
       const actor =
-        token && presentsToken(header, token) ? ADMIN_TOKEN_ACTOR : personal ? await actorOfToken(services, personal[1]!) : null;
+        token && presentsToken(header, token)
+          ? ADMIN_TOKEN_ACTOR
+          : personal
+            ? await actorOfToken(services, personal[1]!)
+            : session
+              ? await actorOfSession(services, session)
+              : null;
       if (!actor) return next(new DomainError('unauthorized', 'unauthorized', 'admin token invalid', { code: 401 }));
+      if (session && !SAFE_METHODS.has(req.method)) {
+        const sent = req.headers[CSRF_HEADER];
+        if (typeof sent !== 'string' || !sameText(sent, csrfTokenOf(session)))
+          return next(adminForbidden(`a change made with a session cookie needs its CSRF token in ${CSRF_HEADER}`));
+      }
       res.locals.actor = actor;
+      res.locals.sessionToken = session;
       next();
     } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** The session cookie: scoped to the admin API, never readable by scripts, never sent cross-site; Secure behind TLS. */
+const sessionCookie = (req: Request, value: string, maxAgeSeconds: number) =>
+  stringifySetCookie({
+    name: SESSION_COOKIE,
+    value,
+    path: '/admin',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: req.secure,
+    maxAge: maxAgeSeconds,
+  });
+
+/** `POST /admin/sessions`: sign in (no credentials needed to call it; throttled). */
+function signInRoute(services: Services, throttle: LoginThrottle): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const { token, body } = await signIn(services, throttle, req.body, {
+        address: req.ip ?? '',
+        userAgent: String(req.headers['user-agent'] ?? ''),
+      });
+      res.setHeader('Set-Cookie', sessionCookie(req, token, Math.floor(services.config.sessionMaxAgeMs / 1000)));
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(201).json(body);
+    } catch (err) {
+      const wait = (err as { retryAfter?: number }).retryAfter;
+      if (wait) res.setHeader('Retry-After', String(wait));
       next(err);
     }
   };
@@ -113,6 +186,7 @@ const PARAM_TARGETS: Record<string, TargetType> = {
   webhook: 'webhook',
   operator: 'operator',
   token: 'token',
+  session: 'session',
 };
 
 /**
@@ -133,7 +207,7 @@ export function auditOfRoute(method: string, path: string): RouteAudit {
   const idOf = (req: Request, param: string | undefined) => (param ? String(req.params[param]) : null);
   if (last.startsWith(':')) {
     const type = PARAM_TARGETS[lastParam!]!;
-    const verb = method === 'patch' ? 'update' : type === 'token' ? 'revoke' : 'delete';
+    const verb = method === 'patch' ? 'update' : type === 'token' || type === 'session' ? 'revoke' : 'delete';
     return (req) => ({ ...base(req), type, verb, id: idOf(req, lastParam) });
   }
   if (last === 'customers')
@@ -150,9 +224,13 @@ export function auditOfRoute(method: string, path: string): RouteAudit {
 type SetArchived = (services: Services, app: string, id: string, archive: boolean) => Promise<unknown>;
 type Remove = (services: Services, app: string, id: string) => Promise<unknown>;
 
-/** @param webhooks - the webhook queue (redelivery); without it redelivery answers 503. */
-export function adminRouter(services: Services, webhooks?: WebhookQueue): Router {
+/**
+ * @param webhooks - the webhook queue (redelivery); without it redelivery answers 503.
+ * @param redis - where sign-in failures are counted (read at the first sign-in).
+ */
+export function adminRouter(services: Services, webhooks?: WebhookQueue, redis: () => RedisClient | undefined = () => undefined): Router {
   const r = Router();
+  r.post('/sessions', signInRoute(services, loginThrottle(services.config, redis)));
   r.use(adminAuth(services));
   // A route of an application the operator is not given: refused before anything is read.
   r.param('app', (req, res, next, app: string) =>
@@ -266,5 +344,25 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue): Router
   on('post', `${OPERATOR}/tokens`, (req, actor) => createToken(services, actor, p(req, 'operator'), req.body), 201, 'read');
   on('get', `${OPERATOR}/tokens`, (req, actor) => listTokens(services, actor, p(req, 'operator')), 200, 'read');
   on('delete', `${OPERATOR}/tokens/:token`, (req, actor) => revokeToken(services, actor, p(req, 'operator'), p(req, 'token')), 200, 'read');
+  on('get', `${OPERATOR}/sessions`, (req, actor) => listSessions(services, actor, p(req, 'operator')), 200, 'read');
+  on(
+    'delete',
+    `${OPERATOR}/sessions/:session`,
+    (req, actor) => revokeSession(services, actor, p(req, 'operator'), p(req, 'session')),
+    200,
+    'read',
+  );
+  // Sign out: the session of the cookie ends; the cookie is cleared.
+  r.delete('/sessions/current', async (req, res, next) => {
+    try {
+      const actor = actorOf(res);
+      if (!actor.sessionId) throw adminInvalid('signing out needs a session cookie');
+      await revokeSession(services, actor, actor.operatorId!, actor.sessionId);
+      res.setHeader('Set-Cookie', sessionCookie(req, '', 0));
+      res.status(200).json({ signed_out: true });
+    } catch (err) {
+      next(err);
+    }
+  });
   return r;
 }

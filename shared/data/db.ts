@@ -13,7 +13,14 @@ import { customerSchema, type CustomerDoc } from './customer.schema.js';
 import { limitCounterSchema, type LimitCounterDoc } from './limit-counter.schema.js';
 import { eventSchema, type EventDoc } from './event.schema.js';
 import { idempotencyRecordSchema, type IdempotencyRecordDoc } from './idempotency-record.schema.js';
-import { operatorSchema, operatorTokenSchema, type OperatorDoc, type OperatorTokenDoc } from './operator.schema.js';
+import {
+  operatorSchema,
+  operatorSessionSchema,
+  operatorTokenSchema,
+  type OperatorDoc,
+  type OperatorSessionDoc,
+  type OperatorTokenDoc,
+} from './operator.schema.js';
 import { redemptionSchema, type RedemptionDoc } from './redemption.schema.js';
 import { walletBalanceSchema, type WalletBalanceDoc } from './wallet-balance.schema.js';
 import { walletTransactionSchema, type WalletTransactionDoc } from './wallet-transaction.schema.js';
@@ -38,6 +45,7 @@ function bindModels(connection: Connection) {
     WebhookDelivery: connection.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema),
     Operator: connection.model<OperatorDoc>('Operator', operatorSchema),
     OperatorToken: connection.model<OperatorTokenDoc>('OperatorToken', operatorTokenSchema),
+    OperatorSession: connection.model<OperatorSessionDoc>('OperatorSession', operatorSessionSchema),
     AuditEntry: connection.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
   };
 }

@@ -2,7 +2,7 @@ import { Types } from 'mongoose';
 import type { Role } from '../domain/roles.js';
 import { findIdPage } from './admin-queries.js';
 import type { Models } from './db.js';
-import type { OperatorDoc, OperatorTokenDoc } from './operator.schema.js';
+import type { OperatorDoc, OperatorSessionDoc, OperatorTokenDoc } from './operator.schema.js';
 
 /** An operator as the use cases see it: string ids, no password hash. */
 export interface OperatorRecord {
@@ -52,12 +52,34 @@ const toTokenRecord = (d: OperatorTokenDoc): OperatorTokenRecord => ({
 const isObjectId = (id: string) => /^[0-9a-f]{24}$/.test(id);
 const ids = (xs: string[] | null) => (xs ? xs.map((x) => new Types.ObjectId(x)) : null);
 
+export interface OperatorSessionRecord {
+  id: string;
+  operatorId: string;
+  address: string;
+  userAgent: string;
+  expiresAt: Date;
+  lastSeenAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+const toSessionRecord = (d: OperatorSessionDoc): OperatorSessionRecord => ({
+  id: String(d._id),
+  operatorId: String(d.operator),
+  address: d.address ?? '',
+  userAgent: d.userAgent ?? '',
+  expiresAt: d.expiresAt,
+  lastSeenAt: d.lastSeenAt,
+  revokedAt: d.revokedAt ?? null,
+  createdAt: d.createdAt,
+});
+
 export type OperatorChanges = Partial<Pick<OperatorRecord, 'name' | 'role' | 'applications' | 'disabled'>> & { passwordHash?: string };
 
 /** A token's last use is written at most this often: not one write per admin request. */
 const LAST_USED_EVERY_MS = 60_000;
 
-export function operatorRepository({ Operator, OperatorToken }: Models) {
+export function operatorRepository({ Operator, OperatorToken, OperatorSession }: Models) {
   return {
     async create(
       input: Pick<OperatorRecord, 'email' | 'name' | 'role' | 'applications'> & { passwordHash: string | null },
@@ -88,6 +110,61 @@ export function operatorRepository({ Operator, OperatorToken }: Models) {
       const set = { ...rest, ...(applications !== undefined ? { applications: ids(applications) } : {}) };
       const d = await Operator.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<OperatorDoc>();
       return d ? toRecord(d) : null;
+    },
+
+    sessions: {
+      async create(
+        operatorId: string,
+        input: Pick<OperatorSessionRecord, 'address' | 'userAgent' | 'expiresAt' | 'lastSeenAt'> & { digest: string },
+      ): Promise<OperatorSessionRecord> {
+        const doc = await OperatorSession.create({ ...input, operator: new Types.ObjectId(operatorId) });
+        return toSessionRecord(doc.toObject());
+      },
+      /** The session with this digest that has not ended (expired, idle past `idleCutoff`, or revoked), and its operator. */
+      async findLive(
+        digest: string,
+        now: Date,
+        idleCutoff: Date,
+      ): Promise<{ session: OperatorSessionRecord; operator: OperatorRecord } | null> {
+        const d = await OperatorSession.findOne({
+          digest,
+          revokedAt: null,
+          expiresAt: { $gt: now },
+          lastSeenAt: { $gt: idleCutoff },
+        }).lean<OperatorSessionDoc>();
+        if (!d) return null;
+        const o = await Operator.findById(d.operator).lean<OperatorDoc>();
+        return o ? { session: toSessionRecord(d), operator: toRecord(o) } : null;
+      },
+      /** The operator's sessions that have not ended. */
+      async listLive(operatorId: string, now: Date, idleCutoff: Date): Promise<OperatorSessionRecord[]> {
+        if (!isObjectId(operatorId)) return [];
+        const ds = await OperatorSession.find({
+          operator: operatorId,
+          revokedAt: null,
+          expiresAt: { $gt: now },
+          lastSeenAt: { $gt: idleCutoff },
+        })
+          .sort({ _id: 1 })
+          .lean<OperatorSessionDoc[]>();
+        return ds.map(toSessionRecord);
+      },
+      async revoke(operatorId: string, id: string, now: Date): Promise<OperatorSessionRecord | null> {
+        if (!isObjectId(id) || !isObjectId(operatorId)) return null;
+        const d =
+          (await OperatorSession.findOneAndUpdate(
+            { _id: id, operator: operatorId, revokedAt: null },
+            { $set: { revokedAt: now } },
+            { returnDocument: 'after' },
+          ).lean<OperatorSessionDoc>()) ?? (await OperatorSession.findOne({ _id: id, operator: operatorId }).lean<OperatorSessionDoc>());
+        return d ? toSessionRecord(d) : null;
+      },
+      /** Records activity (the idle clock), at most once a minute, as for tokens. */
+      async touch(session: Pick<OperatorSessionRecord, 'id' | 'lastSeenAt'>, now: Date): Promise<void> {
+        const cutoff = new Date(now.getTime() - LAST_USED_EVERY_MS);
+        if (session.lastSeenAt >= cutoff) return;
+        await OperatorSession.updateOne({ _id: session.id, lastSeenAt: { $lt: cutoff } }, { $set: { lastSeenAt: now } });
+      },
     },
 
     tokens: {

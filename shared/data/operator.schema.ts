@@ -71,3 +71,38 @@ operatorTokenSchema.index({ operator: 1, _id: 1 });
 // Admin changes stamp what they write: docs/admin-api.md#audit-log.
 operatorSchema.plugin(auditStamped);
 operatorTokenSchema.plugin(auditStamped);
+
+/**
+ * A browser session of an operator (docs/admin-api.md#sessions): only the SHA-256 of its cookie
+ * is stored. It ends at `expiresAt` (absolute), after an idle time (`lastSeenAt`), or when revoked;
+ * the TTL index removes it a day after it expired.
+ */
+export interface OperatorSessionDoc {
+  _id: Types.ObjectId;
+  operator: Types.ObjectId;
+  digest: string;
+  address: string;
+  userAgent: string;
+  expiresAt: Date;
+  lastSeenAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const operatorSessionSchema = new Schema<OperatorSessionDoc>(
+  {
+    operator: { type: Schema.Types.ObjectId, required: true },
+    digest: { type: String, required: true },
+    address: { type: String, default: '' },
+    userAgent: { type: String, default: '' },
+    expiresAt: { type: Date, required: true },
+    lastSeenAt: { type: Date, required: true },
+    revokedAt: { type: Date, default: null },
+  },
+  { collection: 'operator_sessions', timestamps: true, versionKey: false },
+);
+operatorSessionSchema.index({ digest: 1 }, { unique: true });
+operatorSessionSchema.index({ operator: 1, _id: 1 });
+operatorSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 86_400 });
+operatorSessionSchema.plugin(auditStamped);

@@ -146,6 +146,7 @@ export const UNSHARDED: Readonly<Record<string, string>> = {
   webhook_endpoints: 'a handful per application, cached',
   operators: 'the people who configure the service: tens, read by id or e-mail on admin requests only',
   operator_tokens: 'a few per operator, read by digest on admin requests only',
+  operator_sessions: 'one per signed-in browser, read by digest on admin requests only; expired ones removed by a TTL index',
   audit_entries: 'one per admin change (people at work: thousands a day at most), read on admin requests only',
 };
 

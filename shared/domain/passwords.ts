@@ -6,7 +6,9 @@
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const PARAMS = { N: 16384, r: 8, p: 1 } as const;
+/** scrypt's cost: N = 2^cost (14 by default: 16 MB and tens of ms a check), r = 8, p = 1. */
+export const DEFAULT_HASH_COST = 14;
+const paramsOf = (cost: number) => ({ N: 2 ** cost, r: 8, p: 1 }) as const;
 const KEY_LENGTH = 32;
 
 const derive = (password: string, salt: Buffer, opts: ScryptOptions) =>
@@ -16,15 +18,25 @@ const derive = (password: string, salt: Buffer, opts: ScryptOptions) =>
     ),
   );
 
-/** `scrypt$N$r$p$<salt base64>$<hash base64>`. */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$<salt base64>$<hash base64>`, at `cost` (PASSWORD_HASH_COST). */
+export async function hashPassword(password: string, cost = DEFAULT_HASH_COST): Promise<string> {
+  const params = paramsOf(cost);
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const key = await derive(password, salt, params);
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-/** A stored hash for comparisons when there is no account: verifying against it costs what a real check costs. */
-export const DECOY_HASH = `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
+/**
+ * A stored hash for comparisons when there is no account (or no password): verifying against it
+ * costs what checking a password hashed at `cost` does, so the answer's time does not tell.
+ */
+export const decoyHash = (cost = DEFAULT_HASH_COST): string => {
+  const params = paramsOf(cost);
+  return `scrypt$${params.N}$${params.r}$${params.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
+};
+
+/** True when `stored` was hashed at another cost than `cost` (re-hashed at the next successful sign-in). */
+export const hashedAtOtherCost = (stored: string, cost: number): boolean => stored.split('$')[1] !== String(2 ** cost);
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');

@@ -25,6 +25,8 @@ export interface Actor {
   operatorId?: string;
   email?: string;
   tokenId?: string;
+  /** Signed in through a browser session (its cookie): state-changing requests need its CSRF token. */
+  sessionId?: string;
 }
 
 export const ADMIN_TOKEN_ACTOR: Actor = Object.freeze({ kind: 'admin_token', role: 'owner', applications: null });

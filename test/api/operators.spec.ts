@@ -67,7 +67,8 @@ describe('admin API: operators, roles and personal tokens', function () {
 
     /** What each role may do on a route: allowed, or refused with 403. */
     const expected = (role: 'owner' | 'editor' | 'viewer', { method, path }: Route): 'allowed' | 403 => {
-      if (path === '/operators/me' || role === 'owner') return 'allowed';
+      // Who am I, signing in and out: anyone's.
+      if (path === '/operators/me' || path.startsWith('/sessions') || role === 'owner') return 'allowed';
       if (path.startsWith('/operators')) return 403; // managing operators, or another operator's tokens
       if (role === 'viewer' && method !== 'get') return 403;
       return 'allowed';
@@ -86,7 +87,7 @@ describe('admin API: operators, roles and personal tokens', function () {
         const path = route.path
           .replace(':app', app)
           .replace(':operator', target.id)
-          .replace(/:(campaign|customer|wallet|webhook|token)\b/g, OTHER_ID);
+          .replace(/:(campaign|customer|wallet|webhook|token|session)\b/g, OTHER_ID);
         const res = await as(who.token)(
           route.method.toUpperCase(),
           path,

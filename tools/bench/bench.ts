@@ -8,9 +8,11 @@
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
  *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
  *   events               the test database's CPU per statement of the event path (needs BENCH_DB_DIR)
+ *   audit                a campaign update without and with the audit log (updates/s, CPU per update)
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
 import { cpus } from 'node:os';
+import { auditBench } from './audit.js';
 import { clusterBench } from './cluster.js';
 import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { eventsBench } from './events.js';
@@ -25,6 +27,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   flash: flashBench,
   cluster: clusterBench,
   events: eventsBench,
+  audit: auditBench,
 };
 
 async function main() {

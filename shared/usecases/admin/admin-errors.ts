@@ -3,8 +3,9 @@ import type Joi from 'joi';
 import { DomainError } from '../../errors.js';
 
 export const adminInvalid = (details: string) => new DomainError('invalid', 'Invalid payload', details, { code: 400 });
-export const adminNotFound = (what: 'application' | 'campaign' | 'customer' | 'wallet' | 'webhook' | 'event' | 'operator' | 'token') =>
-  new DomainError('not_found', 'resource not found', `${what} not found`, { code: 404 });
+export const adminNotFound = (
+  what: 'application' | 'campaign' | 'customer' | 'wallet' | 'webhook' | 'event' | 'operator' | 'token' | 'session',
+) => new DomainError('not_found', 'resource not found', `${what} not found`, { code: 404 });
 /** What `lookup` found, or the 404 naming `what`. */
 export async function foundOr404<T>(lookup: Promise<T | null>, what: Parameters<typeof adminNotFound>[0]): Promise<T> {
   const found = await lookup;

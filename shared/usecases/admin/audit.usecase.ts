@@ -21,7 +21,7 @@ import { DEFAULT_LIMIT, idCursor, MAX_LIMIT, pageOf } from './paging.js';
 export type AuditDeps = Pick<Services, 'repos' | 'config' | 'now'>;
 
 /** The kinds of resource a change can be about, and where each is read and stamped. */
-export const TARGET_TYPES = ['application', 'customer', 'wallet', 'campaign', 'webhook', 'operator', 'token'] as const;
+export const TARGET_TYPES = ['application', 'customer', 'wallet', 'campaign', 'webhook', 'operator', 'token', 'session'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
 const isObjectId = (id: string) => /^[0-9a-f]{24}$/i.test(id);
@@ -40,6 +40,7 @@ const TARGETS: Record<
   webhook: { model: 'WebhookEndpoint', find: (app, id) => (isObjectId(id) ? { _id: id, application: app } : null) },
   operator: { model: 'Operator', find: (_app, id) => (isObjectId(id) ? { _id: id } : null) },
   token: { model: 'OperatorToken', find: (_app, id) => (isObjectId(id) ? { _id: id } : null) },
+  session: { model: 'OperatorSession', find: (_app, id) => (isObjectId(id) ? { _id: id } : null) },
 };
 
 /** What one admin route changes: `<type>.<verb>`, the target's id (null until created), and where its writes land. */

@@ -13,7 +13,7 @@ import type { Services } from '../../services.js';
 import { adminConflict, adminForbidden, adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
 import { idPage, parsePageQuery } from './paging.js';
 
-type Deps = Pick<Services, 'repos' | 'now'>;
+type Deps = Pick<Services, 'repos' | 'now' | 'config'>;
 
 const objectId = Joi.string().pattern(/^[0-9a-f]{24}$/, 'an application id');
 const applications = Joi.array().items(objectId).unique().allow(null);
@@ -103,7 +103,7 @@ export async function createOperator(deps: Deps, input: unknown) {
       name: v.name,
       role: v.role,
       applications: v.applications,
-      passwordHash: v.password ? await hashPassword(v.password) : null,
+      passwordHash: v.password ? await hashPassword(v.password, deps.config.passwordHashCost) : null,
     });
     return presentOperator(o);
   } catch (err) {
@@ -135,7 +135,7 @@ export async function updateOperator(deps: Deps, id: string, input: unknown) {
   const { password: newPassword, ...changes } = v;
   const o = await deps.repos.operators.update(id, {
     ...changes,
-    ...(newPassword ? { passwordHash: await hashPassword(newPassword) } : {}),
+    ...(newPassword ? { passwordHash: await hashPassword(newPassword, deps.config.passwordHashCost) } : {}),
   });
   if (!o) throw adminNotFound('operator');
   return presentOperator(o);
