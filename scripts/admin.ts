@@ -508,6 +508,12 @@ command('revoke-token', 'revoke a token: it stops working at once')
   .requiredOption('--token <token_id>')
   .action(run((o) => request('DELETE', '/operators/{operator}/tokens/{token}', { path: { operator: o.operator, token: o.token } })));
 
+// ---- erasure ---------------------------------------------------------------------------------
+command('erase', "erase a person's data: name, e-mail and source id (docs/admin-api.md#erasing-a-person)")
+  .requiredOption('--app <id>')
+  .requiredOption('--customer <source_id>', 'its source id or the service id')
+  .action(run((o) => request('POST', '/applications/{app}/customers/{customer}/erase', { path: { app: o.app, customer: o.customer } })));
+
 // ---- the audit log -------------------------------------------------------------------------
 command('audit', 'one page of the audit log, newest first: who changed what')
   .option('--app <id>', "an application's entries (its resources and itself)")

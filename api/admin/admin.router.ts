@@ -29,7 +29,13 @@ import {
   setCampaignArchived,
   updateCampaign,
 } from '../../shared/usecases/admin/campaigns.usecase.js';
-import { deleteCustomer, listCustomers, setCustomerArchived, upsertCustomers } from '../../shared/usecases/admin/customers.usecase.js';
+import {
+  deleteCustomer,
+  eraseCustomer,
+  listCustomers,
+  setCustomerArchived,
+  upsertCustomers,
+} from '../../shared/usecases/admin/customers.usecase.js';
 import { campaignUsage, listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
@@ -279,6 +285,7 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue, redis: 
   on('post', `${APP}/customers`, (req) => upsertCustomers(services, p(req, 'app'), req.body));
   on('get', `${APP}/customers`, (req) => listCustomers(services, p(req, 'app'), req.query));
   lifecycle(CUSTOMER, 'customer', setCustomerArchived, deleteCustomer);
+  on('post', `${CUSTOMER}/erase`, (req) => eraseCustomer(services, p(req, 'app'), p(req, 'customer')));
   on('get', `${CUSTOMER}/wallets/:wallet/ledger`, (req) =>
     readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'), req.query),
   );

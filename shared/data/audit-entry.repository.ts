@@ -101,6 +101,34 @@ export function auditEntryRepository(models: Models) {
       if (q.before) filter._id = { $lt: new Types.ObjectId(q.before) };
       return (await AuditEntry.find(filter).sort({ _id: -1 }).limit(q.limit).lean<AuditEntryDoc[]>().exec()).map(toRecord);
     },
+    /**
+     * Removes a person's data from the log (an erasure): the entries about the customer keep their
+     * action, actor and time, and every recorded value of a personal field becomes `[erased]`; bulk
+     * upserts that named its source id have that item replaced.
+     */
+    async erasePerson(applicationId: string, customerId: string, sourceId: string, personal: readonly string[]): Promise<number> {
+      let changed = 0;
+      const about = await AuditEntry.find({ 'target.type': 'customer', 'target.id': customerId }).lean<AuditEntryDoc[]>();
+      for (const e of about) {
+        const changes = Object.fromEntries(
+          Object.entries(e.changes ?? {}).map(([k, v]) => [k, personal.includes(k) ? { before: '[erased]', after: '[erased]' } : v]),
+        );
+        await AuditEntry.updateOne({ _id: e._id }, { $set: { changes, before: null } });
+        changed++;
+      }
+      const bulk = await AuditEntry.find({
+        action: 'customer.upsert',
+        'target.application': applicationId,
+        'changes.request.after.customers.source_id': sourceId,
+      }).lean<AuditEntryDoc[]>();
+      for (const e of bulk) {
+        const request = e.changes!.request!.after as { customers: { source_id: string }[] };
+        const customers = request.customers.map((c) => (c.source_id === sourceId ? { source_id: '[erased]' } : c));
+        await AuditEntry.updateOne({ _id: e._id }, { $set: { 'changes.request.after': { ...request, customers } } });
+        changed++;
+      }
+      return changed;
+    },
     /** True when a document of `model` carries the stamp `entryId` (its change was made). */
     async stamped(model: StampedModel, entryId: string): Promise<boolean> {
       const m = models[model] as unknown as Model<unknown>;

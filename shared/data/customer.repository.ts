@@ -11,6 +11,7 @@ export interface CustomerRecord {
   name?: string;
   email?: string;
   archivedAt: Date | null;
+  erasedAt: Date | null;
 }
 
 const toRecord = (d: CustomerDoc): CustomerRecord => ({
@@ -20,11 +21,21 @@ const toRecord = (d: CustomerDoc): CustomerRecord => ({
   ...(d.name !== undefined ? { name: d.name } : {}),
   ...(d.email !== undefined ? { email: d.email } : {}),
   archivedAt: d.archivedAt ?? null,
+  erasedAt: d.erasedAt ?? null,
 });
 
 export function customerRepository({ Customer }: Models) {
   const batch = new CommandBatcher(Customer);
   return {
+    /** Erases a person's data: name and e-mail removed, the source id replaced by `sourceId` (opaque). */
+    async erase(applicationId: string, id: string, sourceId: string, now: Date): Promise<CustomerRecord | null> {
+      const d = await Customer.findOneAndUpdate(
+        { _id: id, application: applicationId },
+        { $set: { sourceId, erasedAt: now }, $unset: { name: '', email: '' } },
+        { returnDocument: 'after' },
+      ).lean<CustomerDoc>();
+      return d ? toRecord(d) : null;
+    },
     /**
      * Resolves the client's `source_id` or, failing that, the service's customer id — both are
      * accepted where the contract says so. Always scoped by application (docs/decisions.md#25). An

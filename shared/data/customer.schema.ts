@@ -10,6 +10,8 @@ export interface CustomerDoc {
   email?: string;
   /** Set when archived: the client routes then treat the customer as unknown. */
   archivedAt?: Date | null;
+  /** Set when the person's data was erased (name, e-mail gone; `sourceId` replaced by `erased-<id>`). */
+  erasedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -21,6 +23,7 @@ export const customerSchema = new Schema<CustomerDoc>(
     name: String,
     email: String,
     archivedAt: { type: Date, default: null },
+    erasedAt: { type: Date, default: null },
   },
   { collection: 'customers', timestamps: true, versionKey: false },
 );

@@ -24,6 +24,11 @@ const toRecord = (d: EventDoc): StoredEvent => ({
 export function eventRepository({ Event }: Models) {
   const batch = new CommandBatcher(Event);
   return {
+    /** A customer's stored events name it by `sourceId` from now on (an erasure). */
+    async replaceSourceId(applicationId: string, customerId: string, sourceId: string): Promise<number> {
+      const res = await Event.updateMany({ application: applicationId, customer: customerId }, { $set: { 'data.source_id': sourceId } });
+      return res.modifiedCount;
+    },
     /**
      * Writes the events that are not there yet (one `insert`, shared with other jobs' events of
      * the moment); existing ones are left as they are — one a concurrent re-run inserted first is

@@ -133,6 +133,24 @@ export function webhookDeliveryRepository({ WebhookDelivery }: Models) {
     );
 
   return {
+    /**
+     * A customer's deliveries to `endpointIds` carry `sourceId` in their body from now on (an
+     * erasure): those still to send, and the stored copies of those sent.
+     */
+    async replaceSourceId(endpointIds: string[], customerId: string, sourceId: string): Promise<number> {
+      let changed = 0;
+      for (const endpoint of endpointIds) {
+        const docs = await WebhookDelivery.find({ endpoint, customer: customerId }, { body: 1 }).lean<{ _id: string; body: string }[]>();
+        for (const d of docs) {
+          const body = JSON.parse(d.body) as { data?: { source_id?: string } };
+          if (!body.data || body.data.source_id === sourceId) continue;
+          body.data.source_id = sourceId;
+          await WebhookDelivery.updateOne({ _id: d._id }, { $set: { body: JSON.stringify(body) } });
+          changed++;
+        }
+      }
+      return changed;
+    },
     /** Creates the deliveries that do not exist yet (`pending`, generation 0), in one round trip; the others stay as they are. */
     async createMissing(deliveries: NewDelivery[], now: Date): Promise<void> {
       // One `insert`, shared with other jobs' deliveries of the moment. A delivery that exists

@@ -16,6 +16,7 @@ import type { Actor } from '../../domain/roles.js';
 import type { Services } from '../../services.js';
 import Joi from 'joi';
 import { adminForbidden, adminInvalid } from './admin-errors.js';
+import { PERSONAL_FIELDS } from './customers.usecase.js';
 import { DEFAULT_LIMIT, idCursor, MAX_LIMIT, pageOf } from './paging.js';
 
 export type AuditDeps = Pick<Services, 'repos' | 'config' | 'now'>;
@@ -133,12 +134,14 @@ export async function auditedChange<T>(deps: AuditDeps, actor: Actor, what: Audi
   // may be pushed out of the target's last ids by later changes.
   if (what.id) for (const e of await repos.audit.pendingFor(what.id)) await resolvePending(deps, e);
   const beforeRaw = what.many ? null : await snapshotOf(deps, what.type, what.application, what.id);
+  // An erasure must not record what it erases: neither the target's state before nor its values.
+  const erasing = what.verb === 'erase';
   const entry = await repos.audit.insertPending({
     at: deps.now(),
     actor: actorOf(actor),
     action: `${what.type}.${what.verb}`,
     target: { type: what.type, id: beforeRaw ? String(beforeRaw._id) : what.id, application: what.application } satisfies AuditTarget,
-    before: auditView(beforeRaw),
+    before: erasing ? null : auditView(beforeRaw),
     // A change of many records its request (known now; a recovered entry keeps it).
     changes: what.many ? { request: { before: null, after: redactBody(what.body) } } : null,
     requestId: what.requestId ?? null,
@@ -159,6 +162,9 @@ export async function auditedChange<T>(deps: AuditDeps, actor: Actor, what: Audi
     const afterRaw = what.verb === 'delete' ? null : await afterOf(deps, entry);
     if (afterRaw) targetId ??= String(afterRaw._id);
     changes = secretsChanged(beforeRaw, afterRaw, diffOf(auditView(beforeRaw), auditView(afterRaw)));
+    if (erasing)
+      for (const k of Object.keys(changes))
+        if ((PERSONAL_FIELDS as readonly string[]).includes(k)) changes[k] = { before: '[erased]', after: changes[k]!.after };
   }
   await repos.audit.commit(entry.id, { changes, targetId, application: applicationOf(entry.target, targetId), recovered: false });
   return result;

@@ -26,7 +26,35 @@ const present = (c: CustomerRecord) => ({
   ...(c.name ? { name: c.name } : {}),
   ...(c.email ? { email: c.email } : {}),
   archived_at: c.archivedAt,
+  ...(c.erasedAt ? { erased_at: c.erasedAt } : {}),
 });
+
+/** A customer's personal fields, as stored: what an erasure removes, and what the audit log stops showing. */
+export const PERSONAL_FIELDS = ['name', 'email', 'sourceId'] as const;
+
+/**
+ * Erases a person (docs/admin-api.md#erasing-a-person): name and e-mail removed, the source id
+ * replaced by `erased-<customer id>` in the customer, its stored events, its webhook deliveries
+ * (to send, and sent) and the audit log. Its redemptions, limit counters and wallet ledger refer to
+ * it by the service's id and stay exactly as they were. The customer is rewritten last, so an
+ * erasure cut short (a crash) is finished by asking again with the same source id; asked again
+ * after it finished, it answers the erased customer.
+ */
+export async function eraseCustomer(deps: Pick<Services, 'repos' | 'now' | 'webhookEndpoints'>, applicationId: string, customer: string) {
+  const found = await requireCustomer(deps, applicationId, customer);
+  if (found.erasedAt) return present(found);
+  const opaque = `erased-${found.id}`;
+  const endpoints = await deps.webhookEndpoints.get(applicationId);
+  await deps.repos.events.replaceSourceId(applicationId, found.id, opaque);
+  await deps.repos.webhookDeliveries.replaceSourceId(
+    endpoints.map((e) => e.id),
+    found.id,
+    opaque,
+  );
+  await deps.repos.audit.erasePerson(applicationId, found.id, found.sourceId, PERSONAL_FIELDS);
+  const erased = await deps.repos.customers.erase(applicationId, found.id, opaque, deps.now());
+  return present(erased ?? found);
+}
 
 /** Creates or updates customers by `source_id`; an archived customer stays archived (unarchive it). */
 export async function upsertCustomers(deps: Deps, applicationId: string, input: unknown) {
