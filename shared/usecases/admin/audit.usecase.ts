@@ -36,7 +36,11 @@ const TARGETS: Record<
     model: 'Customer',
     find: (app, id) => ({ application: app, ...(isObjectId(id) ? { $or: [{ _id: id }, { sourceId: id }] } : { sourceId: id }) }),
   },
-  wallet: { model: 'Wallet', find: (app, id) => ({ application: app, walletId: id }) },
+  // Routes name a wallet by its wallet_id; the log by the service's id.
+  wallet: {
+    model: 'Wallet',
+    find: (app, id) => ({ application: app, ...(isObjectId(id) ? { $or: [{ _id: id }, { walletId: id }] } : { walletId: id }) }),
+  },
   campaign: { model: 'Campaign', find: (app, id) => (isObjectId(id) ? { _id: id, application: app } : null) },
   webhook: { model: 'WebhookEndpoint', find: (app, id) => (isObjectId(id) ? { _id: id, application: app } : null) },
   operator: { model: 'Operator', find: (_app, id) => (isObjectId(id) ? { _id: id } : null) },
