@@ -114,6 +114,10 @@ describe('outages and hostile clients: the findings of the outage review', funct
       call(url, 'PUT', '/wallets/customer/r1/transactions/loyalty', { auth: app.auth, body: { type: 'credit', points: 2 } });
     expect((await credit()).status).to.equal(200);
     await redis.kill();
+    // Measured once the API knows Redis is gone (its readiness says so): a request that races the
+    // news — its enqueue written into a connection that then closes — cannot know whether Redis got
+    // it, and rightly answers the 503 that names no `applied` (docs/reliability.md).
+    for (let i = 0; i < 100 && (await call(url, 'GET', '/readyz')).status === 200; i++) await new Promise((r) => setTimeout(r, 100));
     const down = Date.now();
     const answers = [];
     while (Date.now() - down < 11_000) {
