@@ -46,6 +46,8 @@ interface FileResult {
   failed: number;
   failures: { title: string; error: string }[];
   ms: number;
+  /** CPU seconds of the lane's mocha process and the processes it started (lane-reporter.cjs). */
+  cpu?: number;
 }
 type Results = Record<string, FileResult>;
 
@@ -372,7 +374,16 @@ function summarise(results: Results, seconds: number): number {
   const failed = all.reduce((n, [, r]) => n + r.failed, 0);
   const failures = all.flatMap(([file, r]) => r.failures.map((f) => `  ${rel(file)}: ${f.title}\n      ${f.error}`));
   if (failures.length > 0) process.stdout.write(`\nFailed:\n${failures.join('\n')}\n`);
-  process.stdout.write(`\n${all.length} files, ${Math.round(seconds)} s\n${passed} passed, ${failed} failed\n`);
+  // What the files cost the machine (the lanes' processes and what they started; not the shared
+  // database and Redis): on two cores the suite's wall time follows this sum more than the plan.
+  const cpu = all.reduce((n, [, r]) => n + (r.cpu ?? 0), 0);
+  const dearest = all
+    .filter(([, r]) => r.cpu !== undefined)
+    .sort(([, a], [, b]) => b.cpu! - a.cpu!)
+    .slice(0, 6)
+    .map(([file, r]) => `${rel(file)} ${r.cpu!.toFixed(0)} s`);
+  process.stdout.write(`\n${all.length} files, ${Math.round(seconds)} s; CPU ${Math.round(cpu)} s, most: ${dearest.join(', ')}\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
   return failed === 0 && passed > 0 ? 0 : 1;
 }
 
