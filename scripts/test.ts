@@ -235,8 +235,9 @@ const FAULT_LANES = 3;
 
 /**
  * The lane plan: fault scenarios in lanes of their own (at most {@link FAULT_LANES} at once: dealt
- * in order, longest first, never two of them in one lane at the same time as elsewhere), every
- * other file in as many lanes as make them end about when the fault lanes end (at most 4).
+ * in order, longest first, never two of them in one lane at the same time as elsewhere), then every
+ * other file onto the least loaded lane of those and of as many more as make the whole end together
+ * (at most 4 more).
  * `laneCount` (TEST_LANES) overrides the total for a run by hand. Durations come from
  * test/durations.json (a new file counts as the median).
  */
@@ -254,18 +255,31 @@ function plan(files: string[], laneCount: number | undefined): string[][] {
     faultLanes = Math.min(faultLanes, Math.max(1, Math.floor(laneCount / 2)));
     otherLanes = Math.max(1, laneCount - faultLanes);
   }
-  return [...deal(faults, faultLanes, weight), ...deal(others, otherLanes, weight)].filter((lane) => lane.length > 0);
+  // The fault lanes first, then every other file onto whichever lane, fault lanes included, has the
+  // least work so far: a fault lane takes light files after its fault files instead of ending early
+  // while the other lanes still queue for both cores (measured: all lanes busy the whole run).
+  const faultLaneList = deal(faults, newLanes(faultLanes));
+  const all = deal(others, [...faultLaneList, ...newLanes(otherLanes)]);
+  return all.map((lane) => lane.files).filter((files) => files.length > 0);
+
+  function newLanes(count: number): Lane[] {
+    return Array.from({ length: Math.max(0, count) }, () => ({ files: [], load: 0 }));
+  }
+  /** Longest first onto the least loaded lane; each lane runs its files in the order dealt. */
+  function deal(dealt: string[], lanes: Lane[]): Lane[] {
+    if (lanes.length === 0 && dealt.length > 0) lanes = newLanes(1);
+    for (const file of [...dealt].sort((a, b) => weight(b) - weight(a))) {
+      const lane = lanes.reduce((a, b) => (b.load < a.load ? b : a));
+      lane.files.push(file);
+      lane.load += weight(file);
+    }
+    return lanes;
+  }
 }
 
-/** Longest first onto the least loaded lane; each lane runs its files longest first. */
-function deal(files: string[], laneCount: number, weight: (f: string) => number): string[][] {
-  const lanes = Array.from({ length: Math.max(1, Math.min(laneCount, files.length)) }, () => ({ files: [] as string[], load: 0 }));
-  for (const file of [...files].sort((a, b) => weight(b) - weight(a))) {
-    const lane = lanes.reduce((a, b) => (b.load < a.load ? b : a));
-    lane.files.push(file);
-    lane.load += weight(file);
-  }
-  return lanes.map((l) => l.files);
+interface Lane {
+  files: string[];
+  load: number;
 }
 
 /**
