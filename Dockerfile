@@ -17,6 +17,11 @@ COPY worker ./worker
 COPY shared ./shared
 COPY scripts ./scripts
 RUN npm run build
+# The promotions console (/console): built from console/ against the typed client's source.
+COPY openapi.yaml ./openapi.yaml
+COPY client ./client
+COPY console ./console
+RUN npm install --prefix client --no-audit --no-fund && npm install --prefix console --no-audit --no-fund && npm run build --prefix console
 
 FROM node:20-slim AS runtime
 ENV NODE_ENV=production
@@ -26,6 +31,8 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # Served at /docs; read from /app/openapi.yaml by dist/api/ops/docs.router.js.
 COPY openapi.yaml ./openapi.yaml
+# Served at /console by dist/api/console/console.router.js.
+COPY --from=build /app/console/dist ./console/dist
 USER node
 EXPOSE 3000 9464
 CMD ["node", "dist/api/server.js"]

@@ -49,7 +49,18 @@ function layerRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'tools/testdb/', 'coverage/', 'client/dist/', 'client/src/schema.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'tools/testdb/',
+      'coverage/',
+      'client/dist/',
+      'client/src/schema.ts',
+      'console/dist/',
+      'test-results/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -63,7 +74,7 @@ export default tseslint.config(
   {
     // The config module, the process entry points of tools, the tests' harness and the client's
     // examples (a separate package) set up the environment.
-    files: ['shared/config.ts', 'test/**', 'scripts/**', 'tools/**', 'client/**'],
+    files: ['shared/config.ts', 'test/**', 'scripts/**', 'tools/**', 'client/**', 'console/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
   ...layerRules(),

@@ -1,7 +1,8 @@
 /**
  * Builds the Express app (no listen: see server.ts). Client routes use Basic auth per
  * application; /admin and Bull Board (/admin/queues) the admin token; /healthz, /readyz,
- * /metrics and /docs are the operations surface (docs/operations.md).
+ * /metrics and /docs are the operations surface (docs/operations.md); /console is the promotions
+ * console's static files (docs/console.md).
  */
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
@@ -9,8 +10,9 @@ import type { Logger } from '../shared/logger.js';
 import type { JobGateway } from '../shared/queue/gateway.js';
 import type { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import type { Services } from '../shared/services.js';
-import { adminRouter } from './admin/admin.router.js';
+import { adminRouter, sessionMaySeeQueues } from './admin/admin.router.js';
 import { BULL_BOARD_PATH, bullBoard } from './ops/bull-board.js';
+import { consoleRouter } from './console/console.router.js';
 import { docsRouter } from './ops/docs.router.js';
 import { httpMetrics } from './ops/http-metrics.js';
 import { createMetrics, type Metrics } from '../shared/ops/metrics.js';
@@ -68,12 +70,16 @@ export function buildApp({
   jobs.onOutcome = outcomeRecorder(metrics);
   app.use(opsRouter({ db: services.db, redis: jobs.redis, metrics, metricsToken: services.config.metricsToken }));
   app.use(docsRouter());
+  app.use(consoleRouter());
   app.use(express.json({ limit: services.config.bodyLimit }));
   app.use(limitBodyDepth);
 
   extraRoutes?.(app);
   // Before the /admin router, which would otherwise answer /admin/queues itself.
-  app.use(BULL_BOARD_PATH, bullBoard(queuesOf(jobs, webhooks), services.config.adminToken));
+  app.use(
+    BULL_BOARD_PATH,
+    bullBoard(queuesOf(jobs, webhooks), services.config.adminToken, (req) => sessionMaySeeQueues(services, req)),
+  );
   app.use(
     '/admin',
     adminRouter(services, webhooks, () => jobs.redis),

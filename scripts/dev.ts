@@ -16,6 +16,10 @@ import { createServices } from '../shared/services.js';
 import { createProcessor } from '../worker/processors/index.js';
 import { startWorkerWebhooks } from '../worker/webhook-worker.js';
 import { WorkerPool } from '../worker/worker-pool.js';
+import { randomBytes } from 'node:crypto';
+import { DomainError } from '../shared/errors.js';
+import { createOperator } from '../shared/usecases/admin/operators.usecase.js';
+import { buildConsoleIfStale } from './console-build.js';
 import { loadDemoData } from './demo-data.js';
 import { startEmbeddedServers, withDbName } from './embedded-servers.js';
 
@@ -70,6 +74,9 @@ async function main() {
       await pool.close();
     });
     const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
+    const owner = await devOwner(services);
+    // Before the app: the console router serves what console/dist holds when it is built.
+    const consoleBuild = buildConsoleIfStale((line) => logger.info(line));
     app = buildApp({ services, logger, jobs, webhooks: webhooks.queue });
     const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
     process.stdout.write(
@@ -79,6 +86,9 @@ async function main() {
         `  API key: ${demo.apiKey}`,
         `  secret:  ${demo.secret}`,
         `  admin:   Bearer ${config.adminToken}   (docs: /docs, queues: /admin/queues)`,
+        consoleBuild.state === 'missing'
+          ? `  console: ${consoleBuild.why}`
+          : `  console: http://localhost:${port}/console   sign in as ${owner.email} / ${owner.password}`,
         '',
         `  curl -s -X POST http://localhost:${port}/coupons/list/all -H 'authorization: Basic ${auth}' -H 'content-type: application/json' -d '{"source_id":"cust_1"}'`,
         '',
@@ -89,6 +99,20 @@ async function main() {
     process.stderr.write(`npm run dev: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
     await stopAll();
     process.exit(1);
+  }
+}
+
+/** An owner to sign in to the console with: made with a random password, printed once. */
+async function devOwner(services: ReturnType<typeof createServices>): Promise<{ email: string; password: string }> {
+  const email = 'owner@example.com';
+  const password = randomBytes(12).toString('base64url');
+  try {
+    await createOperator(services, { email, name: 'Dev owner', role: 'owner', password });
+    return { email, password };
+  } catch (err) {
+    // MONGODB_URI named a database where it exists: its password was printed when it was made.
+    if (!(err instanceof DomainError && err.kind === 'conflict')) throw err;
+    return { email, password: '(the password printed when it was made)' };
   }
 }
 

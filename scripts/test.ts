@@ -39,6 +39,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { buildConsoleIfStale } from './console-build.js';
 import { startEmbeddedServers, startTestDatabase, stopTestDatabase } from './embedded-servers.js';
 
 interface FileResult {
@@ -119,6 +120,10 @@ async function runLanes(selection?: string[]): Promise<number> {
   const started = Date.now();
   try {
     await warmCompileCache(env);
+    // Once, before the lanes: the browser test and the dev server's test would otherwise both
+    // build it into the same folder at the same time.
+    const consoleBuild = buildConsoleIfStale(say);
+    if (consoleBuild.state === 'missing') say(`the console is ${consoleBuild.why} (its tests will fail)`);
     const first = await runRound('lane', files, laneCount, env, databaseLog, work);
     const results = first.results;
     if (first.crash && !interrupted) {

@@ -78,6 +78,18 @@ const sessionCookieOf = (req: Request): string | undefined => {
   return header && header.length <= 8192 ? parseCookie(header)[SESSION_COOKIE] : undefined;
 };
 
+/**
+ * Whether a request to Bull Board (read-only) comes from an operator's browser session that may
+ * see every application: the queues hold every application's jobs, so an operator limited to some
+ * applications is refused like anyone without credentials.
+ */
+export async function sessionMaySeeQueues(services: Services, req: Request): Promise<boolean> {
+  const session = req.headers.authorization ? undefined : sessionCookieOf(req);
+  if (!session) return false;
+  const actor = await actorOfSession(services, session);
+  return actor !== null && actor.applications === null;
+}
+
 /** Methods that change nothing: no CSRF token needed with a session cookie. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -9,7 +9,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
-import { Router, type Express } from 'express';
+import { Router, type Express, type Request } from 'express';
 import { notFoundRoute } from '../middleware/error-handler.js';
 import { presentsToken } from '../../shared/ops/token.js';
 
@@ -17,7 +17,12 @@ import { presentsToken } from '../../shared/ops/token.js';
 export const BULL_BOARD_PATH = '/admin/queues';
 
 /** The board's router over `queues`, to mount at {@link BULL_BOARD_PATH}. */
-export function bullBoard(queues: readonly Queue[], adminToken: string | undefined): Router {
+export function bullBoard(
+  queues: readonly Queue[],
+  adminToken: string | undefined,
+  /** An operator's browser session that may see the board (the console links here). */
+  sessionAllowed: (req: Request) => Promise<boolean> = async () => false,
+): Router {
   const r = Router();
   if (!adminToken) {
     r.use(notFoundRoute);
@@ -30,8 +35,13 @@ export function bullBoard(queues: readonly Queue[], adminToken: string | undefin
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'Coupon queues' } },
   });
-  r.use((req, res, next) => {
+  r.use(async (req, res, next) => {
     if (presentsToken(req.headers.authorization, adminToken)) return next();
+    try {
+      if (await sessionAllowed(req)) return next();
+    } catch (err) {
+      return next(err);
+    }
     // The challenge makes a browser show its login prompt (any user name, the token as password).
     res
       .status(401)

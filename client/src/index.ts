@@ -165,6 +165,29 @@ export function createAdminClient(options: ServiceClientOptions & { adminToken: 
 }
 
 /**
+ * A client of the admin API for a page in a browser signed in as an operator (`POST
+ * /admin/sessions`): the browser sends the session cookie itself (same origin), and every request
+ * that changes something carries the session's CSRF token in `X-CSRF-Token` (docs/admin-api.md,
+ * "Sessions"). `csrfToken` is read at each request, so a sign-in or sign-out takes effect at once.
+ */
+export function createSessionAdminClient(options: ServiceClientOptions & { csrfToken: () => string | null }): AdminClient {
+  const fetch = fetchOf(options);
+  const client = createClient<AdminPaths>({
+    baseUrl: options.baseUrl,
+    credentials: 'same-origin',
+    ...(fetch ? { fetch } : {}),
+  });
+  client.use({
+    onRequest({ request }) {
+      const token = options.csrfToken();
+      if (token && !['GET', 'HEAD', 'OPTIONS'].includes(request.method)) request.headers.set('x-csrf-token', token);
+      return request;
+    },
+  });
+  return client;
+}
+
+/**
  * Every item of a paged admin listing, following `next_cursor` page after page.
  *
  * ```ts

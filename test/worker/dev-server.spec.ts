@@ -56,7 +56,7 @@ describe('npm run dev', function () {
     }
   });
 
-  it('when started with nothing set, then it serves the demo data on its embedded servers, and SIGTERM stops every one of them', async () => {
+  it('when started with nothing set, then it serves the demo data and the console (its printed login signs in) on its embedded servers, and SIGTERM stops every one of them', async () => {
     const dev = startDev({ PORT: '0' });
     try {
       // Time to build nothing (the test database is built by the run) and start: generous, it waits for a line.
@@ -74,6 +74,12 @@ describe('npm run dev', function () {
         body: { source_id: 'cust_1' },
       });
       expect(list.status, list.text).to.equal(200);
+      // The console's address and first login, printed: the page answers and the login signs in.
+      const login = /console: (http:\/\/localhost:\d+\/console)\s+sign in as (\S+) \/ (\S+)/.exec(dev.out());
+      expect(login, dev.out()).to.not.equal(null);
+      expect((await fetch(login![1]!)).status).to.equal(200);
+      const session = await call(url, 'POST', '/admin/sessions', { body: { email: login![2], password: login![3] } });
+      expect(session.status, session.text).to.equal(201);
       const redisPort = /redis-server on 127\.0\.0\.1:(\d+)/.exec(dev.err())?.[1];
       const databaseDir = /test database at \S+ \((\S+)\)/.exec(dev.err())?.[1];
       dev.child.kill('SIGTERM');

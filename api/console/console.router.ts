@@ -1,0 +1,59 @@
+/**
+ * `/console`: the promotions console (console/, a React app built by Vite into console/dist) as
+ * static files. Every path under /console that is not a file answers its index.html (the app
+ * routes after `#`); hashed assets are cached for a year, index.html never. Built files only: when
+ * console/dist is missing, /console says how to build it. The app calls the admin API with the
+ * operator's session (docs/console.md).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { Router, type Response } from 'express';
+
+export const CONSOLE_PATH = '/console';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Candidates: the repository (from `api/console/`) and the image's `/app` (from `dist/api/console/`). */
+const CANDIDATES = [join(here, '../../console/dist'), join(here, '../../../console/dist')];
+
+/** Only this origin's scripts, styles and API; no framing (clickjacking); no inline script. */
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+function secure(res: Response) {
+  res.setHeader('content-security-policy', CSP);
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('referrer-policy', 'same-origin');
+}
+
+/** The built console's folder, or null when it was not built. */
+const builtConsole = (): string | null => CANDIDATES.find((d) => existsSync(join(d, 'index.html'))) ?? null;
+
+export function consoleRouter(dir: string | null = builtConsole()): Router {
+  const r = Router();
+  if (!dir) {
+    r.use(CONSOLE_PATH, (_req, res) => {
+      res
+        .status(404)
+        .type('text')
+        .send('The console is not built: run `npm install --prefix console && npm run build --prefix console` (docs/console.md).\n');
+    });
+    return r;
+  }
+  const index = join(dir, 'index.html');
+  r.use(
+    `${CONSOLE_PATH}/assets`,
+    express.static(join(dir, 'assets'), {
+      immutable: true,
+      maxAge: '365d',
+      setHeaders: (res) => secure(res),
+    }),
+  );
+  // A file the build does not hold (an old tab asking for the previous build's asset): 404.
+  r.use(`${CONSOLE_PATH}/assets`, (_req, res) => void res.status(404).type('text').send('not found\n'));
+  r.get([CONSOLE_PATH, `${CONSOLE_PATH}/{*rest}`], (_req, res) => {
+    secure(res);
+    res.setHeader('cache-control', 'no-cache');
+    res.sendFile(index);
+  });
+  return r;
+}

@@ -1,0 +1,72 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { admin, ApiFailure, csrf, must, type Role } from './api';
+import { ApplicationsPage } from './pages/Applications';
+import { AuditPage } from './pages/Audit';
+import { CampaignsPage } from './pages/Campaigns';
+import { SignIn } from './pages/SignIn';
+import { hrefOf, useRoute } from './route';
+
+/** What the signed-in operator may do: the pages hide what the API would refuse anyway. */
+export interface Who {
+  email: string | null;
+  role: Role;
+  canChange: boolean;
+}
+
+export function App() {
+  const queries = useQueryClient();
+  const me = useQuery({
+    queryKey: ['me'],
+    queryFn: () => must(admin.GET('/admin/operators/me')),
+    retry: false,
+  });
+  const route = useRoute();
+
+  if (me.isPending) return <p className="loading">Loading…</p>;
+  if (me.error) {
+    if (me.error instanceof ApiFailure && me.error.status === 401)
+      return <SignIn onSignedIn={() => void queries.invalidateQueries({ queryKey: ['me'] })} />;
+    return <p role="alert">The service did not answer: {me.error.message}</p>;
+  }
+  const who: Who = {
+    email: 'email' in me.data ? ((me.data as { email?: string }).email ?? null) : null,
+    role: me.data.role,
+    canChange: me.data.role !== 'viewer',
+  };
+
+  async function signOut() {
+    await admin.DELETE('/admin/sessions/current');
+    csrf.set(null);
+    queries.clear();
+    await queries.invalidateQueries({ queryKey: ['me'] });
+  }
+
+  return (
+    <>
+      <header className="top">
+        <span className="brand">Promotions console</span>
+        <nav aria-label="Main">
+          <a href={hrefOf({ page: 'applications' })} aria-current={route.page !== 'audit' ? 'page' : undefined}>
+            Applications
+          </a>
+          <a href={hrefOf({ page: 'audit' })} aria-current={route.page === 'audit' ? 'page' : undefined}>
+            Audit log
+          </a>
+          <a href="/admin/queues">Queues (Bull Board)</a>
+          <a href="/metrics">Metrics</a>
+        </nav>
+        <span className="who">
+          {who.email ?? 'admin token'} · <span className="role">{who.role}</span>{' '}
+          <button type="button" className="link" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      <main>
+        {route.page === 'applications' && <ApplicationsPage who={who} />}
+        {route.page === 'campaigns' && <CampaignsPage app={route.app} who={who} />}
+        {route.page === 'audit' && <AuditPage app={route.app} />}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * The console's one way to the service: the typed client (@coupons/client, generated from
+ * openapi.yaml) in its browser-session form. The session cookie is the browser's; the CSRF token
+ * answered at sign-in is kept in this tab's sessionStorage, so a reload keeps the session and
+ * another tab signs in on its own.
+ */
+import { createSessionAdminClient, type Schemas } from '@coupons/client';
+
+const CSRF_KEY = 'coupons.csrf';
+
+export const csrf = {
+  get: (): string | null => sessionStorage.getItem(CSRF_KEY),
+  set: (token: string | null) => (token ? sessionStorage.setItem(CSRF_KEY, token) : sessionStorage.removeItem(CSRF_KEY)),
+};
+
+export const admin = createSessionAdminClient({ baseUrl: window.location.origin, csrfToken: csrf.get, retry: false });
+
+/** The admin API's error body (docs/admin-api.md): `details` says what, `fields` which input. */
+export interface ApiError {
+  code: number;
+  message: string;
+  details?: string;
+  fields?: Record<string, string>;
+}
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiError,
+  ) {
+    super(body.details ?? body.message);
+  }
+}
+
+/** The data of an answer, or an ApiFailure carrying the documented error body. */
+export async function must<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (response.ok && data !== undefined) return data;
+  const body = (error ?? { code: response.status, message: response.statusText }) as ApiError;
+  throw new ApiFailure(response.status, body);
+}
+
+export type Role = Schemas['OperatorRole'];
+export type Application = Schemas['AdminApplication'];
+export type Campaign = Schemas['AdminCampaign'];
+export type CampaignUsage = Schemas['CampaignUsage'];
+export type AuditEntry = Schemas['AuditEntry'];

@@ -1,0 +1,194 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { Who } from '../App';
+import { admin, ApiFailure, must, type Application } from '../api';
+import { MoreButton } from '../parts';
+import { hrefOf } from '../route';
+
+/** Applications: create, rotate the secret, disable or enable, archive or unarchive. */
+export function ApplicationsPage({ who }: { who: Who }) {
+  const queries = useQueryClient();
+  const [showArchived, setShowArchived] = useState(false);
+  const [secret, setSecret] = useState<{ name: string; api_key: string; secret: string } | null>(null);
+  const list = useInfiniteQuery({
+    queryKey: ['applications', showArchived],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) =>
+      must(admin.GET('/admin/applications', { params: { query: { cursor: pageParam, limit: 50, include_archived: showArchived } } })),
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+  const changed = () => queries.invalidateQueries({ queryKey: ['applications'] });
+
+  const act = useMutation({
+    mutationFn: async ({ app, action }: { app: Application; action: 'rotate' | 'disable' | 'enable' | 'archive' | 'unarchive' }) => {
+      const path = { params: { path: { app: app.id } } };
+      switch (action) {
+        case 'rotate': {
+          const fresh = await must(admin.POST('/admin/applications/{app}/rotate-secret', path));
+          setSecret({ name: app.name, api_key: fresh.api_key, secret: fresh.secret });
+          return;
+        }
+        case 'disable':
+        case 'enable':
+          await must(admin.PATCH('/admin/applications/{app}', { ...path, body: { status: action === 'disable' ? 'disabled' : 'active' } }));
+          return;
+        case 'archive':
+          await must(admin.POST('/admin/applications/{app}/archive', path));
+          return;
+        case 'unarchive':
+          await must(admin.POST('/admin/applications/{app}/unarchive', path));
+          return;
+      }
+    },
+    onSettled: changed,
+  });
+
+  const apps = list.data?.pages.flatMap((p) => p.applications) ?? [];
+  return (
+    <>
+      <h1>Applications</h1>
+      {who.canChange && (
+        <CreateApplication
+          onCreated={(made) => {
+            setSecret(made);
+            void changed();
+          }}
+        />
+      )}
+      {secret && (
+        <section className="notice" role="status" aria-label="New credentials">
+          <p>
+            Credentials of <strong>{secret.name}</strong> — the secret is shown only now:
+          </p>
+          <dl>
+            <dt>API key</dt>
+            <dd>
+              <code>{secret.api_key}</code>
+            </dd>
+            <dt>Secret</dt>
+            <dd>
+              <code data-testid="secret">{secret.secret}</code>
+            </dd>
+          </dl>
+          <button type="button" onClick={() => setSecret(null)}>
+            Done
+          </button>
+        </section>
+      )}
+      <label className="inline">
+        <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} /> Show archived
+      </label>
+      {act.error && (
+        <p role="alert" className="error">
+          {act.error.message}
+        </p>
+      )}
+      {list.error && (
+        <p role="alert" className="error">
+          {list.error.message}
+        </p>
+      )}
+      <table>
+        <caption className="visually-hidden">Applications</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Id</th>
+            <th scope="col">Status</th>
+            <th scope="col">Timezone</th>
+            <th scope="col">Currency</th>
+            <th scope="col">Created</th>
+            {who.canChange && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {apps.map((app) => (
+            <tr key={app.id}>
+              <td>
+                <a href={hrefOf({ page: 'campaigns', app: app.id })}>{app.name}</a>
+              </td>
+              <td>
+                <code>{app.id}</code>
+              </td>
+              <td>{app.archived_at ? 'archived' : app.status}</td>
+              <td>{app.timezone}</td>
+              <td>{app.currency ?? '—'}</td>
+              <td>{new Date(app.created_at).toLocaleString()}</td>
+              {who.canChange && (
+                <td className="actions">
+                  <button type="button" onClick={() => act.mutate({ app, action: 'rotate' })} aria-label={`Rotate secret of ${app.name}`}>
+                    Rotate secret
+                  </button>
+                  {app.status === 'active' ? (
+                    <button type="button" onClick={() => act.mutate({ app, action: 'disable' })} aria-label={`Disable ${app.name}`}>
+                      Disable
+                    </button>
+                  ) : (
+                    <button type="button" onClick={() => act.mutate({ app, action: 'enable' })} aria-label={`Enable ${app.name}`}>
+                      Enable
+                    </button>
+                  )}
+                  {app.archived_at ? (
+                    <button type="button" onClick={() => act.mutate({ app, action: 'unarchive' })} aria-label={`Unarchive ${app.name}`}>
+                      Unarchive
+                    </button>
+                  ) : (
+                    <button type="button" onClick={() => act.mutate({ app, action: 'archive' })} aria-label={`Archive ${app.name}`}>
+                      Archive
+                    </button>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <MoreButton list={list} />
+    </>
+  );
+}
+
+function CreateApplication({ onCreated }: { onCreated: (made: { name: string; api_key: string; secret: string }) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const formElement = e.currentTarget;
+    const form = new FormData(formElement);
+    const timezone = String(form.get('timezone') || '');
+    const currency = String(form.get('currency') || '');
+    try {
+      const made = await must(
+        admin.POST('/admin/applications', {
+          body: { name: String(form.get('name')), ...(timezone ? { timezone } : {}), ...(currency ? { currency } : {}) },
+        }),
+      );
+      setError(null);
+      formElement.reset();
+      onCreated({ name: made.name, api_key: made.api_key, secret: made.secret });
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err.message : String(err));
+    }
+  }
+  return (
+    <form className="row" onSubmit={(e) => void submit(e)} aria-label="New application">
+      <label>
+        Name
+        <input name="name" required maxLength={200} />
+      </label>
+      <label>
+        Timezone
+        <input name="timezone" placeholder="UTC" />
+      </label>
+      <label>
+        Currency
+        <input name="currency" placeholder="EUR" maxLength={3} />
+      </label>
+      <button type="submit">Create application</button>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,114 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { Who } from '../App';
+import { admin, must, type Campaign } from '../api';
+import { MoreButton } from '../parts';
+import { hrefOf } from '../route';
+
+/** An application's campaigns with their live usage: redeemed, reverted, what each limit has left. */
+export function CampaignsPage({ app, who }: { app: string; who: Who }) {
+  const [showArchived, setShowArchived] = useState(false);
+  const list = useInfiniteQuery({
+    queryKey: ['campaigns', app, showArchived],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) =>
+      must(
+        admin.GET('/admin/applications/{app}/campaigns', {
+          params: { path: { app }, query: { cursor: pageParam, limit: 50, include_archived: showArchived } },
+        }),
+      ),
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+  const campaigns = list.data?.pages.flatMap((p) => p.campaigns) ?? [];
+  return (
+    <>
+      <p className="crumbs">
+        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <code>{app}</code> ·{' '}
+        <a href={hrefOf({ page: 'audit', app })}>audit log of this application</a>
+      </p>
+      <h1>Campaigns</h1>
+      {!who.canChange && <p className="hint">You can read everything here; your role ({who.role}) changes nothing.</p>}
+      <label className="inline">
+        <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} /> Show archived
+      </label>
+      {list.error && (
+        <p role="alert" className="error">
+          {list.error.message}
+        </p>
+      )}
+      <table>
+        <caption className="visually-hidden">Campaigns with their usage</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Status</th>
+            <th scope="col">Discount</th>
+            <th scope="col">Redeemed</th>
+            <th scope="col">Reverted</th>
+            <th scope="col">Budget (total limit)</th>
+            <th scope="col">Per period</th>
+          </tr>
+        </thead>
+        <tbody>
+          {campaigns.map((c) => (
+            <CampaignRow key={c.id} app={app} campaign={c} />
+          ))}
+        </tbody>
+      </table>
+      {list.isSuccess && campaigns.length === 0 && <p>No campaigns yet.</p>}
+      <MoreButton list={list} />
+    </>
+  );
+}
+
+function CampaignRow({ app, campaign }: { app: string; campaign: Campaign }) {
+  const usage = useQuery({
+    queryKey: ['usage', app, campaign.id],
+    queryFn: () =>
+      must(admin.GET('/admin/applications/{app}/campaigns/{campaign}/usage', { params: { path: { app, campaign: campaign.id } } })),
+    refetchInterval: 10_000,
+  });
+  const u = usage.data;
+  const total = u?.limits.total;
+  const periods = u ? (['per_day', 'per_week', 'per_month'] as const).filter((k) => u.limits[k].limit !== null) : [];
+  return (
+    <tr>
+      <th scope="row">{campaign.name}</th>
+      <td>{campaign.archived_at ? 'archived' : campaign.status}</td>
+      <td>{describeDiscount(campaign)}</td>
+      <td data-testid="redeemed">{u ? u.redeemed : '…'}</td>
+      <td>{u ? u.reverted : '…'}</td>
+      <td>
+        {total && total.limit !== null ? (
+          <>
+            <meter
+              min={0}
+              max={total.limit}
+              value={total.used ?? 0}
+              aria-label={`Budget of ${campaign.name}: ${total.used} of ${total.limit} used`}
+            />{' '}
+            {total.remaining} of {total.limit} left
+          </>
+        ) : (
+          'no total limit'
+        )}
+      </td>
+      <td>
+        {periods.length === 0
+          ? '—'
+          : periods.map((k) => (
+              <div key={k}>
+                {k.replace('per_', '')} {u!.limits[k].period}: {u!.limits[k].remaining} of {u!.limits[k].limit} left
+              </div>
+            ))}
+      </td>
+    </tr>
+  );
+}
+
+function describeDiscount(c: Campaign): string {
+  const d = c.discount;
+  const amount = d.type === 'percentage' ? `${d.value}%` : `${d.value} off`;
+  const cap = d.max !== null && d.max !== undefined ? `, at most ${d.max}` : '';
+  return `${d.kind === 'cashback' ? `cashback ${amount} to ${d.wallet_id ?? 'a wallet'}` : amount}${cap}`;
+}

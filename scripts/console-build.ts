@@ -1,0 +1,37 @@
+/**
+ * The console's build for `npm run dev`: builds console/ into console/dist when its sources (or
+ * the typed client's) are newer than the last build, so the dev server serves what is checked out.
+ * Says what is missing instead when console/ was not installed (`npm install --prefix console`).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const repoRoot = resolve(import.meta.dirname, '..');
+const consoleDir = join(repoRoot, 'console');
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path, { recursive: true, encoding: 'utf8' }).reduce(
+    (newest, f) => Math.max(newest, statSync(join(path, f)).mtimeMs),
+    0,
+  );
+}
+
+/** 'built' | 'fresh' (nothing to do) | the reason it cannot be served. */
+export function buildConsoleIfStale(log: (line: string) => void): { state: 'built' | 'fresh' } | { state: 'missing'; why: string } {
+  if (!existsSync(join(consoleDir, 'node_modules', 'vite'))) {
+    return { state: 'missing', why: 'not installed: npm install --prefix console' };
+  }
+  const built = join(consoleDir, 'dist', 'index.html');
+  const sources = Math.max(
+    ...['src', 'index.html', 'vite.config.ts', 'package.json'].map((p) => newestMtime(join(consoleDir, p))),
+    newestMtime(join(repoRoot, 'client', 'src')),
+  );
+  if (existsSync(built) && statSync(built).mtimeMs >= sources) return { state: 'fresh' };
+  log('building the console (console/ → console/dist)');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: consoleDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  return { state: 'built' };
+}
