@@ -36,6 +36,7 @@ import {
   setCustomerArchived,
   upsertCustomers,
 } from '../../shared/usecases/admin/customers.usecase.js';
+import { explainCart } from '../../shared/usecases/admin/explain.usecase.js';
 import { campaignUsage, listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
 import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
@@ -317,6 +318,11 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue, redis: 
   on('get', `${CAMPAIGN}/usage`, (req) => campaignUsage(services, p(req, 'app'), p(req, 'campaign')));
 
   on('get', `${APP}/redemptions`, (req) => listRedemptions(services, p(req, 'app'), req.query));
+  // "Try a cart": a POST for its body, yet a read — it changes nothing, so viewers may, and no audit entry.
+  r.post(
+    `${APP}/explain`,
+    answer(services, 200, 'read', (req) => explainCart(services, p(req, 'app'), req.body), null),
+  );
 
   const WEBHOOK = `${APP}/webhooks/:webhook`;
   /** The webhook queue, for the routes that queue deliveries; without it they answer 503. */

@@ -4,6 +4,7 @@ import { ApplicationsPage } from './pages/Applications';
 import { AuditPage } from './pages/Audit';
 import { CampaignsPage } from './pages/Campaigns';
 import { SignIn } from './pages/SignIn';
+import { TryCartPage } from './pages/TryCart';
 import { hrefOf, useRoute } from './route';
 
 /** What the signed-in operator may do: the pages hide what the API would refuse anyway. */
@@ -65,6 +66,7 @@ export function App() {
       <main>
         {route.page === 'applications' && <ApplicationsPage who={who} />}
         {route.page === 'campaigns' && <CampaignsPage app={route.app} who={who} />}
+        {route.page === 'try' && <TryCartPage app={route.app} />}
         {route.page === 'audit' && <AuditPage app={route.app} />}
       </main>
     </>

@@ -45,3 +45,4 @@ export type Application = Schemas['AdminApplication'];
 export type Campaign = Schemas['AdminCampaign'];
 export type CampaignUsage = Schemas['CampaignUsage'];
 export type AuditEntry = Schemas['AuditEntry'];
+export type CartExplanation = Schemas['CartExplanation'];

@@ -328,3 +328,143 @@ function computeDiscount(campaign: Campaign, order: ParsedOrder, selected: reado
     itemDiscountCents: eligible ? spreadOverItems(campaign, order, eligible, totalDiscountCents) : order.items.map(() => null),
   };
 }
+
+/** One rule of an explanation: what was checked, with the figures it was checked on. */
+export interface RuleCheck {
+  /** `availability`, `limit.<kind>`, `order`, `cart_condition`, `selection`, `selected_items_validation`, `product_validation`, `discount`. */
+  rule: string;
+  /** null: not reached (an earlier rule refused). */
+  passed: boolean | null;
+  /** A sentence for people: the rule text, or what was found. */
+  text: string;
+  /** The figures, money in cents (the presenting layer converts). */
+  figures: Record<string, unknown>;
+}
+
+/** {@link evaluateCoupon}'s decision with every rule it went through and their figures. */
+export interface Explanation {
+  evaluation: Evaluation;
+  checks: RuleCheck[];
+}
+
+/**
+ * Explains one coupon for one request: the decision is {@link evaluateCoupon}'s own (so an
+ * explanation never disagrees with validate), and beside it every rule in the engine's order with
+ * the figures it was decided on — each limit's use, each cart condition's actual value, which items
+ * were selected, the base and each item's share of the discount. Rules after the deciding
+ * refusal are listed as not reached. Never throws for any `order` value.
+ */
+export function explainCoupon(input: EvaluateInput): Explanation {
+  const evaluation = evaluateCoupon(input);
+  const checks: RuleCheck[] = [];
+  let open = true; // false once a rule refused: what follows was not reached
+  const add = (rule: string, passed: boolean, text: string, figures: Record<string, unknown> = {}) => {
+    checks.push({ rule, passed: open ? passed : null, text, figures });
+    if (!passed) open = false;
+  };
+  const { campaign } = input;
+
+  const state = availability(campaign, input.now, input.timezone);
+  add('availability', state === 'available', state === 'available' ? 'available now' : M.NOT_AVAILABLE, {
+    state,
+    valid_from: campaign.validFrom.toISOString(),
+    valid_until: campaign.validUntil ? campaign.validUntil.toISOString() : null,
+  });
+
+  const l = campaign.limits;
+  const u = input.usage;
+  const limits: [string, number | null | undefined, number, boolean][] = [
+    ['total', l.total, u.total, true],
+    ['per_customer', l.perCustomer, u.perCustomer, input.customerKnown],
+    ['per_day', l.perDay, u.perDay, true],
+    ['per_week', l.perWeek, u.perWeek, true],
+    ['per_month', l.perMonth, u.perMonth, true],
+  ];
+  for (const [kind, limit, used, applies] of limits) {
+    if (limit === null || limit === undefined) continue;
+    const ok = !applies || !reached(limit, used);
+    add(`limit.${kind}`, ok, applies ? `${Math.max(0, limit - used)} of ${limit} left` : 'applies only to a known customer', {
+      limit,
+      used,
+      remaining: Math.max(0, limit - used),
+    });
+  }
+  if (u.bulkCode !== undefined) {
+    const limit = campaign.bulkCodeUsageLimit ?? 1;
+    add('limit.bulk_code', !reached(limit, u.bulkCode), `this code used ${u.bulkCode} of ${limit} times`, {
+      limit,
+      used: u.bulkCode,
+      remaining: Math.max(0, limit - u.bulkCode),
+    });
+  }
+
+  if (input.order === undefined) {
+    add('order', true, 'no order sent: no cart or item rules are checked', {});
+    return { evaluation, checks };
+  }
+  const parsed = parseOnce(input.order);
+  add('order', parsed.ok, parsed.ok ? 'order read' : parsed.message, {});
+  if (!parsed.ok) return { evaluation, checks };
+  const order = parsed.order;
+
+  for (const c of campaign.cartConditions) {
+    const actual = orderFieldValue(order, campaign, c.field);
+    const ok = actual === undefined ? !missingFails(c.field, OPTIONAL_ORDER_FIELDS) : holds(c, actual);
+    add('cart_condition', ok, M.ruleText(c), { field: c.field, operator: c.operator, value: c.value, actual: actual ?? null });
+  }
+
+  const selected = selectItems(order, campaign);
+  const selectedItems = order.items.filter((_, i) => selected[i]);
+  const selectionMatters = campaign.itemSelector !== null || isSelectedItemsBase(campaign.discountCalculatedOn);
+  if (selectionMatters) {
+    add('selection', selectedItems.length > 0, selectedItems.length > 0 ? `${selectedItems.length} item(s) selected` : M.SELECTION_FAILED, {
+      selected_items: selected.flatMap((s, i) => (s ? [i] : [])),
+    });
+  }
+  const aggregates: Record<string, number> = {
+    selected_items_total_qty: sum(selectedItems.map((i) => i.quantity)),
+    selected_items_selling_price_subtotal: sum(selectedItems.map((i) => i.sellingLineCents)),
+    selected_items_original_price_subtotal: sum(selectedItems.map((i) => i.originalLineCents)),
+  };
+  for (const c of campaign.selectedItemsValidations) {
+    const actual = aggregates[c.field];
+    add('selected_items_validation', actual !== undefined && holds(c, actual), M.ruleText(c), {
+      field: c.field,
+      operator: c.operator,
+      value: c.value,
+      actual: actual ?? null,
+    });
+  }
+  for (const c of campaign.productValidations) {
+    const failing = selectedItems.flatMap((item, k) => {
+      const v = itemFieldValue(item, campaign, c.field);
+      const ok = v === undefined ? !missingFails(c.field, OPTIONAL_ITEM_FIELDS) : holds(c, v);
+      return ok ? [] : [k];
+    });
+    add('product_validation', failing.length === 0, M.ruleText(c), {
+      field: c.field,
+      operator: c.operator,
+      value: c.value,
+      failing_items: failing.map((k) => order.items.indexOf(selectedItems[k]!)),
+    });
+  }
+
+  if (evaluation.applicable) {
+    const eligible = eligibleItems(campaign, order, selected);
+    const base = baseCents(campaign, order, eligible);
+    const d = campaign.discount;
+    const r = evaluation.result;
+    add('discount', true, `${d.type === 'percentage' ? `${d.value}%` : 'flat'} on ${campaign.discountCalculatedOn}`, {
+      base: campaign.discountCalculatedOn,
+      base_cents: base,
+      type: d.type,
+      value: d.value,
+      max_cents: d.maxCents ?? null,
+      kind: d.kind,
+      discount_cents: d.kind === 'cashback' ? r.totalCashbackCents : r.totalDiscountCents,
+      eligible_items: eligible ? eligible.flatMap((e, i) => (e ? [i] : [])) : null,
+      item_discount_cents: r.itemDiscountCents,
+    });
+  }
+  return { evaluation, checks };
+}

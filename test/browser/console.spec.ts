@@ -184,6 +184,48 @@ describe('console: the promotions console in a real browser', function () {
     await page.context().close();
   });
 
+  it('when a cart is tried, then the console shows the verdict and amount validate gives, each rule with its figures, and nothing is counted', async () => {
+    const app = await createTestApplication(api.services);
+    await createCustomers(api.services, app.id, ['try-buyer']);
+    const campaign = await createCampaign(api.services, app.id, { code: 'TRY10', name: 'Try ten' });
+    const order = makeOrder();
+    const validated = await call(api.url, 'POST', '/coupons/validate', {
+      auth: app.auth,
+      body: { source_id: 'try-buyer', coupon_details: [{ coupon_code: 'TRY10' }], order },
+    });
+    expect(validated.status, validated.text).to.equal(200);
+    expect(validated.body.is_applicable).to.equal(true);
+    const discount = validated.body.coupon_savings.order.total_discount;
+
+    const page = await signedIn('viewer'); // a read: viewers may try carts
+    await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
+    await page.getByLabel('Customer (source_id)').fill('try-buyer');
+    await page.getByLabel('Code').fill('TRY10');
+    await page.getByLabel('Order (JSON, as sent to validate)').fill(JSON.stringify(order, null, 2));
+    await page.getByRole('button', { name: 'Try it' }).click();
+    const verdict = page.getByRole('article', { name: 'Try ten: applicable' });
+    await verdict.getByTestId('verdict').waitFor();
+    expect(await verdict.getByTestId('verdict').innerText()).to.equal(`applicable: ${discount} off`);
+    const rules = await verdict.locator('tbody').innerText();
+    expect(rules).to.include('availability').and.include('discount').and.include('passed');
+    // The discount's own figures: what it was computed on and the amount, validate's.
+    expect(rules, rules).to.match(new RegExp(`discount amount\\s+${String(discount).replace('.', '\\.')}(\\s|$)`));
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'try-a-cart.png'), fullPage: true });
+
+    // A bad order is refused beside the field, before anything is sent.
+    await page.getByLabel('Order (JSON, as sent to validate)').fill('{ not json');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    expect(await page.locator('#order-error').innerText()).to.match(/^The order is not JSON/);
+    await page.context().close();
+
+    const usage = await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns/${campaign.id}/usage`, { headers: ADMIN_HEADERS });
+    expect(usage.body.redeemed).to.equal(0);
+  });
+
   it('when a viewer signs in, then no page offers a change, and the API refuses one made with its session anyway', async () => {
     const page = await signedIn('viewer');
     expect(await page.getByRole('button', { name: 'Create application' }).count()).to.equal(0);

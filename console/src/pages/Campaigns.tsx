@@ -24,7 +24,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
     <>
       <p className="crumbs">
         <a href={hrefOf({ page: 'applications' })}>Applications</a> / <code>{app}</code> ·{' '}
-        <a href={hrefOf({ page: 'audit', app })}>audit log of this application</a>
+        <a href={hrefOf({ page: 'try', app })}>try a cart</a> · <a href={hrefOf({ page: 'audit', app })}>audit log of this application</a>
       </p>
       <h1>Campaigns</h1>
       {!who.canChange && <p className="hint">You can read everything here; your role ({who.role}) changes nothing.</p>}
