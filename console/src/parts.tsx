@@ -9,3 +9,13 @@ export function MoreButton({ list }: { list: Pick<UseInfiniteQueryResult, 'hasNe
     </button>
   );
 }
+
+/** A failure, said where it happened (role=alert: screen readers announce it). */
+export function ErrorLine({ error, id }: { error: { message: string } | string | null | undefined; id?: string }) {
+  if (!error) return null;
+  return (
+    <p id={id} role="alert" className="error">
+      {typeof error === 'string' ? error : error.message}
+    </p>
+  );
+}

@@ -8,18 +8,10 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 
-const BASES = [
-  'selling_price_subtotal',
-  'original_price_subtotal',
-  'shipping',
-  'selected_items_selling_price_subtotal',
-  'selected_items_original_price_subtotal',
-  'valid_cart_selling_price_subtotal',
-  'valid_cart_original_price_subtotal',
-] as const;
 const SKUS = ['A', 'B', 'C'];
 
 const selector = fc.record({
@@ -35,7 +27,7 @@ const selector = fc.record({
 
 const campaign = fc
   .record({
-    base: fc.constantFrom(...BASES),
+    base: fc.constantFrom(...DISCOUNT_BASES),
     kind: fc.constantFrom('discount', 'cashback'),
     type: fc.constantFrom('percentage', 'flat'),
     value: fc.integer({ min: 1, max: 60 }),

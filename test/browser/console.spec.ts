@@ -7,26 +7,17 @@
  * CONSOLE_SCREENSHOTS (`CONSOLE_SCREENSHOTS=docs/console npm test -- test/browser/console.spec.ts`
  * refreshes those of docs/console.md).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumOrSkip } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS ?? 'test-results/console');
 const PASSWORD = 'console test password 1';
@@ -55,14 +46,10 @@ describe('console: the promotions console in a real browser', function () {
   const emails = { owner: `owner-${process.pid}@example.com`, viewer: `viewer-${process.pid}@example.com` };
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
-      return this.skip();
-    }
+    browser = await chromiumOrSkip(this);
     const build = buildConsoleIfStale(() => undefined);
     if (build.state === 'missing') throw new Error(`the console cannot be built: ${build.why}`);
     mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     // scrypt at 2^10: sign-in checks the same way at any cost, and the test signs in a few times.
     api = await startTestApi({ PASSWORD_HASH_COST: '10' });
     for (const role of ['owner', 'viewer'] as const) {

@@ -1,21 +1,9 @@
-import { existsSync } from 'node:fs';
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromiumOrSkip } from '../support/browser.js';
 import { partitionOf, partitionQueueName } from '../../shared/queue/names.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, TEST_ADMIN_TOKEN, type TestApi } from '../support/context.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-/** Headless in a container: no sandbox, no GPU, and nothing that phones home. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 /**
  * Real pages in Debian's Chromium (never a downloaded browser): the API docs render the five
@@ -26,17 +14,7 @@ describe('pages in a real browser', function () {
   let api: TestApi;
   let browser: Browser;
   before(async function () {
-    // Written reasons, printed: CI installs Debian's chromium (.ci/run); never download a browser.
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
-      return this.skip();
-    }
-    try {
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    } catch (err) {
-      console.log(`    skipped: ${CHROMIUM} did not start: ${(err as Error).message.split('\n')[0]}`);
-      return this.skip();
-    }
+    browser = await chromiumOrSkip(this);
     api = await startTestApi();
   });
   after(async () => {

@@ -155,7 +155,7 @@ describe('database round trips per operation', function () {
       return { commands, statements };
     }
 
-    it('when 24 customers redeem and are credited at the same moment, then every statement is sent once and they share commands', async () => {
+    it('when 24 customers redeem and are credited at the same moment, then every statement is sent once: none lost, none repeated', async () => {
       const ids = Array.from({ length: 24 }, (_, i) => `burst-${i}`);
       await createCustomers(api.services, app.id, ids);
       const { commands, statements } = await statementsOf(async () => {
@@ -173,11 +173,14 @@ describe('database round trips per operation', function () {
       expect(statements.get('find:wallet_balances')).to.equal(n);
       expect(statements.get('findAndModify:wallet_balances')).to.equal(n);
       expect(statements.get('insert:wallet_transactions')).to.equal(n);
-      expect(commands.get('insert:wallet_transactions'), 'inserts of one moment share a command').to.be.below(n);
       expect(statements.get('update:wallet_balances')).to.equal(n);
-      // …in fewer commands than statements (each collection's statements of one moment go together).
-      const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
-      expect(total(commands)).to.be.below(total(statements));
+      // Not asserted here: that they share commands. Statements share one only when their
+      // operations reach the batcher in the same turn of the event loop, which a saturated machine
+      // does not guarantee (two busy loops beside the suite: all 24 inserts went alone, each
+      // correct). That statements issued at once go as one command is test/worker/batched.spec.ts;
+      // what sharing saves under load is `npm run bench` (docs/benchmarks.md).
+      // Never more commands than statements of a kind: a batch never sends a statement twice.
+      for (const [kind, sent] of commands) expect(sent, kind).to.be.at.most(statements.get(kind)!);
     });
   });
 

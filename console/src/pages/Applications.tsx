@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import { useState, type FormEvent } from 'react';
 import type { Who } from '../App';
 import { admin, ApiFailure, must, type Application } from '../api';
-import { MoreButton } from '../parts';
+import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 
 /** Applications: create, rotate the secret, disable or enable, archive or unarchive. */
@@ -78,16 +78,8 @@ export function ApplicationsPage({ who }: { who: Who }) {
       <label className="inline">
         <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} /> Show archived
       </label>
-      {act.error && (
-        <p role="alert" className="error">
-          {act.error.message}
-        </p>
-      )}
-      {list.error && (
-        <p role="alert" className="error">
-          {list.error.message}
-        </p>
-      )}
+      <ErrorLine error={act.error} />
+      <ErrorLine error={list.error} />
       <table>
         <caption className="visually-hidden">Applications</caption>
         <thead>
@@ -184,11 +176,7 @@ function CreateApplication({ onCreated }: { onCreated: (made: { name: string; ap
         <input name="currency" placeholder="EUR" maxLength={3} />
       </label>
       <button type="submit">Create application</button>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
     </form>
   );
 }

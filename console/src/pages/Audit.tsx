@@ -4,7 +4,7 @@ import { admin, must, type AuditEntry } from '../api';
 
 const TARGET_TYPES = ['application', 'campaign', 'customer', 'wallet', 'webhook', 'operator', 'token', 'session'] as const;
 type TargetType = (typeof TARGET_TYPES)[number];
-import { MoreButton } from '../parts';
+import { ErrorLine, MoreButton } from '../parts';
 
 interface Filters {
   application?: string;
@@ -68,11 +68,7 @@ export function AuditPage({ app }: { app?: string }) {
         </label>
         <button type="submit">Filter</button>
       </form>
-      {list.error && (
-        <p role="alert" className="error">
-          {list.error.message}
-        </p>
-      )}
+      <ErrorLine error={list.error} />
       <table className="audit">
         <caption className="visually-hidden">Audit entries, newest first</caption>
         <thead>

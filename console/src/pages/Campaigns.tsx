@@ -2,7 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Who } from '../App';
 import { admin, must, type Campaign } from '../api';
-import { MoreButton } from '../parts';
+import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 
 /** An application's campaigns with their live usage: redeemed, reverted, what each limit has left. */
@@ -31,11 +31,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
       <label className="inline">
         <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} /> Show archived
       </label>
-      {list.error && (
-        <p role="alert" className="error">
-          {list.error.message}
-        </p>
-      )}
+      <ErrorLine error={list.error} />
       <table>
         <caption className="visually-hidden">Campaigns with their usage</caption>
         <thead>

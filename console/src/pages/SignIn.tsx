@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { admin, csrf } from '../api';
+import { ErrorLine } from '../parts';
 
 /** POST /admin/sessions: the cookie is the browser's; the CSRF token is kept for this tab. */
 export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
@@ -44,11 +45,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
           Password
           <input name="password" type="password" autoComplete="current-password" required />
         </label>
-        {error && (
-          <p id="sign-in-error" role="alert" className="error">
-            {error}
-          </p>
-        )}
+        <ErrorLine id="sign-in-error" error={error} />
         <button type="submit" disabled={busy}>
           Sign in
         </button>

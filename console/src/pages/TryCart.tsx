@@ -1,6 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, must, type CartExplanation } from '../api';
+import { ErrorLine } from '../parts';
 import { hrefOf } from '../route';
 
 type Explanation = CartExplanation;
@@ -71,20 +72,12 @@ export function TryCartPage({ app }: { app: string }) {
             aria-describedby={orderError ? 'order-error' : undefined}
           />
         </label>
-        {orderError && (
-          <p id="order-error" role="alert" className="error">
-            {orderError}
-          </p>
-        )}
+        <ErrorLine id="order-error" error={orderError} />
         <button type="submit" disabled={explain.isPending}>
           Try it
         </button>
       </form>
-      {explain.error && (
-        <p role="alert" className="error">
-          {explain.error.message}
-        </p>
-      )}
+      <ErrorLine error={explain.error} />
       {explain.data && (
         <section aria-label="Verdicts">
           {explain.data.truncated && <p className="hint">Only the first 500 campaigns are shown: name a code to try another.</p>}
