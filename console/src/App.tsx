@@ -1,18 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { admin, ApiFailure, csrf, must, type Role } from './api';
+import { admin, ApiFailure, csrf, must, type Who } from './api';
 import { ApplicationsPage } from './pages/Applications';
 import { AuditPage } from './pages/Audit';
 import { CampaignsPage } from './pages/Campaigns';
 import { SignIn } from './pages/SignIn';
 import { TryCartPage } from './pages/TryCart';
 import { hrefOf, useRoute } from './route';
-
-/** What the signed-in operator may do: the pages hide what the API would refuse anyway. */
-export interface Who {
-  email: string | null;
-  role: Role;
-  canChange: boolean;
-}
 
 export function App() {
   const queries = useQueryClient();

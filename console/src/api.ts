@@ -46,3 +46,10 @@ export type Campaign = Schemas['AdminCampaign'];
 export type CampaignUsage = Schemas['CampaignUsage'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type CartExplanation = Schemas['CartExplanation'];
+
+/** What the signed-in operator may do: the pages hide what the API would refuse anyway. */
+export interface Who {
+  email: string | null;
+  role: Role;
+  canChange: boolean;
+}

@@ -1,7 +1,6 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { Who } from '../App';
-import { admin, ApiFailure, must, type Application } from '../api';
+import { admin, ApiFailure, must, type Application, type Who } from '../api';
 import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 

@@ -1,7 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { Who } from '../App';
-import { admin, must, type Campaign } from '../api';
+import { admin, must, type Campaign, type Who } from '../api';
 import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 
