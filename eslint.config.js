@@ -53,6 +53,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       'dist/',
+      '.test-build/',
       'tools/testdb/',
       'coverage/',
       'client/dist/',

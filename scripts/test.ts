@@ -39,6 +39,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { SERVICE_BUILD_ENV, buildServiceForProcesses } from './service-build.js';
 import { buildConsoleIfStale } from './console-build.js';
 import { startEmbeddedServers, startTestDatabase, stopTestDatabase } from './embedded-servers.js';
 
@@ -109,7 +110,7 @@ async function runLanes(selection?: string[]): Promise<number> {
   const laneCount = Number(process.env.TEST_LANES) || undefined;
   const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
   const databaseLog = process.env.TESTDB_LOG ?? servers.databaseLog;
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     MONGODB_URI: servers.mongodbUri,
     REDIS_URL: servers.redisUrl,
@@ -120,6 +121,9 @@ async function runLanes(selection?: string[]): Promise<number> {
   const started = Date.now();
   try {
     await warmCompileCache(env);
+    const build = await buildServiceForProcesses(repoRoot);
+    env[SERVICE_BUILD_ENV] = build.dir;
+    say(`transpiled the service for the processes the tests start (.test-build/) in ${build.seconds.toFixed(1)} s`);
     // Once, before the lanes: the browser test and the dev server's test would otherwise both
     // build it into the same folder at the same time.
     const consoleBuild = buildConsoleIfStale(say);
@@ -402,8 +406,22 @@ function summarise(results: Results, seconds: number): number {
     .slice(0, 6)
     .map(([file, r]) => `${rel(file)} ${r.cpu!.toFixed(0)} s`);
   process.stdout.write(`\n${all.length} files, ${Math.round(seconds)} s; CPU ${Math.round(cpu)} s, most: ${dearest.join(', ')}\n`);
+  writeCostsOf(results);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   return failed === 0 && passed > 0 ? 0 : 1;
+}
+
+/** Every file's wall and CPU seconds, dearest first, in test-results/cost.json (not committed). */
+function writeCostsOf(results: Results): void {
+  const costs = Object.entries(results)
+    .map(([file, r]) => ({
+      file: rel(file),
+      seconds: Math.round(r.ms / 100) / 10,
+      cpu: r.cpu === undefined ? null : Math.round(r.cpu * 10) / 10,
+    }))
+    .sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0));
+  mkdirSync(join(repoRoot, 'test-results'), { recursive: true });
+  writeFileSync(join(repoRoot, 'test-results', 'cost.json'), `${JSON.stringify(costs, null, 2)}\n`);
 }
 
 function rel(file: string): string {

@@ -16,6 +16,7 @@ import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, settle } from '../support/admin.js';
 import { PACE_MARGIN, timeoutFromNow } from '../support/pace.js';
 import { TEST_ADMIN_TOKEN, useTestApi } from '../support/context.js';
+import { nodeArgsFor } from '../../scripts/service-build.js';
 
 const exec = promisify(execFile);
 
@@ -39,7 +40,7 @@ describe('admin command line: through the admin API', function () {
     const base = { ...process.env, COUPONS_URL: api().url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '', REDIS_URL: '', ...env };
     const started = Date.now();
     try {
-      const { stdout, stderr } = await exec('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: base });
+      const { stdout, stderr } = await exec('node', [...nodeArgsFor('scripts/admin.ts'), ...args], { env: base });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -92,7 +93,7 @@ describe('admin command line: through the admin API', function () {
     const withStdin = (args: string[], input: string) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         const env = { ...process.env, COUPONS_URL: api().url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '', REDIS_URL: '' };
-        const child = execFile('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env }, (err, stdout, stderr) =>
+        const child = execFile('node', [...nodeArgsFor('scripts/admin.ts'), ...args], { env }, (err, stdout, stderr) =>
           resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
         child.stdin!.end(input);

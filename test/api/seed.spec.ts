@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { DEMO_CAMPAIGNS, loadDemoData } from '../../scripts/demo-data.js';
 import { makeOrder } from '../fixtures/records.js';
 import { call, startTestApi, TEST_ADMIN_TOKEN, testMongoUri, type TestApi } from '../support/context.js';
+import { nodeArgsFor } from '../../scripts/service-build.js';
 
 const run = promisify(execFile);
 
@@ -33,7 +34,7 @@ describe('demo data, seed and admin command line', function () {
   });
 
   it('when `npm run seed` runs, then it prints credentials that work', async () => {
-    const { stdout } = await run('node', ['--import', 'tsx', 'scripts/seed.ts'], {
+    const { stdout } = await run('node', nodeArgsFor('scripts/seed.ts'), {
       env: { ...process.env, MONGODB_URI: testMongoUri(), LOG_LEVEL: 'silent' },
     });
     const key = /API key:\s+(\S+)/.exec(stdout)![1]!;
@@ -50,7 +51,7 @@ describe('demo data, seed and admin command line', function () {
       (
         await run(
           'node',
-          ['--import', 'tsx', 'scripts/admin.ts', 'create-application', '--name', 'CLI', '--timezone', 'UTC', '--currency', 'EUR'],
+          [...nodeArgsFor('scripts/admin.ts'), 'create-application', '--name', 'CLI', '--timezone', 'UTC', '--currency', 'EUR'],
           { env },
         )
       ).stdout,
@@ -61,7 +62,7 @@ describe('demo data, seed and admin command line', function () {
     const ids: string[] = [];
     let cursor: string | null = null;
     do {
-      const args = ['--import', 'tsx', 'scripts/admin.ts', 'list-applications', ...(cursor ? ['--cursor', cursor] : [])];
+      const args = [...nodeArgsFor('scripts/admin.ts'), 'list-applications', ...(cursor ? ['--cursor', cursor] : [])];
       const page = JSON.parse((await run('node', args, { env })).stdout) as { applications: { id: string }[]; next_cursor: string | null };
       ids.push(...page.applications.map((a) => a.id));
       cursor = page.next_cursor;
@@ -69,7 +70,7 @@ describe('demo data, seed and admin command line', function () {
     expect(ids).to.include(created.id);
     const bad = await run(
       'node',
-      ['--import', 'tsx', 'scripts/admin.ts', 'create-application', '--name', 'x', '--timezone', 'Nowhere/Land', '--currency', 'EUR'],
+      [...nodeArgsFor('scripts/admin.ts'), 'create-application', '--name', 'x', '--timezone', 'Nowhere/Land', '--currency', 'EUR'],
       { env },
     ).catch((e) => e);
     expect(bad.code).to.equal(1);

@@ -18,6 +18,7 @@ import { verifyWebhook, WebhookVerificationError } from '../../client/src/webhoo
 import { everyPage } from '../support/admin.js';
 import { assertMatchesSchema, spec } from '../support/openapi.js';
 import { signedBy, WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
+import { nodeArgsFor } from '../../scripts/service-build.js';
 
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 const run = promisify(execFile);
@@ -560,7 +561,7 @@ describe('admin API: webhook endpoints, events and deliveries', function () {
       await createWallet(api.services, app.id);
       const env = { ...process.env, COUPONS_URL: api.url, COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '' };
       const cli = async (...args: string[]) =>
-        JSON.parse((await run('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env })).stdout);
+        JSON.parse((await run('node', [...nodeArgsFor('scripts/admin.ts'), ...args], { env })).stdout);
       const created = await cli('create-webhook', '--app', app.id, '--url', receiver.url, '--events', 'wallet.transaction.completed');
       expect(created.secret).to.match(/^whsec_/);
       expect((await cli('list-webhooks', '--app', app.id)).webhooks.map((w: { id: string }) => w.id)).to.deep.equal([created.id]);

@@ -11,6 +11,7 @@ import { TEST_ADMIN_TOKEN, call, createTestApplication, startTestApi, type TestA
 import { useClusterTopology } from '../support/cluster-topology.js';
 import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 import { PACE_MARGIN, timeoutFromNow } from '../support/pace.js';
+import { nodeArgsFor } from '../../scripts/service-build.js';
 
 const run = promisify(execFile);
 const METRICS_TOKEN = 'cluster-metrics-token-0123456789';
@@ -217,7 +218,7 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
       // The CLI, through one of the cluster's APIs, queues a redelivery.
       const env = { ...process.env, COUPONS_URL: api(0), COUPONS_ADMIN_TOKEN: TEST_ADMIN_TOKEN, MONGODB_URI: '' };
       const cli = async (...args: string[]) =>
-        JSON.parse((await run('node', ['--import', 'tsx', 'scripts/admin.ts', ...args], { env })).stdout);
+        JSON.parse((await run('node', [...nodeArgsFor('scripts/admin.ts'), ...args], { env })).stdout);
       const [event] = (await cli('list-events', '--app', app.id)).events;
       expect(await cli('redeliver', '--app', app.id, '--webhook', hook.body.id, '--event', event.id)).to.deep.equal({ queued: 1 });
       await waitFor('the redelivery', () => receiver.accepted.length === 2);

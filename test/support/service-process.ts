@@ -1,7 +1,7 @@
 /**
- * Real service processes for tests of replicas, crashes, outages and shutdown: `tsx api/server.ts`
- * or `tsx worker/main.ts`, each started and stopped by its own pid. An API listens on port 0 and
- * reports the port it got (shared/process.ts `reportReady`): no port is picked first and bound
+ * Real service processes for tests of replicas, crashes, outages and shutdown: `api/server.ts` or
+ * `worker/main.ts` (transpiled by `npm test`, scripts/service-build.ts; else under tsx), each
+ * started and stopped by its own pid. An API listens on port 0 and reports the port it got (shared/process.ts `reportReady`): no port is picked first and bound
  * later, so no other process can take it in between. Output goes to a log file; a process that
  * does not become ready is killed and the error quotes what it printed.
  */
@@ -9,6 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { nodeArgsFor } from '../../scripts/service-build.js';
 import { isReadyMessage } from '../../shared/process.js';
 import { TEST_QUEUE_PREFIX, testMongoUri } from './context.js';
 
@@ -86,9 +87,12 @@ export async function startServiceProcess(
   logDir ??= mkdtempSync(join(tmpdir(), 'coupons-processes-'));
   const log = opts.output ?? join(logDir, `${name}.log`);
   const fd = openSync(log, 'a');
-  const child = fork(kind === 'api' ? 'api/server.ts' : 'worker/main.ts', [], {
+  const command = nodeArgsFor(kind === 'api' ? 'api/server.ts' : 'worker/main.ts');
+  // slow-db.ts is TypeScript: tsx loads it (the service itself may still be the transpiled file).
+  const slowDb = env.TEST_SLOW_DB_MS ? ['--import', 'tsx', '--import', './test/support/slow-db.ts'] : [];
+  const child = fork(command.at(-1)!, [], {
     cwd: repoRoot,
-    execArgv: ['--import', 'tsx', ...(env.TEST_SLOW_DB_MS ? ['--import', './test/support/slow-db.ts'] : [])],
+    execArgv: [...command.slice(0, -1), ...slowDb],
     env: { ...process.env, WORKER_PORT: '0', ...env, ...(kind === 'api' ? { PORT: '0' } : {}) },
     stdio: ['ignore', fd, fd, 'ipc'],
   });

@@ -125,18 +125,28 @@ describe('webhooks from real worker processes', function () {
   });
 
   it('when SIGKILL hits a worker mid-burst, then every event is still delivered, duplicates only under the same id', async () => {
+    // Its phases, printed: in a busy suite this test has taken 10× its time alone (127 s against 11 s).
+    const t0 = Date.now();
+    const phases: string[] = [];
+    const at = (what: string) => phases.push(`${what} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const victim = await startWorkerProcess({ ...WEBHOOKS, ...FAST_STALL });
     const survivor = await startWorkerProcess({ ...WEBHOOKS, ...FAST_STALL });
     workers = [victim, survivor];
+    at('workers up');
     const burst = await startBurst(api, receiver);
+    at('burst sent');
     // Kill once deliveries are flowing too: the victim dies with operations and deliveries in hand.
     let answered = false;
     void burst.done.then(() => (answered = true));
     await waitFor('first deliveries', () => receiver.arrivals >= 5, 60_000, 20);
+    at('first deliveries');
     await victim.kill();
     expect(answered, 'operations were still in flight when the worker died').to.equal(false);
     await burst.done;
+    at('burst answered');
     await expectAllDelivered(receiver, burst, 120_000);
+    at('all delivered');
+    console.log(`      phases: ${phases.join(', ')}`);
   });
 
   it('when the receiver is down for 30 s, then every event is delivered after it returns', async () => {
