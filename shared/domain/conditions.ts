@@ -64,8 +64,13 @@ export function firstFailing(
   valueOf: (field: string) => Scalar | undefined,
   isMandatory: (field: string) => boolean,
 ): Condition | undefined {
-  return conditions.find((c) => {
-    const v = valueOf(c.field);
-    return v === undefined ? isMandatory(c.field) : !holds(c, v);
-  });
+  return conditions.find((c) => !conditionHolds(c, valueOf(c.field), isMandatory));
+}
+
+/**
+ * One condition against its field's value: {@link holds} when the field has a value; when it has
+ * none (`undefined`), it fails if the field is mandatory and passes (is skipped) if optional.
+ */
+export function conditionHolds(c: Condition, value: Scalar | undefined, isMandatory: (field: string) => boolean): boolean {
+  return value === undefined ? !isMandatory(c.field) : holds(c, value);
 }

@@ -24,7 +24,7 @@
  *  8. the discount (or cashback): see {@link computeDiscount}.
  */
 import { availability } from './availability.js';
-import { firstFailing, holds } from './conditions.js';
+import { conditionHolds, firstFailing, holds } from './conditions.js';
 import * as M from './messages.js';
 import { declaredMetadata } from './metadata.js';
 import { percentOf, roundHalfAway, spreadLargestRemainder } from './money.js';
@@ -157,6 +157,8 @@ function missingFails(field: string, optional: readonly string[]): boolean {
 }
 const OPTIONAL_ORDER_FIELDS = ['shipping', 'tax', 'payment_mode'] as const;
 const OPTIONAL_ITEM_FIELDS = ['cart_qty', 'quantity', 'shipping', 'sku', 'name'] as const;
+const orderFieldMandatory = (f: string): boolean => missingFails(f, OPTIONAL_ORDER_FIELDS);
+const itemFieldMandatory = (f: string): boolean => missingFails(f, OPTIONAL_ITEM_FIELDS);
 
 /**
  * Whether `item` is chosen by `selector`. Each property test reads the item's property
@@ -192,39 +194,45 @@ function selectItems(order: ParsedOrder, campaign: Campaign): boolean[] {
 
 /** Step 6, refusal: nothing selected when selection matters, or a selected-items validation fails. */
 function selectionRefusal(campaign: Campaign, selectedItems: readonly ParsedItem[]): Evaluation | null {
-  const selectionMatters = campaign.itemSelector !== null || isSelectedItemsBase(campaign.discountCalculatedOn);
-  if (selectionMatters && selectedItems.length === 0) return refuse('selection', M.SELECTION_FAILED);
+  if (selectionMatters(campaign) && selectedItems.length === 0) return refuse('selection', M.SELECTION_FAILED);
   if (campaign.selectedItemsValidations.length === 0) return null;
-  const aggregates: Record<string, number> = {
+  const aggregates = selectedAggregates(selectedItems);
+  const failed = firstFailing(campaign.selectedItemsValidations, (f) => aggregates[f], AGGREGATE_MANDATORY);
+  return failed ? refuse('selection', M.SELECTION_FAILED) : null;
+}
+
+/** Whether the selection can refuse: an item selector, or a discount on the selected items. */
+function selectionMatters(campaign: Campaign): boolean {
+  return campaign.itemSelector !== null || isSelectedItemsBase(campaign.discountCalculatedOn);
+}
+
+/** The selected-items aggregates the selected-items validations test (docs/campaigns.md). */
+function selectedAggregates(selectedItems: readonly ParsedItem[]): Record<string, number> {
+  return {
     selected_items_total_qty: sum(selectedItems.map((i) => i.quantity)),
     selected_items_selling_price_subtotal: sum(selectedItems.map((i) => i.sellingLineCents)),
     selected_items_original_price_subtotal: sum(selectedItems.map((i) => i.originalLineCents)),
   };
-  // Aggregates always have a value; an unknown one fails: the tray message, not a silent pass.
-  const failed = firstFailing(
-    campaign.selectedItemsValidations,
-    (f) => aggregates[f],
-    () => true,
-  );
-  return failed ? refuse('selection', M.SELECTION_FAILED) : null;
 }
+
+/** Aggregates always have a value; an unknown one fails: the tray message, not a silent pass. */
+const AGGREGATE_MANDATORY = () => true;
 
 /** Step 5: the first failing cart condition. */
 function cartRefusal(campaign: Campaign, order: ParsedOrder): Evaluation | null {
-  const failed = firstFailing(
-    campaign.cartConditions,
-    (f) => orderFieldValue(order, campaign, f),
-    (f) => missingFails(f, OPTIONAL_ORDER_FIELDS),
-  );
+  const failed = firstFailing(campaign.cartConditions, (f) => orderFieldValue(order, campaign, f), orderFieldMandatory);
   return failed ? refuse('cart_rule', M.ruleText(failed)) : null;
 }
 
 /** Step 7: the first failing product validation over the items, in item order. */
 function productRefusal(campaign: Campaign, items: readonly ParsedItem[]): Evaluation | null {
   if (campaign.productValidations.length === 0) return null;
-  const isMandatory = (f: string): boolean => missingFails(f, OPTIONAL_ITEM_FIELDS);
   for (const item of items) {
-    const failed: Condition | undefined = firstFailing(campaign.productValidations, (f) => itemFieldValue(item, campaign, f), isMandatory);
+    const failed: Condition | undefined = firstFailing(
+      campaign.productValidations,
+      (f) => itemFieldValue(item, campaign, f),
+      itemFieldMandatory,
+    );
     if (failed) return refuse('product_rule', M.ruleText(failed));
   }
   return null;
@@ -409,26 +417,21 @@ export function explainCoupon(input: EvaluateInput): Explanation {
 
   for (const c of campaign.cartConditions) {
     const actual = orderFieldValue(order, campaign, c.field);
-    const ok = actual === undefined ? !missingFails(c.field, OPTIONAL_ORDER_FIELDS) : holds(c, actual);
+    const ok = conditionHolds(c, actual, orderFieldMandatory);
     add('cart_condition', ok, M.ruleText(c), { field: c.field, operator: c.operator, value: c.value, actual: actual ?? null });
   }
 
   const selected = selectItems(order, campaign);
   const selectedItems = order.items.filter((_, i) => selected[i]);
-  const selectionMatters = campaign.itemSelector !== null || isSelectedItemsBase(campaign.discountCalculatedOn);
-  if (selectionMatters) {
+  if (selectionMatters(campaign)) {
     add('selection', selectedItems.length > 0, selectedItems.length > 0 ? `${selectedItems.length} item(s) selected` : M.SELECTION_FAILED, {
       selected_items: selected.flatMap((s, i) => (s ? [i] : [])),
     });
   }
-  const aggregates: Record<string, number> = {
-    selected_items_total_qty: sum(selectedItems.map((i) => i.quantity)),
-    selected_items_selling_price_subtotal: sum(selectedItems.map((i) => i.sellingLineCents)),
-    selected_items_original_price_subtotal: sum(selectedItems.map((i) => i.originalLineCents)),
-  };
+  const aggregates = selectedAggregates(selectedItems);
   for (const c of campaign.selectedItemsValidations) {
     const actual = aggregates[c.field];
-    add('selected_items_validation', actual !== undefined && holds(c, actual), M.ruleText(c), {
+    add('selected_items_validation', conditionHolds(c, actual, AGGREGATE_MANDATORY), M.ruleText(c), {
       field: c.field,
       operator: c.operator,
       value: c.value,
@@ -438,8 +441,7 @@ export function explainCoupon(input: EvaluateInput): Explanation {
   for (const c of campaign.productValidations) {
     const failing = selectedItems.flatMap((item, k) => {
       const v = itemFieldValue(item, campaign, c.field);
-      const ok = v === undefined ? !missingFails(c.field, OPTIONAL_ITEM_FIELDS) : holds(c, v);
-      return ok ? [] : [k];
+      return conditionHolds(c, v, itemFieldMandatory) ? [] : [k];
     });
     add('product_validation', failing.length === 0, M.ruleText(c), {
       field: c.field,
