@@ -78,18 +78,24 @@ export async function onFreePort<T>(start: (...ports: number[]) => Promise<T>, p
 export const REDIS_PORT_TAKEN = /Address already in use/;
 
 /** Runs a command to completion; resolves with its stdout, rejects with its exit code and stderr tail. */
-function run(cmd: string, args: string[]): Promise<string> {
+/**
+ * Runs a command to its end; resolves with its trimmed stdout, rejects with the end of its stderr.
+ * `echoStderr` passes its stderr on as it comes (the test database's build progress).
+ */
+export function runCommand(cmd: string, args: string[], opts: { cwd?: string; echoStderr?: boolean } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => {
       err += c.toString();
-      process.stderr.write(c); // build progress ("testdb: building …")
+      if (opts.echoStderr) process.stderr.write(c);
     });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd} exited with ${code}: ${err.slice(-500)}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}: ${err.slice(-800)}`)),
+    );
   });
 }
 
@@ -176,7 +182,7 @@ export async function startTestDatabase(): Promise<Started> {
   // Under the system temp dir itself: PostgreSQL runs as `postgres`, who must traverse the path.
   const dir = join(tmpdir(), `coupons-testdb-${process.pid}-${Date.now()}`);
   say('starting the offline test database (tools/testdb: FerretDB 2.7 on PostgreSQL 15 + DocumentDB)');
-  const url = await run('bash', [join(testdbDir, 'start.sh'), dir]).catch(async (err) => {
+  const url = await runCommand('bash', [join(testdbDir, 'start.sh'), dir], { echoStderr: true }).catch(async (err) => {
     await stopTestDatabase(dir, { rm: true }).catch(() => undefined);
     throw err;
   });
@@ -187,7 +193,7 @@ export async function startTestDatabase(): Promise<Started> {
 
 /** Stops what `tools/testdb/start.sh DIR` started (and deletes DIR with `rm`). */
 export async function stopTestDatabase(dir: string, opts: { rm?: boolean } = {}): Promise<void> {
-  await run('bash', [join(testdbDir, 'stop.sh'), dir, ...(opts.rm ? ['--rm'] : [])]);
+  await runCommand('bash', [join(testdbDir, 'stop.sh'), dir, ...(opts.rm ? ['--rm'] : [])], { echoStderr: true });
 }
 
 async function startMongo(): Promise<Started> {

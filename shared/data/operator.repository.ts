@@ -1,4 +1,4 @@
-import { Types } from 'mongoose';
+import { Types, type Model, type UpdateQuery } from 'mongoose';
 import type { Role } from '../domain/roles.js';
 import { findIdPage } from './admin-queries.js';
 import type { Models } from './db.js';
@@ -79,6 +79,34 @@ export type OperatorChanges = Partial<Pick<OperatorRecord, 'name' | 'role' | 'ap
 /** A token's last use is written at most this often: not one write per admin request. */
 const LAST_USED_EVERY_MS = 60_000;
 
+/** Revokes an operator's token or session once: a second revocation keeps the first time. The document, or null when it is not the operator's. */
+async function revokeOnce<D extends OperatorTokenDoc | OperatorSessionDoc>(
+  model: Model<D>,
+  operatorId: string,
+  id: string,
+  now: Date,
+): Promise<D | null> {
+  if (!isObjectId(id) || !isObjectId(operatorId)) return null;
+  const mine = { _id: id, operator: operatorId };
+  return (
+    (await model.findOneAndUpdate({ ...mine, revokedAt: null }, { $set: { revokedAt: now } }, { returnDocument: 'after' }).lean<D>()) ??
+    (await model.findOne(mine).lean<D>())
+  );
+}
+
+/** Records a use in `field`, unless one was recorded within the last minute (then no round trip at all). */
+async function touchOncePerMinute<D extends OperatorTokenDoc | OperatorSessionDoc>(
+  model: Model<D>,
+  id: string,
+  field: 'lastUsedAt' | 'lastSeenAt',
+  last: Date | null,
+  now: Date,
+) {
+  const cutoff = new Date(now.getTime() - LAST_USED_EVERY_MS);
+  if (last && last >= cutoff) return;
+  await model.updateOne({ _id: id, $or: [{ [field]: null }, { [field]: { $lt: cutoff } }] }, { $set: { [field]: now } } as UpdateQuery<D>);
+}
+
 export function operatorRepository({ Operator, OperatorToken, OperatorSession }: Models) {
   return {
     async create(
@@ -150,20 +178,12 @@ export function operatorRepository({ Operator, OperatorToken, OperatorSession }:
         return ds.map(toSessionRecord);
       },
       async revoke(operatorId: string, id: string, now: Date): Promise<OperatorSessionRecord | null> {
-        if (!isObjectId(id) || !isObjectId(operatorId)) return null;
-        const d =
-          (await OperatorSession.findOneAndUpdate(
-            { _id: id, operator: operatorId, revokedAt: null },
-            { $set: { revokedAt: now } },
-            { returnDocument: 'after' },
-          ).lean<OperatorSessionDoc>()) ?? (await OperatorSession.findOne({ _id: id, operator: operatorId }).lean<OperatorSessionDoc>());
+        const d = await revokeOnce(OperatorSession, operatorId, id, now);
         return d ? toSessionRecord(d) : null;
       },
       /** Records activity (the idle clock), at most once a minute, as for tokens. */
       async touch(session: Pick<OperatorSessionRecord, 'id' | 'lastSeenAt'>, now: Date): Promise<void> {
-        const cutoff = new Date(now.getTime() - LAST_USED_EVERY_MS);
-        if (session.lastSeenAt >= cutoff) return;
-        await OperatorSession.updateOne({ _id: session.id, lastSeenAt: { $lt: cutoff } }, { $set: { lastSeenAt: now } });
+        await touchOncePerMinute(OperatorSession, session.id, 'lastSeenAt', session.lastSeenAt, now);
       },
     },
 
@@ -184,24 +204,12 @@ export function operatorRepository({ Operator, OperatorToken, OperatorSession }:
         return ts.map(toTokenRecord);
       },
       async revoke(operatorId: string, id: string, now: Date): Promise<OperatorTokenRecord | null> {
-        if (!isObjectId(id) || !isObjectId(operatorId)) return null;
-        // Revoked once: a second revocation keeps the first time.
-        const d =
-          (await OperatorToken.findOneAndUpdate(
-            { _id: id, operator: operatorId, revokedAt: null },
-            { $set: { revokedAt: now } },
-            { returnDocument: 'after' },
-          ).lean<OperatorTokenDoc>()) ?? (await OperatorToken.findOne({ _id: id, operator: operatorId }).lean<OperatorTokenDoc>());
+        const d = await revokeOnce(OperatorToken, operatorId, id, now);
         return d ? toTokenRecord(d) : null;
       },
       /** Records a use, unless one was recorded within the last minute (then no round trip at all). */
       async touch(token: Pick<OperatorTokenRecord, 'id' | 'lastUsedAt'>, now: Date): Promise<void> {
-        const cutoff = new Date(now.getTime() - LAST_USED_EVERY_MS);
-        if (token.lastUsedAt && token.lastUsedAt >= cutoff) return;
-        await OperatorToken.updateOne(
-          { _id: token.id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] },
-          { $set: { lastUsedAt: now } },
-        );
+        await touchOncePerMinute(OperatorToken, token.id, 'lastUsedAt', token.lastUsedAt, now);
       },
     },
   };

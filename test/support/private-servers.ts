@@ -5,10 +5,9 @@
  * {@link Relay}, so clients keep one address across restarts while every launch listens on a port
  * of its own. Used by the chaos scenarios and by the outage and rate-limit tests.
  */
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startRedisServer } from '../../scripts/embedded-servers.js';
+import { runCommand, startRedisServer } from '../../scripts/embedded-servers.js';
 import { Relay } from './relay.js';
 import { terminate } from './service-process.js';
 
@@ -79,20 +78,6 @@ export class PrivateRedis {
   }
 }
 
-function run(cmd: string, args: string[]): Promise<string> {
-  return new Promise((ok, fail) => {
-    const child = spawn(cmd, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.once('error', fail);
-    child.once('exit', (code) =>
-      code === 0 ? ok(out.trim()) : fail(new Error(`${cmd} ${args.join(' ')} exited with ${code}: ${err.slice(-800)}`)),
-    );
-  });
-}
-
 /**
  * A private test database (tools/testdb/start.sh DIR): its own PostgreSQL cluster and the FerretDB
  * process in front of it, reached through a {@link Relay}. `killFrontEnd` SIGKILLs FerretDB by the
@@ -110,12 +95,12 @@ export class PrivateDatabase {
 
   static async start(dir: string): Promise<PrivateDatabase> {
     try {
-      const direct = new URL(await run('bash', ['tools/testdb/start.sh', dir]));
+      const direct = new URL(await runCommand('bash', ['tools/testdb/start.sh', dir], { cwd: repoRoot }));
       const relay = await Relay.start(Number(direct.port));
       direct.port = String(relay.port);
       return new PrivateDatabase(dir, relay, direct.toString());
     } catch (err) {
-      await run('bash', ['tools/testdb/stop.sh', dir, '--rm']).catch(() => undefined);
+      await runCommand('bash', ['tools/testdb/stop.sh', dir, '--rm'], { cwd: repoRoot }).catch(() => undefined);
       throw err;
     }
   }
@@ -141,7 +126,7 @@ export class PrivateDatabase {
   }
 
   async relaunch(): Promise<void> {
-    const direct = new URL(await run('bash', ['tools/testdb/start.sh', this.dir]));
+    const direct = new URL(await runCommand('bash', ['tools/testdb/start.sh', this.dir], { cwd: repoRoot }));
     await this.relay.up(Number(direct.port));
   }
 
@@ -158,6 +143,6 @@ export class PrivateDatabase {
 
   async stop(): Promise<void> {
     await this.relay.stop();
-    await run('bash', ['tools/testdb/stop.sh', this.dir, '--rm']);
+    await runCommand('bash', ['tools/testdb/stop.sh', this.dir, '--rm'], { cwd: repoRoot });
   }
 }

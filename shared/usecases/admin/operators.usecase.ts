@@ -68,13 +68,18 @@ export async function actorOfToken(deps: Deps, token: string): Promise<Actor | n
   const found = await deps.repos.operators.tokens.findLive(tokenDigest(token));
   if (!found || found.operator.disabled) return null;
   await deps.repos.operators.tokens.touch(found.token, deps.now());
+  return operatorActor(found.operator, { tokenId: found.token.id });
+}
+
+/** The actor an enabled operator is, through one of its credentials (a personal token or a session). */
+export function operatorActor(operator: OperatorRecord, via: { tokenId: string } | { sessionId: string }): Actor {
   return {
     kind: 'operator',
-    role: found.operator.role,
-    applications: found.operator.applications,
-    operatorId: found.operator.id,
-    email: found.operator.email,
-    tokenId: found.token.id,
+    role: operator.role,
+    applications: operator.applications,
+    operatorId: operator.id,
+    email: operator.email,
+    ...via,
   };
 }
 
@@ -84,8 +89,8 @@ async function requireOperator(deps: Deps, id: string): Promise<OperatorRecord> 
   return o;
 }
 
-/** An owner may act on any operator's tokens; anyone else on their own only. */
-function mayActOnTokensOf(actor: Actor, operatorId: string): boolean {
+/** An owner may act on any operator's tokens and sessions; anyone else on their own only. */
+export function mayActOnCredentialsOf(actor: Actor, operatorId: string): boolean {
   return may(actor, 'manage_operators') || actor.operatorId === operatorId;
 }
 
@@ -119,7 +124,7 @@ export async function listOperators(deps: Deps, query: unknown = {}) {
 
 /** The operator itself, or another one for whoever may manage operators. */
 export async function getOperator(deps: Deps, actor: Actor, id: string) {
-  if (!mayActOnTokensOf(actor, id)) throw adminForbidden(`the ${actor.role} role may only read its own operator`);
+  if (!mayActOnCredentialsOf(actor, id)) throw adminForbidden(`the ${actor.role} role may only read its own operator`);
   return presentOperator(await requireOperator(deps, id));
 }
 
@@ -142,7 +147,7 @@ export async function updateOperator(deps: Deps, id: string, input: unknown) {
 }
 
 export async function createToken(deps: Deps, actor: Actor, operatorId: string, input: unknown) {
-  if (!mayActOnTokensOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
+  if (!mayActOnCredentialsOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
   const v = validateInput(tokenSchema, input) as { name: string };
   const operator = await requireOperator(deps, operatorId);
   if (operator.disabled) throw adminInvalid('the operator is disabled');
@@ -152,13 +157,13 @@ export async function createToken(deps: Deps, actor: Actor, operatorId: string, 
 }
 
 export async function listTokens(deps: Deps, actor: Actor, operatorId: string) {
-  if (!mayActOnTokensOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
+  if (!mayActOnCredentialsOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
   await requireOperator(deps, operatorId);
   return { tokens: (await deps.repos.operators.tokens.list(operatorId)).map(presentToken) };
 }
 
 export async function revokeToken(deps: Deps, actor: Actor, operatorId: string, tokenId: string) {
-  if (!mayActOnTokensOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
+  if (!mayActOnCredentialsOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own tokens`);
   const t = await deps.repos.operators.tokens.revoke(operatorId, tokenId, deps.now());
   if (!t) throw adminNotFound('token');
   return presentToken(t);

@@ -9,11 +9,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import type { OperatorSessionRecord } from '../../data/operator.repository.js';
 import { decoyHash, hashedAtOtherCost, hashPassword, tokenDigest, verifyPassword } from '../../domain/passwords.js';
-import { may, type Actor } from '../../domain/roles.js';
+import type { Actor } from '../../domain/roles.js';
 import { DomainError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { adminForbidden, adminNotFound, validateInput } from './admin-errors.js';
-import { presentOperator } from './operators.usecase.js';
+import { mayActOnCredentialsOf, operatorActor, presentOperator } from './operators.usecase.js';
 
 type Deps = Pick<Services, 'repos' | 'now' | 'config'>;
 
@@ -90,20 +90,11 @@ export async function actorOfSession(deps: Deps, token: string): Promise<Actor |
   const found = await deps.repos.operators.sessions.findLive(tokenDigest(token), now, new Date(now.getTime() - deps.config.sessionIdleMs));
   if (!found || found.operator.disabled) return null;
   await deps.repos.operators.sessions.touch(found.session, now);
-  return {
-    kind: 'operator',
-    role: found.operator.role,
-    applications: found.operator.applications,
-    operatorId: found.operator.id,
-    email: found.operator.email,
-    sessionId: found.session.id,
-  };
+  return operatorActor(found.operator, { sessionId: found.session.id });
 }
 
-const mayActOnSessionsOf = (actor: Actor, operatorId: string) => may(actor, 'manage_operators') || actor.operatorId === operatorId;
-
 export async function listSessions(deps: Deps, actor: Actor, operatorId: string) {
-  if (!mayActOnSessionsOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own sessions`);
+  if (!mayActOnCredentialsOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own sessions`);
   if (!(await deps.repos.operators.findById(operatorId))) throw adminNotFound('operator');
   const now = deps.now();
   const live = await deps.repos.operators.sessions.listLive(operatorId, now, new Date(now.getTime() - deps.config.sessionIdleMs));
@@ -111,7 +102,7 @@ export async function listSessions(deps: Deps, actor: Actor, operatorId: string)
 }
 
 export async function revokeSession(deps: Deps, actor: Actor, operatorId: string, sessionId: string) {
-  if (!mayActOnSessionsOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own sessions`);
+  if (!mayActOnCredentialsOf(actor, operatorId)) throw adminForbidden(`the ${actor.role} role may only manage its own sessions`);
   const s = await deps.repos.operators.sessions.revoke(operatorId, sessionId, deps.now());
   if (!s) throw adminNotFound('session');
   return presentSession(s);
