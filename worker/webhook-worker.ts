@@ -10,7 +10,7 @@ import { DestinationPolicy } from '../shared/domain/webhook-destination.js';
 import { retrySchedule, shortestRetryWindowMs } from '../shared/domain/webhook-retry.js';
 import type { Logger } from '../shared/logger.js';
 import { createWebhookSender } from '../shared/net/webhook-client.js';
-import { WEBHOOK_QUEUE } from '../shared/queue/names.js';
+import { WEBHOOK_QUEUE, workerOptions } from '../shared/queue/names.js';
 import { EventClock } from '../shared/queue/event-clock.js';
 import { redisConnection } from '../shared/queue/redis.js';
 import { WebhookQueue } from '../shared/queue/webhook-queue.js';
@@ -47,13 +47,9 @@ export class WebhookWorker {
       send: createWebhookSender({ policy: new DestinationPolicy(config.webhookAllowedCidrs), timeoutMs: config.webhookTimeoutMs }),
     };
     this.worker = new Worker(WEBHOOK_QUEUE, createWebhookProcessor(deps, this.onStep), {
-      connection: redisConnection(config.redisUrl!),
-      prefix: config.queuePrefix,
+      ...workerOptions(config, redisConnection(config.redisUrl!)),
       concurrency: config.webhookConcurrency,
       lockDuration: Math.max(config.jobLockMs, config.webhookTimeoutMs * 2),
-      stalledInterval: config.stalledIntervalMs,
-      maxStalledCount: 5,
-      autorun: false,
     });
     this.worker.on('failed', (job, err) => {
       if (job?.name === 'deliver-webhook' && err.name === 'UnrecoverableError')

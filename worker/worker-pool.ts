@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
-import { partitionQueueName, queueOptions } from '../shared/queue/names.js';
+import { partitionQueueName, queueOptions, workerOptions } from '../shared/queue/names.js';
 import { ownedPartitions, PartitionMembership } from '../shared/queue/partition-owners.js';
 import { redisConnection, type RedisClient } from '../shared/queue/redis.js';
 import { sendReply, type ReplyBody } from '../shared/queue/replies.js';
@@ -109,15 +109,11 @@ export class WorkerPool {
   private startPartition(p: number) {
     const name = partitionQueueName(p);
     const worker = new Worker(name, this.processor, {
-      connection: redisConnection(this.config.redisUrl!),
-      prefix: this.config.queuePrefix,
+      ...workerOptions(this.config, redisConnection(this.config.redisUrl!)),
       concurrency: 1,
       // A dead worker's job blocks its partition until the stall check re-queues it: keep the
       // lock short and check often; re-running a half-done job is safe (idempotent processors).
       lockDuration: this.config.jobLockMs,
-      stalledInterval: this.config.stalledIntervalMs,
-      maxStalledCount: 5,
-      autorun: false,
     });
     const started = new Map<string, number>();
     worker.on('active', (job) => started.set(job.id!, Date.now()));

@@ -91,6 +91,28 @@ export const queueOptions = (config: Pick<Config, 'queuePrefix' | 'queueEventsMa
 });
 
 /**
+ * Options every BullMQ Worker of the service shares (partition queues and webhook deliveries).
+ *
+ * `runRetryDelay`: after a failed fetch (its Redis connection cut: a primary failing over, Redis
+ * away) BullMQ waits 15 s by default before the worker fetches again — 15 s in which that queue
+ * takes nothing, although a Redis Cluster replica is promoted within a few seconds. Found by the
+ * failover test under load: operations sent after the failover had settled waited out the API's
+ * 10 s on a partition whose worker still slept (docs/reliability.md). One second: a partition
+ * resumes within a second of Redis serving it again, at the price of one log line per partition
+ * and second while Redis is away.
+ */
+export const workerOptions = (config: Pick<Config, 'queuePrefix' | 'stalledIntervalMs'>, connection: RedisClient) => ({
+  connection,
+  prefix: config.queuePrefix,
+  stalledInterval: config.stalledIntervalMs,
+  // A job whose worker died is re-run rather than failed (idempotent processors).
+  maxStalledCount: 5,
+  runRetryDelay: FETCH_RETRY_MS,
+  autorun: false,
+});
+export const FETCH_RETRY_MS = 1000;
+
+/**
  * How long finished jobs stay in Redis: their results reach the API through the event stream, so
  * they are kept only for late readers (a retry with the operation's key) and Bull Board — by age
  * and by count, which bounds Redis memory whatever the volume.
