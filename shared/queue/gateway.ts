@@ -34,6 +34,8 @@ interface Waiter {
   resolve: (outcome: Outcome<unknown>) => void;
   reject: (err: Error) => void;
   operationKey: string;
+  /** Its add of the job has completed (a duplicate add joined the job, or the add queued it). */
+  added: boolean;
 }
 
 /** How an operation stands when the API answers without its outcome. */
@@ -139,7 +141,9 @@ export class JobGateway {
     const queue = this.queues[partition]!;
     const jobId = jobIdOf(opts.applicationId, opts.operationKey);
     let waiter!: Waiter;
-    const done = new Promise<Outcome<unknown>>((resolve, reject) => (waiter = { resolve, reject, operationKey: opts.operationKey }));
+    const done = new Promise<Outcome<unknown>>(
+      (resolve, reject) => (waiter = { resolve, reject, operationKey: opts.operationKey, added: false }),
+    );
     done.catch(() => undefined); // observed below on every path; never an unhandled rejection
     const set = this.waiters.get(jobId) ?? new Set<Waiter>();
     this.waiters.set(jobId, set.add(waiter));
@@ -162,6 +166,7 @@ export class JobGateway {
               ...finishedJobRetention(this.config),
             },
           );
+          waiter.added = true;
         } catch (err) {
           // Sent, but its fate is unknown (timed out, connection lost): it may be queued.
           this.logger?.warn({ err: (err as Error).message, jobId }, 'queue add failed');
@@ -209,9 +214,20 @@ export class JobGateway {
     return null;
   }
 
-  /** The wait is over: withdraw the job if it has not started, else say it is pending. */
+  /**
+   * The wait is over: withdraw the job if it has not started, else say it is pending.
+   *
+   * A withdrawal answers "not applied" only to the requests whose add had completed before it was
+   * sent: their add found the job (or queued it) before it was withdrawn. An add still in flight
+   * may reach Redis after the withdrawal and queue the job again — a client retrying with the key
+   * at the moment another request's wait ended (found by the database-kill chaos scenario: the
+   * retry was told "not applied", its add re-created the job, the job ran, and the client's next
+   * request without the key applied the credit a second time). Such a request keeps waiting, and
+   * its own wait ends with the truth about the job as it then stands.
+   */
   private async expire(queue: Queue, jobId: string, waiter: Waiter): Promise<void> {
     let standing: Standing = 'pending';
+    const addedBefore = [...(this.waiters.get(jobId) ?? [])].filter((w) => w.added);
     try {
       const jobKey = queue.toKey(jobId);
       const withdrawn =
@@ -225,9 +241,10 @@ export class JobGateway {
     } catch (err) {
       this.logger?.warn({ err: (err as Error).message, jobId }, 'withdrawing a job failed');
     }
-    // Every request waiting for this job learns the same (a withdrawn job is gone for all).
-    const waiting = standing === 'not_applied' ? [...(this.waiters.get(jobId) ?? [])] : [waiter];
-    for (const w of waiting) w.reject(operationUnavailable(standing, w.operationKey));
+    if (standing === 'pending') return waiter.reject(operationUnavailable('pending', waiter.operationKey));
+    // Every request whose add completed before the withdrawal learns it (the job is gone for all of them).
+    for (const w of addedBefore) w.reject(operationUnavailable('not_applied', w.operationKey));
+    if (!waiter.added) waiter.reject(operationUnavailable('pending', waiter.operationKey));
   }
 
   private reply(jobId: string, body: ReplyBody) {

@@ -1,5 +1,11 @@
+import { Queue } from 'bullmq';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
+import { parseConfig } from '../../shared/config.js';
+import type { DomainError } from '../../shared/errors.js';
+import { JobGateway, jobIdOf } from '../../shared/queue/gateway.js';
+import { JOB, partitionQueueName } from '../../shared/queue/names.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess } from '../support/service-process.js';
@@ -129,6 +135,59 @@ describe('a withdraw that times out on a frozen Redis and runs when it comes bac
     } finally {
       await worker?.stop();
       await api.close();
+      await redis.stop();
+    }
+  });
+});
+
+/**
+ * The gateway's withdrawal against a retry with the same key at the same moment (shared/queue/
+ * gateway.ts `expire`), on a Redis of its own that the test pauses (CLIENT PAUSE would stall every
+ * other test on the shared one). Found by the database-kill chaos scenario: a retry with the key
+ * sent its add while another request's wait ended; the withdrawal's answer told the retry "not
+ * applied", its add then queued the job again, the job ran, and the client's next request without
+ * the key applied the credit a second time.
+ */
+describe('a withdrawal and a retry with the key at the same moment', function () {
+  this.timeout(60_000);
+
+  it('when a retry with the key is added while another request withdraws the job, then "not applied" is said only of a job that is gone', async () => {
+    const redis = await startRedisServer();
+    const admin = new Redis(redis.url);
+    const gateway = new JobGateway(parseConfig({ ...process.env, REDIS_URL: redis.url, QUEUE_PREFIX: 'race', QUEUE_PARTITIONS: '1' }));
+    await gateway.start();
+    const queue = new Queue(partitionQueueName(0), { connection: admin.duplicate(), prefix: 'race' });
+    try {
+      const op = { applicationId: 'app', operationKey: 'retried-key', fresh: false };
+      const jobId = jobIdOf(op.applicationId, op.operationKey);
+      const settle = (p: Promise<unknown>) =>
+        p.then(
+          () => 'answered',
+          (err: DomainError) => String(err.extra?.applied ?? 'pending'),
+        );
+      // No worker: the job waits. The first request's wait ends at 600 ms.
+      const first = settle(gateway.run(JOB.noop, 'app:c', {}, { ...op, timeoutMs: 600 }));
+      while (!(await queue.getJob(jobId))) await new Promise((r) => setTimeout(r, 20));
+      // Redis holds every command from 300 to 1,300 ms: the first request's withdrawal (sent at
+      // 600 ms) and then the retry's add (sent at 900 ms) reach it in that order, on one connection.
+      await new Promise((r) => setTimeout(r, 300));
+      await admin.call('CLIENT', 'PAUSE', '1000', 'ALL');
+      await new Promise((r) => setTimeout(r, 600));
+      let retryAnswered = false;
+      const retry = settle(gateway.run(JOB.noop, 'app:c', {}, { ...op, timeoutMs: 3000 })).then(async (standing) => {
+        retryAnswered = true;
+        // What the job is when the retry is answered: "not applied" must mean it is gone.
+        return { standing, job: (await queue.getJob(jobId))?.id ?? null };
+      });
+      expect(await first).to.equal('false'); // the first request's job was withdrawn: not applied
+      const answer = await retry;
+      expect(retryAnswered).to.equal(true);
+      if (answer.standing === 'false') expect(answer.job, 'told "not applied" while its job is queued').to.equal(null);
+      else expect(answer.standing).to.equal('pending');
+    } finally {
+      await queue.close();
+      await gateway.close();
+      admin.disconnect();
       await redis.stop();
     }
   });
