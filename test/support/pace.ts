@@ -9,15 +9,25 @@ import type { Context } from 'mocha';
 export const PACE_MARGIN = 3;
 
 /**
- * Sets the running test's timeout (mocha counts it from now) to what is left at the measured pace:
- * `done` steps of `total` took the time since `startedAt`; the rest may take
- * {@link PACE_MARGIN} times as long per step. Returns the bound it set (ms).
+ * A watchdog for a loop of `total` like steps, measured as it goes: after every `window` steps the
+ * rest may take {@link PACE_MARGIN} times the slowest window's pace per step, and never less than
+ * the time it was already given (mocha counts a timeout from when it is set). A hang trips it; a
+ * machine that grows busier mid-loop (other lanes starting their fault scenarios, busy loops
+ * beside the suite) raises the bound with it — a pace measured once over the first 50 steps and
+ * held for the rest did not (a 1,000-step loop timed out at 35.8 s beside two busy loops).
  */
-export function timeoutFromPace(ctx: Context, startedAt: number, done: number, total: number): number {
-  const pace = (Date.now() - startedAt) / Math.max(1, done);
-  const bound = Math.ceil(pace * (total - done) * PACE_MARGIN);
-  ctx.timeout(bound);
-  return bound;
+export function paceWatchdog(ctx: Context, total: number, window = 50): (done: number) => void {
+  let windowStart = Date.now();
+  let slowestPace = 0;
+  let deadline = 0;
+  return (done) => {
+    if (done === 0 || done % window !== 0) return;
+    const now = Date.now();
+    slowestPace = Math.max(slowestPace, (now - windowStart) / window);
+    windowStart = now;
+    deadline = Math.max(deadline, now + Math.ceil(slowestPace * (total - done) * PACE_MARGIN));
+    ctx.timeout(deadline - now);
+  };
 }
 
 /**
