@@ -4,7 +4,7 @@
  * Says what is missing instead when console/ was not installed (`npm install --prefix console`).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const repoRoot = resolve(import.meta.dirname, '..');
@@ -32,6 +32,18 @@ export function buildConsoleIfStale(log: (line: string) => void): { state: 'buil
   );
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return { state: 'fresh' };
   log('building the console (console/ → console/dist)');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: consoleDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  // Built beside dist/ and swapped in: a server already serving dist/ (another test's, another
+  // `npm run dev`) never meets the empty folder Vite starts a build with — only the instant
+  // between the two renames, not the seconds of the build.
+  const next = join(consoleDir, `dist.next-${process.pid}`);
+  const old = join(consoleDir, `dist.old-${process.pid}`);
+  execFileSync('npm', ['run', '--silent', 'build', '--', '--outDir', next, '--emptyOutDir'], {
+    cwd: consoleDir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const dist = join(consoleDir, 'dist');
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(next, dist);
+  rmSync(old, { recursive: true, force: true });
   return { state: 'built' };
 }

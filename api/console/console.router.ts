@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import express, { Router, type Response } from 'express';
 
 export const CONSOLE_PATH = '/console';
+const NOT_BUILT = 'The console is not built: run `npm install --prefix console && npm run build --prefix console` (docs/console.md).\n';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Candidates: the repository (from `api/console/`) and the image's `/app` (from `dist/api/console/`). */
@@ -32,10 +33,7 @@ export function consoleRouter(dir: string | null = builtConsole()): Router {
   const r = Router();
   if (!dir) {
     r.use(CONSOLE_PATH, (_req, res) => {
-      res
-        .status(404)
-        .type('text')
-        .send('The console is not built: run `npm install --prefix console && npm run build --prefix console` (docs/console.md).\n');
+      res.status(404).type('text').send(NOT_BUILT);
     });
     return r;
   }
@@ -50,10 +48,15 @@ export function consoleRouter(dir: string | null = builtConsole()): Router {
   );
   // A file the build does not hold (an old tab asking for the previous build's asset): 404.
   r.use(`${CONSOLE_PATH}/assets`, (_req, res) => void res.status(404).type('text').send('not found\n'));
-  r.get([CONSOLE_PATH, `${CONSOLE_PATH}/{*rest}`], (_req, res) => {
+  r.get([CONSOLE_PATH, `${CONSOLE_PATH}/{*rest}`], (_req, res, next) => {
     secure(res);
     res.setHeader('cache-control', 'no-cache');
-    res.sendFile(index);
+    // index.html gone since start-up (dist/ removed by hand): the same 404 as never built.
+    res.sendFile(index, (err) => {
+      if (!err) return;
+      if (res.headersSent) return next(err);
+      res.status(404).type('text').send(NOT_BUILT);
+    });
   });
   return r;
 }

@@ -55,4 +55,20 @@ describe('console: the /console route', () => {
       s.close();
     }
   });
+
+  it('when index.html disappears after start-up, then /console is the same 404 naming the build command (not an error passed on: the API once answered it 400 "invalid JSON")', async () => {
+    const gone = mkdtempSync(join(tmpdir(), 'console-dist-'));
+    writeFileSync(join(gone, 'index.html'), '<!doctype html><title>console</title>');
+    const s = await serve(gone);
+    try {
+      expect((await fetch(`${s.url}/console/`)).status).to.equal(200);
+      rmSync(join(gone, 'index.html'));
+      const res = await fetch(`${s.url}/console/`);
+      expect(res.status).to.equal(404);
+      expect(await res.text()).to.include('npm run build --prefix console');
+    } finally {
+      s.close();
+      rmSync(gone, { recursive: true, force: true });
+    }
+  });
 });

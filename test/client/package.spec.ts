@@ -6,7 +6,7 @@
  * hand (its `prepare` builds `dist/`).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -89,7 +89,20 @@ describe('client/: depended on from another project', function () {
   it('when the client is packed and the tarball installed outside the repository, then a program type-checks against it and runs against the service', async () => {
     const packDir = mkdtempSync(join(tmpdir(), 'coupons-client-pack-'));
     made.push(packDir);
-    await run('npm', ['pack', '--pack-destination', packDir, ...NPM_QUIET], { cwd: CLIENT });
+    // Packed from a checkout, never from the repository's client/: `prepare` regenerates
+    // src/schema.ts and rebuilds dist/, and a rewrite of the repository's files mid-suite made
+    // the console look stale to other files' tests, which rebuilt it under a running server.
+    const checkout = await checkoutOfWorkingTree();
+    symlinkSync(join(CLIENT, 'node_modules'), join(checkout, 'client', 'node_modules')); // its build tools, installed once
+    const untouched = ['src/schema.ts', 'dist/index.js'].map((f) => [
+      f,
+      existsSync(join(CLIENT, f)) ? statSync(join(CLIENT, f)).mtimeMs : 0,
+    ]);
+    await run('npm', ['pack', '--pack-destination', packDir, ...NPM_QUIET], { cwd: join(checkout, 'client') });
+    for (const [f, mtime] of untouched)
+      expect(existsSync(join(CLIENT, f as string)) ? statSync(join(CLIENT, f as string)).mtimeMs : 0, `client/${f} untouched`).to.equal(
+        mtime,
+      );
     const [tarball] = readdirSync(packDir).filter((f) => f.endsWith('.tgz'));
     expect(tarball, 'npm pack wrote a tarball').to.match(/^coupons-client-.*\.tgz$/);
     const { stdout: listing } = await run('tar', ['-tzf', join(packDir, tarball!)]);

@@ -96,7 +96,12 @@ describe('npm run dev', function () {
       if (databaseDir) expect(existsSync(databaseDir), `${databaseDir} removed`).to.equal(false);
       expect(redisPort ?? databaseDir, `it said which servers it started:\n${dev.err()}`).to.be.a('string');
     } finally {
-      if (dev.child.exitCode === null) dev.child.kill('SIGKILL');
+      // A failed step: SIGTERM first, so it stops the embedded servers it started (SIGKILL would leave them running).
+      if (dev.child.exitCode === null) {
+        dev.child.kill('SIGTERM');
+        const stopped = await Promise.race([dev.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 30_000))]);
+        if (!stopped) dev.child.kill('SIGKILL');
+      }
     }
   });
 });
