@@ -143,6 +143,14 @@ export const SETTINGS = {
     example: { value: '', commented: true },
     section: 'service',
   }),
+  workerFailpoint: setting<string | undefined>({
+    env: 'WORKER_FAILPOINT',
+    schema: Joi.string().valid('after-complete'),
+    doc: 'tests only, refused in production: a worker SIGKILLs itself right after its first job is marked completed, to prove that the API still gets the outcome at once (docs/reliability.md)',
+    shown: '—',
+    example: { value: '', commented: true },
+    section: 'service',
+  }),
   metricsToken: setting<string | undefined>({
     env: 'METRICS_TOKEN',
     schema: Joi.string().min(16),
@@ -368,8 +376,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         `Invalid configuration: ADMIN_TOKEN: in production it must be a random value of at least ${MIN_PRODUCTION_ADMIN_TOKEN} characters, not a placeholder (e.g. openssl rand -hex 32); unset it to turn the admin API off`,
       );
   }
-  if (value.NODE_ENV === 'production' && value.AUDIT_FAILPOINT !== undefined)
-    throw new Error('Invalid configuration: AUDIT_FAILPOINT: a fault injection for tests; never set in production');
+  for (const failpoint of ['AUDIT_FAILPOINT', 'WORKER_FAILPOINT'] as const)
+    if (value.NODE_ENV === 'production' && value[failpoint] !== undefined)
+      throw new Error(`Invalid configuration: ${failpoint}: a fault injection for tests; never set in production`);
   const config = Object.fromEntries(
     Object.entries(SETTINGS).map(([key, s]) => [key, (s as Setting<unknown>).read ? (s as Setting<unknown>).read!(value) : value[s.env]]),
   );

@@ -108,7 +108,7 @@ export class WorkerPool {
 
   private startPartition(p: number) {
     const name = partitionQueueName(p);
-    const worker = new Worker(name, this.processor, {
+    const worker = new Worker(name, this.runAndReply, {
       ...workerOptions(this.config, redisConnection(this.config.redisUrl!)),
       concurrency: 1,
       // A dead worker's job blocks its partition until the stall check re-queues it: keep the
@@ -117,14 +117,15 @@ export class WorkerPool {
     });
     const started = new Map<string, number>();
     worker.on('active', (job) => started.set(job.id!, Date.now()));
-    worker.on('completed', (job, result) => {
+    worker.on('completed', (job) => {
       this.report(job, 'completed', started);
-      this.reply(job, { outcome: JSON.stringify(result ?? null) });
+      if (this.config.workerFailpoint === 'after-complete') process.kill(process.pid, 'SIGKILL');
     });
     worker.on('failed', (job, err) => {
       if (job) {
         this.report(job, 'failed', started);
-        this.reply(job, { failed: err.message });
+        // Failed without its processor throwing here (stalled too often): nobody replied yet.
+        if (!this.repliedFailures.delete(job.id!)) void this.reply(job, { failed: err.message });
       }
       // `jobName`, not `name`: pino's own `name` field is the logger's (worker).
       this.logger.error({ err, jobId: job?.id, jobName: job?.name, queue: name }, 'job failed');
@@ -150,12 +151,36 @@ export class WorkerPool {
     worker.run().then(() => ended(), ended);
   }
 
+  /** Jobs whose failure was replied by `runAndReply` (their 'failed' event must not reply again). */
+  private readonly repliedFailures = new Set<string>();
+
+  /**
+   * Runs a job and replies **before** BullMQ marks it finished. A worker that dies after its reply
+   * leaves the job active: the stall check re-queues it, the (idempotent) processor finds it done
+   * and replies again, a reply nobody waits for any more. Replying after the job was marked
+   * completed (on the 'completed' event, as before) lost the reply with a worker killed in
+   * between, and the API's client waited out JOB_WAIT_TIMEOUT_MS for an outcome that existed
+   * (test/worker/reply-crash.spec.ts).
+   */
+  private readonly runAndReply = async (job: Job): Promise<unknown> => {
+    let result: unknown;
+    try {
+      result = await this.processor(job);
+    } catch (err) {
+      this.repliedFailures.add(job.id!);
+      await this.reply(job, { failed: (err as Error).message });
+      throw err;
+    }
+    await this.reply(job, { outcome: JSON.stringify(result ?? null) });
+    return result;
+  };
+
   /** Tells the API that queued `job` how it ended (its reply stream; a job without one — queued by hand — has no API waiting). */
-  private reply(job: Job, body: ReplyBody) {
+  private async reply(job: Job, body: ReplyBody): Promise<void> {
     const stream = (job.data as { replyTo?: unknown } | null)?.replyTo;
     if (typeof stream !== 'string') return;
     // A reply lost here (Redis away) is not an operation lost: the API reads the finished job when its wait ends.
-    sendReply(this.replies!, stream, job.id!, body).catch((err: Error) =>
+    await sendReply(this.replies!, stream, job.id!, body).catch((err: Error) =>
       this.logger.warn({ err: err.message, jobId: job.id }, 'reply not sent'),
     );
   }
