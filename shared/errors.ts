@@ -44,6 +44,8 @@ export interface DomainErrorExtra {
   applied?: false;
   /** The request that first gave this answer: a refusal replayed for an `Idempotency-Key` keeps its `request_id`. */
   requestId?: string;
+  /** The admin API's 400s: each bad input's path (`discount.value`, `codes.3`) and what is wrong with it. */
+  fields?: Record<string, string>;
 }
 
 export const isDomainError = (err: unknown): err is DomainError => err instanceof DomainError;

@@ -26,12 +26,14 @@ import {
   getCampaign,
   listCampaigns,
   listCodes,
+  previewCampaign,
   setCampaignArchived,
   updateCampaign,
 } from '../../shared/usecases/admin/campaigns.usecase.js';
 import {
   deleteCustomer,
   eraseCustomer,
+  getCustomer,
   listCustomers,
   setCustomerArchived,
   upsertCustomers,
@@ -297,6 +299,7 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue, redis: 
   const CUSTOMER = `${APP}/customers/:customer`;
   on('post', `${APP}/customers`, (req) => upsertCustomers(services, p(req, 'app'), req.body));
   on('get', `${APP}/customers`, (req) => listCustomers(services, p(req, 'app'), req.query));
+  on('get', CUSTOMER, (req) => getCustomer(services, p(req, 'app'), p(req, 'customer')));
   lifecycle(CUSTOMER, 'customer', setCustomerArchived, deleteCustomer);
   on('post', `${CUSTOMER}/erase`, (req) => eraseCustomer(services, p(req, 'app'), p(req, 'customer')));
   on('get', `${CUSTOMER}/wallets/:wallet/ledger`, (req) =>
@@ -310,6 +313,11 @@ export function adminRouter(services: Services, webhooks?: WebhookQueue, redis: 
   const CAMPAIGN = `${APP}/campaigns/:campaign`;
   on('post', `${APP}/campaigns`, (req) => createCampaign(services, p(req, 'app'), req.body), 201);
   on('get', `${APP}/campaigns`, (req) => listCampaigns(services, p(req, 'app'), req.query));
+  // A dry run: nothing written, nothing audited; a viewer may (it reads what would be saved).
+  r.post(
+    `${APP}/campaign-preview`,
+    answer(services, 200, 'read', (req) => previewCampaign(services, p(req, 'app'), req.body), null),
+  );
   on('get', CAMPAIGN, (req) => getCampaign(services, p(req, 'app'), p(req, 'campaign')));
   on('patch', CAMPAIGN, (req) => updateCampaign(services, p(req, 'app'), p(req, 'campaign'), req.body));
   lifecycle(CAMPAIGN, 'campaign', setCampaignArchived, deleteCampaign);

@@ -64,6 +64,7 @@ export function errorHandler(bodyLimit: string): ErrorRequestHandler {
         ...(error.extra.key !== undefined ? { key: error.extra.key } : {}),
         ...(error.extra.operationKey !== undefined ? { idempotency_key: error.extra.operationKey } : {}),
         ...(error.extra.applied === false ? { applied: false } : {}),
+        ...(error.extra.fields !== undefined ? { fields: error.extra.fields } : {}),
         request_id: error.extra.requestId ?? requestId,
       });
       return;

@@ -2,9 +2,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiFailure, csrf, must, type Who } from './api';
 import { ApplicationsPage } from './pages/Applications';
 import { AuditPage } from './pages/Audit';
+import { CampaignEditorPage } from './pages/CampaignEditor';
 import { CampaignsPage } from './pages/Campaigns';
+import { CodesPage } from './pages/Codes';
+import { CustomerPage, CustomersPage } from './pages/Customers';
+import { RedemptionsPage } from './pages/Redemptions';
 import { SignIn } from './pages/SignIn';
 import { TryCartPage } from './pages/TryCart';
+import { DeliveriesPage, WebhooksPage } from './pages/Webhooks';
 import { hrefOf, useRoute } from './route';
 
 export function App() {
@@ -59,7 +64,16 @@ export function App() {
       <main>
         {route.page === 'applications' && <ApplicationsPage who={who} />}
         {route.page === 'campaigns' && <CampaignsPage app={route.app} who={who} />}
+        {route.page === 'campaign' && (
+          <CampaignEditorPage key={route.campaign ?? 'new'} app={route.app} campaign={route.campaign} who={who} />
+        )}
+        {route.page === 'codes' && <CodesPage app={route.app} campaign={route.campaign} who={who} />}
         {route.page === 'try' && <TryCartPage app={route.app} />}
+        {route.page === 'redemptions' && <RedemptionsPage app={route.app} />}
+        {route.page === 'customers' && <CustomersPage app={route.app} />}
+        {route.page === 'customer' && <CustomerPage app={route.app} customer={route.customer} />}
+        {route.page === 'webhooks' && <WebhooksPage app={route.app} who={who} />}
+        {route.page === 'deliveries' && <DeliveriesPage app={route.app} webhook={route.webhook} who={who} />}
         {route.page === 'audit' && <AuditPage app={route.app} />}
       </main>
     </>

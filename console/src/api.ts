@@ -46,6 +46,12 @@ export type Campaign = Schemas['AdminCampaign'];
 export type CampaignUsage = Schemas['CampaignUsage'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type CartExplanation = Schemas['CartExplanation'];
+export type Redemption = Schemas['AdminRedemption'];
+export type Webhook = Schemas['AdminWebhook'];
+export type Delivery = Schemas['AdminDelivery'];
+
+/** What went wrong, for an error line: the API's details, or the exception's text. */
+export const problemOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** What the signed-in operator may do: the pages hide what the API would refuse anyway. */
 export interface Who {

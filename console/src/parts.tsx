@@ -1,4 +1,5 @@
 import type { UseInfiniteQueryResult } from '@tanstack/react-query';
+import type { InputHTMLAttributes } from 'react';
 
 /** "Load more": the next page of a cursor-paged listing (never an offset: 10,000 rows page as cheaply as 10). */
 export function MoreButton({ list }: { list: Pick<UseInfiniteQueryResult, 'hasNextPage' | 'isFetchingNextPage' | 'fetchNextPage'> }) {
@@ -17,5 +18,28 @@ export function ErrorLine({ error, id }: { error: { message: string } | string |
     <p id={id} role="alert" className="error">
       {typeof error === 'string' ? error : error.message}
     </p>
+  );
+}
+
+/** A labelled input with the admin API's error for it beside it (outside the label: the input's name stays its label). */
+export function Field({
+  label,
+  name,
+  error,
+  ...input
+}: { label: string; name: string; error?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const id = `field-${name}`;
+  return (
+    <div className={error ? 'control invalid' : 'control'}>
+      <label>
+        {label}
+        <input name={name} {...input} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
+      </label>
+      {error && (
+        <span id={`${id}-error`} className="field-error">
+          {error}
+        </span>
+      )}
+    </div>
   );
 }

@@ -5,24 +5,60 @@
 import { useEffect, useState } from 'react';
 
 export type Route =
-  { page: 'applications' } | { page: 'campaigns'; app: string } | { page: 'try'; app: string } | { page: 'audit'; app?: string };
+  | { page: 'applications' }
+  | { page: 'campaigns'; app: string }
+  | { page: 'codes'; app: string; campaign: string }
+  | { page: 'campaign'; app: string; campaign?: string }
+  | { page: 'try'; app: string }
+  | { page: 'redemptions'; app: string }
+  | { page: 'customers'; app: string }
+  | { page: 'customer'; app: string; customer: string }
+  | { page: 'webhooks'; app: string }
+  | { page: 'deliveries'; app: string; webhook: string }
+  | { page: 'audit'; app?: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === 'applications' && parts[1] && parts[2] === 'campaigns') return { page: 'campaigns', app: parts[1] };
-  if (parts[0] === 'applications' && parts[1] && parts[2] === 'try') return { page: 'try', app: parts[1] };
+  const [top, app, section, id, sub] = parts;
+  if (top === 'applications' && app) {
+    if (section === 'campaigns' && id && sub === 'codes') return { page: 'codes', app, campaign: id };
+    if (section === 'campaigns' && id === 'new') return { page: 'campaign', app };
+    if (section === 'campaigns' && id && sub === 'edit') return { page: 'campaign', app, campaign: id };
+    if (section === 'campaigns') return { page: 'campaigns', app };
+    if (section === 'try') return { page: 'try', app };
+    if (section === 'redemptions') return { page: 'redemptions', app };
+    if (section === 'customers' && id) return { page: 'customer', app, customer: id };
+    if (section === 'customers') return { page: 'customers', app };
+    if (section === 'webhooks' && id) return { page: 'deliveries', app, webhook: id };
+    if (section === 'webhooks') return { page: 'webhooks', app };
+  }
   if (parts[0] === 'audit') return parts[1] ? { page: 'audit', app: parts[1] } : { page: 'audit' };
   return { page: 'applications' };
 }
 
 export function hrefOf(route: Route): string {
+  const app = 'app' in route && route.app ? `#/applications/${encodeURIComponent(route.app)}` : '';
   switch (route.page) {
     case 'applications':
       return '#/applications';
     case 'campaigns':
-      return `#/applications/${encodeURIComponent(route.app)}/campaigns`;
+      return `${app}/campaigns`;
+    case 'campaign':
+      return route.campaign ? `${app}/campaigns/${encodeURIComponent(route.campaign)}/edit` : `${app}/campaigns/new`;
+    case 'codes':
+      return `${app}/campaigns/${encodeURIComponent(route.campaign)}/codes`;
     case 'try':
-      return `#/applications/${encodeURIComponent(route.app)}/try`;
+      return `${app}/try`;
+    case 'redemptions':
+      return `${app}/redemptions`;
+    case 'customers':
+      return `${app}/customers`;
+    case 'customer':
+      return `${app}/customers/${encodeURIComponent(route.customer)}`;
+    case 'webhooks':
+      return `${app}/webhooks`;
+    case 'deliveries':
+      return `${app}/webhooks/${encodeURIComponent(route.webhook)}`;
     case 'audit':
       return route.app ? `#/audit/${encodeURIComponent(route.app)}` : '#/audit';
   }

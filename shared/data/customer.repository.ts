@@ -116,6 +116,22 @@ export function customerRepository({ Customer }: Models) {
       const bySource = new Map(found.map((c) => [c.sourceId, c]));
       return customers.map((c) => bySource.get(c.sourceId)!);
     },
+    /**
+     * A page of the customers whose `sourceId` starts with `prefix`, in `sourceId` order after
+     * `after`: one range of the (application, sourceId) index, however many customers exist.
+     */
+    async pageBySourceIdPrefix(applicationId: string, prefix: string, q: { after?: string; limit: number; includeArchived: boolean }) {
+      const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const ds = await Customer.find({
+        application: new Types.ObjectId(applicationId),
+        sourceId: { $regex: `^${escaped}`, ...(q.after !== undefined ? { $gt: q.after } : {}) },
+        ...(q.includeArchived ? {} : { archivedAt: null }),
+      })
+        .sort({ sourceId: 1 })
+        .limit(q.limit)
+        .lean<CustomerDoc[]>();
+      return ds.map(toRecord);
+    },
     async findByIds(applicationId: string, ids: string[]) {
       const ds = await Customer.find({ application: applicationId, _id: { $in: ids } }).lean<CustomerDoc[]>();
       return ds.map(toRecord);

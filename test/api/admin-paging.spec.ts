@@ -67,6 +67,49 @@ describe('admin API: paging', () => {
     expect(page.customers.map((c: { source_id: string }) => c.source_id)).to.deep.equal(['s2']);
   });
 
+  it('when customers are searched by the beginning of their source id, then exactly those come, in source id order, paged, archived ones only on request', async () => {
+    const app = await newApp();
+    const ids = ['alpha-3', 'alpha-1', 'beta-1', 'alpha-2', 'alp.ha', 'Alpha-4', 'alpha-5'];
+    await must('POST', `/applications/${app.id}/customers`, { customers: ids.map((source_id) => ({ source_id })) });
+    await must('POST', `/applications/${app.id}/customers/alpha-5/archive`);
+    const found = (await pages(`/applications/${app.id}/customers?search=alpha-`, 'customers', 2)).flat() as { source_id: string }[];
+    expect(found.map((c) => c.source_id)).to.deep.equal(['alpha-1', 'alpha-2', 'alpha-3']);
+    const withArchived = (await pages(`/applications/${app.id}/customers?search=alpha-&include_archived=true`, 'customers', 2)).flat() as {
+      source_id: string;
+    }[];
+    expect(withArchived.map((c) => c.source_id)).to.deep.equal(['alpha-1', 'alpha-2', 'alpha-3', 'alpha-5']);
+    // A regex character is only itself: "alp." matches "alp.ha", not "alpha-…".
+    const literal = await must('GET', `/applications/${app.id}/customers?search=${encodeURIComponent('alp.')}`);
+    expect(literal.customers.map((c: { source_id: string }) => c.source_id)).to.deep.equal(['alp.ha']);
+    const other = await admin(
+      'GET',
+      `/applications/${app.id}/customers?search=alpha-&cursor=${encodeURIComponent(Buffer.from('["x"]').toString('base64url'))}`,
+    );
+    expect(other.status).to.equal(400);
+  });
+
+  it('when one customer is read, then it comes with its points in every wallet, archived too, by source id or id', async () => {
+    const app = await newApp();
+    await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'reader', name: 'Ria' }] });
+    await must('POST', `/applications/${app.id}/wallets`, { wallet_id: 'points' });
+    await must('POST', `/applications/${app.id}/wallets`, { wallet_id: 'miles' });
+    await settle();
+    expect((await client(app, 'PUT', '/wallets/customer/reader/transactions/points', { type: 'credit', points: 12.5 })).status).to.equal(
+      200,
+    );
+    const bySource = await must('GET', `/applications/${app.id}/customers/reader`);
+    expect(bySource).to.deep.include({ source_id: 'reader', name: 'Ria', archived_at: null });
+    expect(bySource.wallets).to.deep.equal([
+      { wallet_id: 'points', wallet_name: bySource.wallets[0].wallet_name, loyalty_points: 12.5 },
+      { wallet_id: 'miles', wallet_name: bySource.wallets[1].wallet_name, loyalty_points: 0 },
+    ]);
+    await must('POST', `/applications/${app.id}/customers/reader/archive`);
+    const byId = await must('GET', `/applications/${app.id}/customers/${bySource.id}`);
+    expect(byId.archived_at).to.be.a('string');
+    expect(byId.wallets[0].loyalty_points).to.equal(12.5);
+    expect((await admin('GET', `/applications/${app.id}/customers/nobody`)).status).to.equal(404);
+  });
+
   it('when campaigns, wallets and codes are paged, then each listing covers everything once', async () => {
     const app = await newApp();
     for (let i = 0; i < 3; i++) {

@@ -251,9 +251,14 @@ describe('admin API: the audit entry of every kind of change', function () {
         fields: { archivedAt: [aDate, null] },
       },
     ];
-    // Not audited: signing in and out (they configure nothing), and "Try a cart" (a POST that
-    // changes nothing: test/api/explain.spec.ts checks nothing was counted).
-    const unaudited = new Set(['POST /sessions', 'DELETE /sessions/current', 'POST /applications/:app/explain']);
+    // Not audited: signing in and out (they configure nothing), "Try a cart" and the campaign
+    // preview (POSTs that change nothing: test/api/explain.spec.ts and campaign-preview.spec.ts check it).
+    const unaudited = new Set([
+      'POST /sessions',
+      'DELETE /sessions/current',
+      'POST /applications/:app/explain',
+      'POST /applications/:app/campaign-preview',
+    ]);
     // Routes whose change needs a state this test does not build (a session to revoke, an application without data to delete).
     const elsewhere = new Set(['DELETE /operators/:operator/sessions/:session', 'DELETE /applications/:app']);
     const changing = routesOf(adminRouter(api().services)).filter((r) => !r.startsWith('GET ') && !unaudited.has(r) && !elsewhere.has(r));

@@ -15,6 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { chromiumOrSkip } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
+import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 
@@ -51,7 +52,8 @@ describe('console: the promotions console in a real browser', function () {
     if (build.state === 'missing') throw new Error(`the console cannot be built: ${build.why}`);
     mkdirSync(SHOTS, { recursive: true });
     // scrypt at 2^10: sign-in checks the same way at any cost, and the test signs in a few times.
-    api = await startTestApi({ PASSWORD_HASH_COST: '10' });
+    // Loopback receivers allowed (the webhooks page registers one), retries fast.
+    api = await startTestApi({ PASSWORD_HASH_COST: '10', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_BASE_MS: '200' });
     for (const role of ['owner', 'viewer'] as const) {
       const made = await call(api.url, 'POST', '/admin/operators', {
         headers: ADMIN_HEADERS,
@@ -211,6 +213,343 @@ describe('console: the promotions console in a real browser', function () {
 
     const usage = await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns/${campaign.id}/usage`, { headers: ADMIN_HEADERS });
     expect(usage.body.redeemed).to.equal(0);
+  });
+
+  /** Every audit entry of one application, oldest first, as `action` strings. */
+  async function auditedActions(app: string): Promise<string[]> {
+    const res = await call(api.url, 'GET', `/admin/audit?application=${app}&limit=200`, { headers: ADMIN_HEADERS });
+    expect(res.status, res.text).to.equal(200);
+    return (res.body.entries as { action: string }[]).map((e) => e.action).reverse();
+  }
+
+  it('when an owner generates codes, imports a CSV with a bad line and exports them, then the bad line is named, nothing of that file is added, and the export holds every code', async () => {
+    const app = await createTestApplication(api.services);
+    const campaign = await createCampaign(api.services, app.id, { codeType: 'bulk', code: undefined, name: 'Console bulk' } as never);
+    const page = await signedIn('owner');
+    await page.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
+    await page.getByRole('link', { name: 'Codes of Console bulk' }).click();
+    await page.getByRole('heading', { name: 'Codes of Console bulk' }).waitFor();
+
+    await page.getByLabel('How many').fill('5');
+    await page.getByLabel('Prefix', { exact: true }).fill('GEN-');
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    await page.getByText('5 added; the campaign has 5 codes.').waitFor();
+    // A prefix the API refuses: its message beside the field, not a generic line.
+    await page.getByLabel('Prefix', { exact: true }).fill('no spaces');
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    expect(await page.locator('#field-prefix-error').innerText()).to.include('"generate.prefix"');
+
+    const file = (text: string) => ({ name: 'codes.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
+    await page.getByLabel('CSV file').setInputFiles(file('code\nIMPORT-A\nIMPORT B\nIMPORT-C\n'));
+    const refused = page.getByRole('alert').filter({ hasText: 'Not imported' });
+    await refused.waitFor();
+    expect(await refused.innerText()).to.include('line 3: "IMPORT B"');
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'codes.png'), fullPage: true });
+    const afterRefusal = await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns/${campaign.id}/codes?limit=100`, {
+      headers: ADMIN_HEADERS,
+    });
+    expect(afterRefusal.body.codes.map((c: { code: string }) => c.code)).to.not.include('IMPORT-A');
+
+    await page.getByLabel('CSV file').setInputFiles(file('code\nIMPORT-A\nIMPORT-B\nIMPORT-C\n'));
+    await page.getByText('3 added; the campaign has 8 codes.').waitFor();
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export codes as CSV' }).click(),
+    ]);
+    const exported = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
+    expect(exported[0]).to.equal('code,id,kind');
+    const listed = await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns/${campaign.id}/codes?limit=100`, {
+      headers: ADMIN_HEADERS,
+    });
+    expect(
+      exported
+        .slice(1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+    ).to.deep.equal(listed.body.codes.map((c: { code: string }) => c.code).sort());
+    expect(exported).to.have.length(9);
+    await page.context().close();
+    // Both additions left an audit entry; the refused import none.
+    expect((await auditedActions(app.id)).filter((a) => a === 'campaign.add_codes')).to.have.length(2);
+  });
+
+  it('when redemptions are searched by order, state and customer, then the console lists exactly the matching cycles', async () => {
+    const app = await createTestApplication(api.services);
+    await createCustomers(api.services, app.id, ['search-buyer', 'other-buyer']);
+    await createCampaign(api.services, app.id, { code: 'SEARCH10', name: 'Search ten' });
+    const orders = [makeOrder(), makeOrder()];
+    for (const [i, order] of orders.entries()) {
+      const res = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+        auth: app.auth,
+        body: { source_id: i === 0 ? 'search-buyer' : 'other-buyer', coupon_details: [{ coupon_code: 'SEARCH10' }], order },
+      });
+      expect(res.status, res.text).to.equal(200);
+    }
+    const reverted = await call(api.url, 'POST', '/coupons/apply?type=revert', {
+      auth: app.auth,
+      body: { source_id: 'search-buyer', coupon_details: [{ coupon_code: 'SEARCH10' }], order: orders[0] },
+    });
+    expect(reverted.status, reverted.text).to.equal(200);
+
+    const page = await signedIn('viewer'); // a read
+    await page.goto(`${api.url}/console/#/applications/${app.id}/redemptions`);
+    const rows = page.locator('tbody tr');
+    await rows.nth(1).waitFor();
+    expect(await rows.count()).to.equal(2);
+    await page.getByLabel('Order').fill(orders[0]!.order_id);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('cell', { name: 'reverted' }).waitFor();
+    expect(await rows.count()).to.equal(1);
+    await page.getByLabel('Order').fill('');
+    await page.getByLabel('Customer').fill('other-buyer');
+    await page.getByLabel('State').selectOption('completed');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('cell', { name: orders[1]!.order_id }).waitFor();
+    expect(await rows.count()).to.equal(1);
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'redemptions.png'), fullPage: true });
+    await page.context().close();
+  });
+
+  it('when customers are found by the beginning of their source id, then one opens with its points, its ledger and its redemptions', async () => {
+    const app = await createTestApplication(api.services);
+    await createCustomers(api.services, app.id, ['shopper-ana', 'shopper-bo', 'visitor-cy']);
+    const wallet = await call(api.url, 'POST', `/admin/applications/${app.id}/wallets`, {
+      headers: ADMIN_HEADERS,
+      body: { wallet_id: 'points' },
+    });
+    expect(wallet.status, wallet.text).to.equal(201);
+    await createCampaign(api.services, app.id, { code: 'CUST10', name: 'Customer ten' });
+    const credited = await call(api.url, 'PUT', '/wallets/customer/shopper-ana/transactions/points', {
+      auth: app.auth,
+      body: { type: 'credit', points: 42.5, description: 'welcome bonus' },
+    });
+    expect(credited.status, credited.text).to.equal(200);
+    const order = makeOrder();
+    const redeemed = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+      auth: app.auth,
+      body: { source_id: 'shopper-ana', coupon_details: [{ coupon_code: 'CUST10' }], order },
+    });
+    expect(redeemed.status, redeemed.text).to.equal(200);
+
+    const page = await signedIn('viewer'); // reads only
+    await page.goto(`${api.url}/console/#/applications/${app.id}/customers`);
+    await page.getByLabel('Source id begins with').fill('shopper-');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('link', { name: 'shopper-bo' }).waitFor();
+    expect(await page.locator('tbody tr').count()).to.equal(2);
+    await page.getByRole('link', { name: 'shopper-ana' }).click();
+    await page.getByRole('heading', { name: 'Customer shopper-ana' }).waitFor();
+    expect(await page.getByTestId('points-points').innerText()).to.equal('42.5');
+    const ledger = page.getByRole('region', { name: 'Ledger of points' });
+    await ledger.getByRole('cell', { name: 'welcome bonus' }).waitFor();
+    await page.getByRole('cell', { name: order.order_id }).waitFor();
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'customer.png'), fullPage: true });
+    await page.context().close();
+  });
+
+  it('when an owner registers a webhook, pings it, redelivers an event and rotates its secret, then the receiver gets each and every step is audited', async () => {
+    const receiver = await new WebhookReceiver().up();
+    try {
+      const app = await createTestApplication(api.services);
+      const page = await signedIn('owner');
+      await page.goto(`${api.url}/console/#/applications/${app.id}/webhooks`);
+      await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+      // A URL the API refuses (credentials in it): its message beside the field.
+      await page.getByLabel('URL').fill('http://user:pw@127.0.0.1:1/x');
+      await page.getByRole('button', { name: 'Register endpoint' }).click();
+      await page.locator('#field-url-error, [role=alert]').first().waitFor();
+
+      await page.getByLabel('URL').fill(receiver.url);
+      await page.getByLabel('Description').fill('console receiver');
+      await page.getByRole('button', { name: 'Register endpoint' }).click();
+      const first = (await page.getByTestId('webhook-secret').innerText()).trim();
+      expect(first).to.match(/^whsec_/);
+      await page.getByRole('button', { name: 'Done' }).click();
+
+      await page.getByRole('button', { name: `Ping ${receiver.url}` }).click();
+      await page.getByText(/^Ping evt_\w+ queued/).waitFor();
+      await waitFor('the ping delivered', () => receiver.received.some((r) => JSON.parse(r.body).type === 'webhook.ping'));
+
+      // An event of the application's stream: a redemption, delivered, then redelivered from the page.
+      await createCustomers(api.services, app.id, ['hook-buyer']);
+      await createCampaign(api.services, app.id, { code: 'HOOK10', name: 'Hook ten' });
+      const redeemed = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+        auth: app.auth,
+        body: { source_id: 'hook-buyer', coupon_details: [{ coupon_code: 'HOOK10' }], order: makeOrder() },
+      });
+      expect(redeemed.status, redeemed.text).to.equal(200);
+      const completions = () => receiver.received.filter((r) => JSON.parse(r.body).type === 'redemption.completed').length;
+      await waitFor('the redemption delivered', () => completions() === 1);
+
+      await page.getByRole('link', { name: `Deliveries of ${receiver.url}` }).click();
+      await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+      const completed = page.getByRole('row').filter({ hasText: 'redemption.completed' });
+      await completed.getByTestId('delivery-status').filter({ hasText: 'succeeded' }).waitFor();
+      await completed.getByRole('button', { name: /^Redeliver evt_/ }).click();
+      await page.getByText('1 delivery queued again.').waitFor();
+      await waitFor('the redelivery received', () => completions() === 2);
+      {
+        const v = await seriousViolations(page);
+        expect(v, v.join('\n')).to.deep.equal([]);
+      }
+      await page.screenshot({ path: join(SHOTS, 'webhook-deliveries.png'), fullPage: true });
+
+      await page.getByRole('link', { name: 'webhooks' }).click();
+      await page.getByRole('button', { name: `Rotate secret of ${receiver.url}` }).click();
+      const second = (await page.getByTestId('webhook-secret').innerText()).trim();
+      expect(second)
+        .to.match(/^whsec_/)
+        .and.not.equal(first);
+      {
+        const v = await seriousViolations(page);
+        expect(v, v.join('\n')).to.deep.equal([]);
+      }
+      await page.screenshot({ path: join(SHOTS, 'webhooks.png'), fullPage: true });
+      await page.context().close();
+      const actions = await auditedActions(app.id);
+      for (const action of ['webhook.create', 'webhook.ping', 'webhook.redeliver', 'webhook.rotate_secret'])
+        expect(actions, action).to.include(action);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('when an owner builds a campaign of each base and kind in the editor, then bad input is refused beside its field, the rule texts are previewed, every campaign is applicable in "Try a cart" with the amount validate gives, and each was audited', async () => {
+    const app = await createTestApplication(api.services);
+    await createCustomers(api.services, app.id, ['editor-buyer']);
+    const wallet = await call(api.url, 'POST', `/admin/applications/${app.id}/wallets`, {
+      headers: ADMIN_HEADERS,
+      body: { wallet_id: 'points' },
+    });
+    expect(wallet.status, wallet.text).to.equal(201);
+    const page = await signedIn('owner');
+    await page.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
+
+    /** The editor's form for one campaign, filled as a person would. */
+    async function build(c: { name: string; code: string; base: string; cashback?: boolean }, more?: () => Promise<void>) {
+      await page.getByRole('link', { name: 'New campaign' }).click();
+      await page.getByRole('heading', { name: 'New campaign' }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill(c.name);
+      await page.getByLabel('Code', { exact: true }).fill(c.code);
+      if (c.cashback) {
+        await page.getByLabel('Kind').selectOption('cashback');
+        await page.getByLabel('Cashback wallet').selectOption('points');
+      }
+      await page.getByLabel('Value (%)').fill('10');
+      await page.getByLabel('Computed on').selectOption(c.base);
+      if (c.base.startsWith('selected_items_')) {
+        await page.getByLabel('Use item selector').check();
+        await page.getByLabel('item_selector test 1 values (comma-separated)').fill('SKU1');
+      }
+      if (c.base.startsWith('valid_cart_')) {
+        await page.getByLabel('Use excluded items').check();
+        await page.getByLabel('excluded_items test 1 values (comma-separated)').fill('SKU2');
+      }
+      await more?.();
+      // The preview answered for this draft before it is saved.
+      await page.getByTestId('rule-texts').waitFor();
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await page.getByRole('heading', { name: 'Campaigns' }).waitFor();
+      await page.getByRole('link', { name: `Edit ${c.name}` }).waitFor();
+    }
+
+    // The first one: a refusal beside its field, then a cart condition and its previewed rule text.
+    await build({ name: 'Editor subtotal', code: 'EDIT0', base: 'selling_price_subtotal' }, async () => {
+      await page.getByLabel('Value (%)').fill('ten');
+      const error = page.locator('[id="error-discount.value"]');
+      await error.waitFor();
+      expect(await error.innerText()).to.include('"discount.value"');
+      expect(await page.getByLabel('Value (%)').getAttribute('aria-invalid')).to.equal('true');
+      await page.getByLabel('Value (%)').fill('10');
+      await error.waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Add cart condition' }).click();
+      await page.getByLabel('Cart condition 1 field').selectOption('selling_price_subtotal');
+      await page.getByLabel('Cart condition 1 operator').selectOption('gte');
+      await page.getByLabel('Cart condition 1 value').fill('50');
+      await page.getByTestId('rule-texts').getByText('selling_price_subtotal should be greater than or equal to 50.00').waitFor();
+      {
+        const v = await seriousViolations(page);
+        expect(v, v.join('\n')).to.deep.equal([]);
+      }
+      await page.screenshot({ path: join(SHOTS, 'campaign-editor.png'), fullPage: true });
+    });
+    const bases = [
+      'original_price_subtotal',
+      'shipping',
+      'selected_items_selling_price_subtotal',
+      'selected_items_original_price_subtotal',
+      'valid_cart_selling_price_subtotal',
+      'valid_cart_original_price_subtotal',
+    ];
+    const made = [{ name: 'Editor subtotal', code: 'EDIT0', cashback: false }];
+    for (const [i, base] of bases.entries()) {
+      const c = { name: `Editor ${base}`, code: `EDIT${i + 1}`, base, cashback: i % 2 === 0 };
+      await build(c);
+      made.push(c);
+    }
+    // And a cashback on the first base, so each kind meets each of the two subtotal families.
+    await build({ name: 'Editor cashback subtotal', code: 'EDIT9', base: 'selling_price_subtotal', cashback: true });
+    made.push({ name: 'Editor cashback subtotal', code: 'EDIT9', cashback: true });
+
+    // "Try a cart" with every campaign: each verdict is validate's for its code.
+    const order = makeOrder({ shipping: 20 });
+    await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
+    await page.getByLabel('Customer (source_id)').fill('editor-buyer');
+    await page.getByLabel('Order (JSON, as sent to validate)').fill(JSON.stringify(order));
+    await page.getByRole('button', { name: 'Try it' }).click();
+    for (const c of made) {
+      const validated = await call(api.url, 'POST', '/coupons/validate', {
+        auth: app.auth,
+        body: { source_id: 'editor-buyer', coupon_details: [{ coupon_code: c.code }], order },
+      });
+      expect(validated.status, validated.text).to.equal(200);
+      expect(validated.body.is_applicable, `${c.name}: ${validated.text}`).to.equal(true);
+      const savings = validated.body.coupon_savings.order;
+      const amount = c.cashback ? `${savings.total_cashback} cashback` : `${savings.total_discount} off`;
+      if (c.cashback) expect(savings.total_cashback, c.name).to.be.above(0);
+      const verdict = page.getByRole('article', { name: `${c.name}: applicable` }).getByTestId('verdict');
+      await verdict.waitFor();
+      expect(await verdict.innerText(), c.name).to.equal(`applicable: ${amount}`);
+    }
+
+    // An edit: a total limit, shown on the campaigns page at once.
+    await page.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
+    await page.getByRole('link', { name: 'Edit Editor subtotal' }).click();
+    await page.getByLabel('Limit total').fill('5');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'Editor subtotal' }).first();
+    await row.getByText('5 of 5 left').waitFor();
+    await page.context().close();
+
+    const actions = await auditedActions(app.id);
+    expect(actions.filter((a) => a === 'campaign.create')).to.have.length(made.length);
+    expect(actions).to.include('campaign.update');
+
+    // A viewer reads the editor, and can change nothing there.
+    const viewer = await signedIn('viewer');
+    await viewer.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
+    await viewer.getByRole('link', { name: 'Edit Editor subtotal' }).waitFor();
+    expect(await viewer.getByRole('link', { name: 'New campaign' }).count()).to.equal(0);
+    await viewer.getByRole('link', { name: 'Edit Editor subtotal' }).click();
+    await viewer.getByRole('heading', { name: 'Edit Editor subtotal' }).waitFor();
+    expect(await viewer.getByLabel('Name', { exact: true }).isDisabled()).to.equal(true);
+    expect(await viewer.getByRole('button', { name: 'Save changes' }).count()).to.equal(0);
+    await viewer.context().close();
   });
 
   it('when a viewer signs in, then no page offers a change, and the API refuses one made with its session anyway', async () => {

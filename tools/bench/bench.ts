@@ -9,11 +9,13 @@
  *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
  *   events               the test database's CPU per statement of the event path (needs BENCH_DB_DIR)
  *   audit                a campaign update without and with the audit log (updates/s, CPU per update)
+ *   console              the promotions console's pages' server times with 10,000 campaigns
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
 import { cpus } from 'node:os';
 import { auditBench } from './audit.js';
 import { clusterBench } from './cluster.js';
+import { consoleBench } from './console.js';
 import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
@@ -28,6 +30,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   cluster: clusterBench,
   events: eventsBench,
   audit: auditBench,
+  console: consoleBench,
 };
 
 async function main() {

@@ -23,10 +23,19 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
     <>
       <p className="crumbs">
         <a href={hrefOf({ page: 'applications' })}>Applications</a> / <code>{app}</code> ·{' '}
-        <a href={hrefOf({ page: 'try', app })}>try a cart</a> · <a href={hrefOf({ page: 'audit', app })}>audit log of this application</a>
+        <a href={hrefOf({ page: 'try', app })}>try a cart</a> · <a href={hrefOf({ page: 'customers', app })}>customers</a> ·{' '}
+        <a href={hrefOf({ page: 'redemptions', app })}>redemptions</a> · <a href={hrefOf({ page: 'webhooks', app })}>webhooks</a> ·{' '}
+        <a href={hrefOf({ page: 'audit', app })}>audit log of this application</a>
       </p>
       <h1>Campaigns</h1>
       {!who.canChange && <p className="hint">You can read everything here; your role ({who.role}) changes nothing.</p>}
+      {who.canChange && (
+        <p>
+          <a className="button" href={hrefOf({ page: 'campaign', app })}>
+            New campaign
+          </a>
+        </p>
+      )}
       <label className="inline">
         <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} /> Show archived
       </label>
@@ -42,6 +51,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
             <th scope="col">Reverted</th>
             <th scope="col">Budget (total limit)</th>
             <th scope="col">Per period</th>
+            <th scope="col">Codes</th>
           </tr>
         </thead>
         <tbody>
@@ -68,7 +78,11 @@ function CampaignRow({ app, campaign }: { app: string; campaign: Campaign }) {
   const periods = u ? (['per_day', 'per_week', 'per_month'] as const).filter((k) => u.limits[k].limit !== null) : [];
   return (
     <tr>
-      <th scope="row">{campaign.name}</th>
+      <th scope="row">
+        <a href={hrefOf({ page: 'campaign', app, campaign: campaign.id })} aria-label={`Edit ${campaign.name}`}>
+          {campaign.name}
+        </a>
+      </th>
       <td>{campaign.archived_at ? 'archived' : campaign.status}</td>
       <td>{describeDiscount(campaign)}</td>
       <td data-testid="redeemed">{u ? u.redeemed : '…'}</td>
@@ -96,6 +110,11 @@ function CampaignRow({ app, campaign }: { app: string; campaign: Campaign }) {
                 {k.replace('per_', '')} {u!.limits[k].period}: {u!.limits[k].remaining} of {u!.limits[k].limit} left
               </div>
             ))}
+      </td>
+      <td>
+        <a href={hrefOf({ page: 'codes', app, campaign: campaign.id })} aria-label={`Codes of ${campaign.name}`}>
+          Codes
+        </a>
       </td>
     </tr>
   );

@@ -2,7 +2,8 @@
 import type Joi from 'joi';
 import { DomainError } from '../../errors.js';
 
-export const adminInvalid = (details: string) => new DomainError('invalid', 'Invalid payload', details, { code: 400 });
+export const adminInvalid = (details: string, fields?: Record<string, string>) =>
+  new DomainError('invalid', 'Invalid payload', details, { code: 400, ...(fields ? { fields } : {}) });
 export const adminNotFound = (
   what: 'application' | 'campaign' | 'customer' | 'wallet' | 'webhook' | 'event' | 'operator' | 'token' | 'session',
 ) => new DomainError('not_found', 'resource not found', `${what} not found`, { code: 404 });
@@ -15,7 +16,8 @@ export async function foundOr404<T>(lookup: Promise<T | null>, what: Parameters<
 /** Good credentials that may not do this: an operator's role, or an application it is not given (docs/admin-api.md#operators). */
 export const adminForbidden = (details: string) => new DomainError('forbidden', 'Forbidden', details, { code: 403 });
 /** A duplicate id or code, or a delete or archive that what depends on the resource refuses. */
-export const adminConflict = (details: string) => new DomainError('conflict', 'conflict', details, { code: 409 });
+export const adminConflict = (details: string, field?: string) =>
+  new DomainError('conflict', 'conflict', details, { code: 409, ...(field ? { fields: { [field]: details } } : {}) });
 
 /**
  * Validates with joi; a failure is a 400 whose details name every bad field. JSON bodies are taken
@@ -24,6 +26,19 @@ export const adminConflict = (details: string) => new DomainError('conflict', 'c
  */
 export function validateInput<T>(schema: Joi.Schema<T>, input: unknown, opts: { query?: boolean } = {}): T {
   const { value, error } = schema.validate(input, { abortEarly: false, convert: opts.query ?? false });
-  if (error) throw adminInvalid(error.details.map((d) => d.message).join('; '));
+  if (error) throw adminInvalid(error.details.map((d) => d.message).join('; '), fieldsOf(error.details));
   return value as T;
+}
+
+/**
+ * Each bad input by its path (`discount.value`, `codes.3`: array items by index) — the first
+ * problem of each — so a form can say it beside the field (docs/admin-api.md#errors).
+ */
+function fieldsOf(details: Joi.ValidationErrorItem[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const d of details) {
+    const path = d.path.length > 0 ? d.path.join('.') : '(body)';
+    fields[path] ??= d.message;
+  }
+  return fields;
 }

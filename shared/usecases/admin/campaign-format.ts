@@ -235,26 +235,32 @@ export function toCampaignInput(a: Record<string, any>, tz: string, customerIds:
 export function checkCampaignRules(
   c: Pick<Campaign, 'discountCalculatedOn' | 'itemSelector' | 'metadataKeys' | 'cartConditions' | 'productValidations' | 'excludedItems'>,
 ) {
+  const refuse = (field: string, details: string) => {
+    throw adminInvalid(details, { [field]: details });
+  };
   if (c.discountCalculatedOn.startsWith('selected_items_') && !c.itemSelector) {
-    throw adminInvalid('"item_selector" is required when discount_calculated_on_property is a selected_items_* base');
+    refuse('item_selector', '"item_selector" is required when discount_calculated_on_property is a selected_items_* base');
   }
   const declared = (level: 'order' | 'item') =>
     new Set(c.metadataKeys.filter((k) => isReadAt(k.scope, level)).map((k) => `metadata.${k.key}`));
   const order = declared('order');
   const item = declared('item');
-  for (const cond of c.cartConditions)
+  c.cartConditions.forEach((cond, i) => {
     if (cond.field.startsWith('metadata.') && !order.has(cond.field))
-      throw adminInvalid(`"cart_conditions" uses undeclared order metadata key ${cond.field}`);
-  for (const cond of c.productValidations)
+      refuse(`cart_conditions.${i}.field`, `"cart_conditions" uses undeclared order metadata key ${cond.field}`);
+  });
+  c.productValidations.forEach((cond, i) => {
     if (cond.field.startsWith('metadata.') && !item.has(cond.field))
-      throw adminInvalid(`"product_validations" uses undeclared item metadata key ${cond.field}`);
+      refuse(`product_validations.${i}.field`, `"product_validations" uses undeclared item metadata key ${cond.field}`);
+  });
   for (const [name, sel] of [
     ['item_selector', c.itemSelector],
     ['excluded_items', c.excludedItems],
   ] as const) {
-    for (const p of sel?.properties ?? [])
+    sel?.properties.forEach((p, i) => {
       if (p.property.startsWith('metadata.') && !item.has(p.property))
-        throw adminInvalid(`"${name}" uses undeclared item metadata key ${p.property}`);
+        refuse(`${name}.properties.${i}.property`, `"${name}" uses undeclared item metadata key ${p.property}`);
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import Joi from 'joi';
 import type { CampaignInput } from '../../data/campaign.repository.js';
 import { CAMPAIGN_DEFAULTS } from '../../domain/campaign-defaults.js';
+import { campaignRuleTexts } from '../../domain/messages.js';
 import type { Campaign } from '../../domain/types.js';
 import type { Services } from '../../services.js';
 import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
@@ -18,15 +19,20 @@ async function resolveAssigned(deps: Deps, applicationId: string, sourceIds: str
   const found = await deps.repos.customers.findBySourceIds(applicationId, sourceIds);
   const known = new Map(found.map((c) => [c.sourceId, c.id]));
   const missing = sourceIds.filter((s) => !known.has(s));
-  if (missing.length) throw adminInvalid(`"assigned_source_ids" contains unknown customers: ${missing.slice(0, 10).join(', ')}`);
+  if (missing.length) {
+    const details = `"assigned_source_ids" contains unknown customers: ${missing.slice(0, 10).join(', ')}`;
+    throw adminInvalid(details, { assigned_source_ids: details });
+  }
   return sourceIds.map((s) => known.get(s)!);
 }
 
 /** A cashback wallet must exist and not be archived. */
 async function checkWallet(deps: Deps, applicationId: string, c: Pick<Campaign, 'discount'>) {
   const walletId = c.discount.walletId;
-  if (walletId && !(await deps.repos.wallets.findByWalletId(applicationId, walletId)))
-    throw adminInvalid('"discount.wallet_id" is not a wallet of this application (or it is archived)');
+  if (walletId && !(await deps.repos.wallets.findByWalletId(applicationId, walletId))) {
+    const details = '"discount.wallet_id" is not a wallet of this application (or it is archived)';
+    throw adminInvalid(details, { 'discount.wallet_id': details });
+  }
 }
 
 async function requireCampaign(deps: Deps, applicationId: string, campaignId: string): Promise<Campaign> {
@@ -42,16 +48,27 @@ async function present(deps: Deps, applicationId: string, c: Campaign) {
   );
 }
 
-const codeTaken = () => adminConflict('"code" is already used in this application (codes of archived campaigns stay reserved)');
+const codeTaken = () => adminConflict('"code" is already used in this application (codes of archived campaigns stay reserved)', 'code');
+
+/**
+ * A campaign as create (no `current`) or update (`current`: the stored one) would store it, after
+ * every check they make: the input's format, the assigned customers, the rules against each other,
+ * the cashback wallet. `change` is what update writes.
+ */
+async function checkedDraft(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, input: unknown, current?: Campaign) {
+  const app = await requireApplication(deps, applicationId);
+  const valid = validateInput(current ? updateCampaignSchema : createCampaignSchema, input) as Record<string, any>;
+  const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);
+  const change = toCampaignInput(valid, app.timezone, assigned);
+  const campaign = (current ? { ...current, ...change } : { ...CAMPAIGN_DEFAULTS, validFrom: deps.now(), ...change }) as CampaignInput;
+  checkCampaignRules(campaign);
+  await checkWallet(deps, applicationId, campaign);
+  return { campaign, change, timezone: app.timezone };
+}
 
 /** Creates a campaign; `valid_from` defaults to now. A fixed code's id is the campaign's id. */
 export async function createCampaign(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, input: unknown) {
-  const app = await requireApplication(deps, applicationId);
-  const valid = validateInput(createCampaignSchema, input) as Record<string, any>;
-  const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);
-  const campaign = { ...CAMPAIGN_DEFAULTS, validFrom: deps.now(), ...toCampaignInput(valid, app.timezone, assigned) } as CampaignInput;
-  checkCampaignRules(campaign);
-  await checkWallet(deps, applicationId, campaign);
+  const { campaign } = await checkedDraft(deps, applicationId, input);
   if (campaign.codeType === 'fixed' && (await deps.repos.couponCodes.findByCode(applicationId, campaign.code!))) throw codeTaken();
   const created = await deps.repos.campaigns.create(applicationId, campaign);
   if (created.codeType === 'fixed' && !(await deps.repos.couponCodes.insertFixed(applicationId, created.id, created.code!))) {
@@ -63,15 +80,9 @@ export async function createCampaign(deps: Pick<Services, 'repos' | 'now'>, appl
   return present(deps, applicationId, created);
 }
 
-export async function updateCampaign(deps: Deps, applicationId: string, campaignId: string, input: unknown) {
-  const app = await requireApplication(deps, applicationId);
+export async function updateCampaign(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, campaignId: string, input: unknown) {
   const current = await requireCampaign(deps, applicationId, campaignId);
-  const valid = validateInput(updateCampaignSchema, input) as Record<string, any>;
-  const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);
-  const change = toCampaignInput(valid, app.timezone, assigned);
-  const merged = { ...current, ...change };
-  checkCampaignRules(merged);
-  await checkWallet(deps, applicationId, merged);
+  const { change } = await checkedDraft(deps, applicationId, input, current);
   const updated = await deps.repos.campaigns.update(applicationId, campaignId, change);
   await deps.repos.applications.bumpConfigVersion(applicationId);
   return present(deps, applicationId, updated!);
@@ -135,6 +146,34 @@ const codesSchema = Joi.object({
     .min(1)
     .max(100_000),
 }).xor('generate', 'codes');
+
+const previewSchema = Joi.object({
+  campaign: Joi.object().required(),
+  id: Joi.string().max(64),
+});
+
+/**
+ * What saving a campaign would do, without saving: `{campaign}` is checked as create checks it
+ * (with `id`, as update would change that campaign), refused with the same 400s and their `fields`
+ * (a fixed code already used: 409, `fields.code`); otherwise the messages a customer can be shown
+ * for its rules, in the engine's order, and its validity as resolved in the application's timezone.
+ * Nothing is written (docs/admin-api.md#campaign-preview).
+ */
+export async function previewCampaign(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, input: unknown) {
+  const { campaign: body, id } = validateInput(previewSchema, input) as { campaign: unknown; id?: string };
+  const current = id === undefined ? undefined : await requireCampaign(deps, applicationId, id);
+  const { campaign, timezone } = await checkedDraft(deps, applicationId, body, current);
+  if (!current && campaign.codeType === 'fixed') {
+    const holder = await deps.repos.couponCodes.findByCode(applicationId, campaign.code!);
+    if (holder) throw codeTaken();
+  }
+  return {
+    timezone,
+    valid_from: campaign.validFrom.toISOString(),
+    valid_until: campaign.validUntil?.toISOString() ?? null,
+    rule_texts: campaignRuleTexts(campaign),
+  };
+}
 
 /**
  * Generates or imports bulk codes, in batches of 1000.

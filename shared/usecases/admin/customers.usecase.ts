@@ -5,7 +5,8 @@ import type { Services } from '../../services.js';
 import { adminConflict, foundOr404, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
-import { idPage, parsePageQuery } from './paging.js';
+import { idPage, pageOf, parsePageQuery, textCursor } from './paging.js';
+import { fromHundredths } from '../../domain/points.js';
 
 type Deps = Pick<Services, 'repos'>;
 
@@ -70,8 +71,33 @@ export async function upsertCustomers(deps: Deps, applicationId: string, input: 
 /** A page of customers in creation order; archived ones only with `include_archived`. */
 export async function listCustomers(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const page = await idPage(parsePageQuery(query, ['skip', 'include_archived']), (q) => deps.repos.customers.page(applicationId, q));
+  const q = parsePageQuery(query, ['skip', 'include_archived', 'search']);
+  if (q.search !== undefined) {
+    // Found by the beginning of `source_id`: in `source_id` order, one index range.
+    const rows = await deps.repos.customers.pageBySourceIdPrefix(applicationId, q.search, {
+      after: textCursor.decode(q.cursor),
+      limit: q.limit + 1,
+      includeArchived: q.includeArchived,
+    });
+    const page = pageOf(rows, q.limit, (c) => textCursor.encode(c.sourceId));
+    return { customers: page.rows.map(present), next_cursor: page.next_cursor };
+  }
+  const page = await idPage(q, (p) => deps.repos.customers.page(applicationId, p));
   return { customers: page.rows.map(present), next_cursor: page.next_cursor };
+}
+
+/** One customer (by `source_id` or id, archived too) with its points in every wallet of the application. */
+export async function getCustomer(deps: Deps, applicationId: string, customer: string) {
+  const found = await requireCustomer(deps, applicationId, customer);
+  const [wallets, balances] = await Promise.all([
+    deps.repos.wallets.listByApplication(applicationId),
+    deps.repos.walletBalances.listByCustomer(applicationId, found.id),
+  ]);
+  const points = new Map(balances.map((b) => [b.walletDbId, b.points]));
+  return {
+    ...present(found),
+    wallets: wallets.map((w) => ({ wallet_id: w.walletId, wallet_name: w.name, loyalty_points: fromHundredths(points.get(w.id) ?? 0) })),
+  };
 }
 
 /** The customer named by its `source_id` or the service's id, archived or not. */

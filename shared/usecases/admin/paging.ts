@@ -16,7 +16,7 @@ export const MAX_LIMIT = 1000;
 
 /** What a listing accepts besides `limit` and `cursor` (each listing documents its own). */
 export type PageOption =
-  'skip' | 'include_archived' | 'customer' | 'campaign' | 'status' | 'event' | 'type' | 'order_id' | 'state' | 'from' | 'to';
+  'skip' | 'include_archived' | 'customer' | 'campaign' | 'status' | 'event' | 'type' | 'order_id' | 'state' | 'from' | 'to' | 'search';
 
 export interface PageQuery {
   limit: number;
@@ -38,6 +38,8 @@ export interface PageQuery {
   state?: RedemptionState;
   from?: Date;
   to?: Date;
+  /** Customers: the beginning of a `source_id`. */
+  search?: string;
 }
 
 const OPTIONS: Record<PageOption, Joi.Schema> = {
@@ -52,6 +54,7 @@ const OPTIONS: Record<PageOption, Joi.Schema> = {
   state: Joi.string().valid(...REDEMPTION_STATES),
   from: Joi.date().iso(),
   to: Joi.date().iso(),
+  search: Joi.string().min(1).max(256),
 };
 
 /**
@@ -81,6 +84,7 @@ export function parsePageQuery(query: unknown, options: readonly PageOption[] = 
     ...(v.state !== undefined ? { state: v.state as RedemptionState } : {}),
     ...(v.from !== undefined ? { from: v.from as Date } : {}),
     ...(v.to !== undefined ? { to: v.to as Date } : {}),
+    ...(v.search !== undefined ? { search: v.search as string } : {}),
   };
 }
 
@@ -103,6 +107,17 @@ export const idCursor = {
     const key = decode(cursor);
     if (!Array.isArray(key) || key.length !== 1 || !isObjectId(key[0])) throw invalidCursor();
     return key[0];
+  },
+};
+
+/** Cursors of listings ordered by a text key (customers found by `source_id`). */
+export const textCursor = {
+  encode: (key: string) => encode(['t', key]),
+  decode(cursor: string | undefined): string | undefined {
+    if (cursor === undefined) return undefined;
+    const key = decode(cursor);
+    if (!Array.isArray(key) || key.length !== 2 || key[0] !== 't' || typeof key[1] !== 'string') throw invalidCursor();
+    return key[1];
   },
 };
 

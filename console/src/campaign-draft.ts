@@ -1,0 +1,234 @@
+/**
+ * The campaign editor's form state and its translation to and from the admin API's campaign
+ * format (docs/campaigns.md). The form keeps what was typed (numbers as text); `toBody` sends a
+ * number where the text is one and the text otherwise, so the admin API — the one place the
+ * format is checked — refuses it with a message for that field.
+ */
+import type { Campaign } from './api';
+
+export const BASES = [
+  'selling_price_subtotal',
+  'original_price_subtotal',
+  'shipping',
+  'selected_items_selling_price_subtotal',
+  'selected_items_original_price_subtotal',
+  'valid_cart_selling_price_subtotal',
+  'valid_cart_original_price_subtotal',
+] as const;
+export const OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq', 'in', 'nin'] as const;
+export const SELECTOR_OPERATORS = ['in', 'nin', 'eq', 'neq'] as const;
+export const CART_FIELDS = [
+  'selling_price_subtotal',
+  'original_price_subtotal',
+  'shipping',
+  'tax',
+  'payment_mode',
+  'items_count',
+  'total_qty',
+] as const;
+export const SELECTED_FIELDS = [
+  'selected_items_total_qty',
+  'selected_items_selling_price_subtotal',
+  'selected_items_original_price_subtotal',
+] as const;
+export const PRODUCT_FIELDS = ['selling_price', 'original_price', 'cart_qty', 'shipping', 'product_id', 'sku', 'name'] as const;
+export const ITEM_PROPERTIES = ['product_id', 'sku', 'name'] as const;
+export const LIMITS = ['total', 'per_customer', 'per_day', 'per_week', 'per_month'] as const;
+/** The text fields of an order or item: their condition values stay text; every other known field is a number. */
+const TEXT_FIELDS = new Set(['payment_mode', 'product_id', 'sku', 'name']);
+
+export type Operator = (typeof OPERATORS)[number];
+export interface ConditionRow {
+  field: string;
+  operator: Operator;
+  value: string;
+}
+export interface SelectorRow {
+  property: string;
+  operator: (typeof SELECTOR_OPERATORS)[number];
+  values: string;
+}
+export interface SelectorDraft {
+  enabled: boolean;
+  match: 'AND' | 'OR';
+  properties: SelectorRow[];
+}
+export interface MetadataKeyRow {
+  key: string;
+  type: 'string' | 'number' | 'boolean';
+  scope: 'both' | 'order' | 'item';
+}
+
+export interface Draft {
+  name: string;
+  description: string;
+  terms: string;
+  code_type: 'fixed' | 'bulk';
+  code: string;
+  bulk_code_usage_limit: string;
+  assignment: 'all_users' | 'assigned_users';
+  assigned: string;
+  status: 'active' | 'disabled';
+  valid_from: string;
+  valid_until: string;
+  days: number[];
+  hours: { from: string; to: string }[];
+  limits: Record<(typeof LIMITS)[number], string>;
+  discount: { kind: 'discount' | 'cashback'; type: 'percentage' | 'flat'; value: string; max: string; wallet_id: string };
+  base: (typeof BASES)[number];
+  cart_conditions: ConditionRow[];
+  item_selector: SelectorDraft;
+  excluded_items: SelectorDraft;
+  selected_items_validations: ConditionRow[];
+  product_validations: ConditionRow[];
+  metadata_keys: MetadataKeyRow[];
+}
+
+const noSelector = (): SelectorDraft => ({ enabled: false, match: 'AND', properties: [{ property: 'sku', operator: 'in', values: '' }] });
+
+export function emptyDraft(): Draft {
+  return {
+    name: '',
+    description: '',
+    terms: '',
+    code_type: 'fixed',
+    code: '',
+    bulk_code_usage_limit: '1',
+    assignment: 'all_users',
+    assigned: '',
+    status: 'active',
+    valid_from: '',
+    valid_until: '',
+    days: [],
+    hours: [],
+    limits: { total: '', per_customer: '', per_day: '', per_week: '', per_month: '' },
+    discount: { kind: 'discount', type: 'percentage', value: '', max: '', wallet_id: '' },
+    base: 'selling_price_subtotal',
+    cart_conditions: [],
+    item_selector: noSelector(),
+    excluded_items: noSelector(),
+    selected_items_validations: [],
+    product_validations: [],
+    metadata_keys: [],
+  };
+}
+
+type Scalar = string | number | boolean;
+const text = (v: Scalar | Scalar[] | null | undefined): string =>
+  v === null || v === undefined ? '' : Array.isArray(v) ? v.join(', ') : String(v);
+
+function selectorDraft(s: Campaign['item_selector']): SelectorDraft {
+  if (!s) return noSelector();
+  return {
+    enabled: true,
+    match: s.match,
+    properties: s.properties.map((p) => ({ property: p.property, operator: p.operator ?? 'in', values: p.values.join(', ') })),
+  };
+}
+
+const conditionRows = (cs: Campaign['cart_conditions']): ConditionRow[] =>
+  (cs ?? []).map((c) => ({ field: c.field, operator: c.operator as Operator, value: text(c.value as Scalar | Scalar[]) }));
+
+/** A saved campaign in the form. */
+export function draftOf(c: Campaign): Draft {
+  return {
+    name: c.name,
+    description: c.description ?? '',
+    terms: (c.terms_and_conditions ?? []).join('\n'),
+    code_type: c.code_type ?? 'fixed',
+    code: c.code ?? '',
+    bulk_code_usage_limit: text(c.bulk_code_usage_limit),
+    assignment: c.assignment ?? 'all_users',
+    assigned: (c.assigned_source_ids ?? []).join('\n'),
+    status: c.status ?? 'active',
+    valid_from: c.valid_from ?? '',
+    valid_until: c.valid_until ?? '',
+    days: c.schedule?.days_of_week ?? [],
+    hours: c.schedule?.hours ?? [],
+    limits: Object.fromEntries(
+      LIMITS.map((k) => [k, text((c.limits as Record<string, number | null> | undefined)?.[k])]),
+    ) as Draft['limits'],
+    discount: {
+      kind: c.discount.kind,
+      type: c.discount.type,
+      value: text(c.discount.value),
+      max: text(c.discount.max),
+      wallet_id: c.discount.wallet_id ?? '',
+    },
+    base: (c.discount_calculated_on_property ?? 'selling_price_subtotal') as Draft['base'],
+    cart_conditions: conditionRows(c.cart_conditions),
+    item_selector: selectorDraft(c.item_selector),
+    excluded_items: selectorDraft(c.excluded_items),
+    selected_items_validations: conditionRows(c.selected_items_validations),
+    product_validations: conditionRows(c.product_validations),
+    metadata_keys: (c.metadata_keys ?? []).map((k) => ({ key: k.key, type: k.type, scope: k.scope ?? 'both' })),
+  };
+}
+
+/** A number where the text is one; otherwise the text itself, for the API to refuse by name. */
+function numberOr(s: string): number | string {
+  const t = s.trim();
+  return t !== '' && Number.isFinite(Number(t)) ? Number(t) : t;
+}
+const optionalNumber = (s: string): number | string | null => (s.trim() === '' ? null : numberOr(s));
+
+/** A condition's value as the field takes it: numbers for amounts and counts, text for text fields, booleans for boolean metadata. */
+function valueOf(row: ConditionRow, metadata: MetadataKeyRow[]): Scalar | Scalar[] {
+  const key = row.field.startsWith('metadata.') ? metadata.find((k) => `metadata.${k.key}` === row.field) : undefined;
+  const one = (s: string): Scalar => {
+    const t = s.trim();
+    if (key?.type === 'boolean') return t === 'true' ? true : t === 'false' ? false : t;
+    if (key?.type === 'string' || TEXT_FIELDS.has(row.field)) return t;
+    return numberOr(t);
+  };
+  return row.operator === 'in' || row.operator === 'nin' ? row.value.split(',').map(one) : one(row.value);
+}
+
+/** The non-empty lines of a text area. */
+const eachLine = (s: string) =>
+  s
+    .split('\n')
+    .map((x) => x.trim())
+    .filter(Boolean);
+/** A list typed as lines or comma-separated. */
+const lines = (s: string) => eachLine(s.replace(/,/g, '\n'));
+
+function selectorBody(s: SelectorDraft) {
+  if (!s.enabled) return null;
+  return { match: s.match, properties: s.properties.map((p) => ({ property: p.property, operator: p.operator, values: lines(p.values) })) };
+}
+
+/** The form as the admin API's campaign format: every field for a new campaign; for a saved one, all but its code. */
+export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
+  const conditions = (rows: ConditionRow[]) =>
+    rows.map((r) => ({ field: r.field, operator: r.operator, value: valueOf(r, d.metadata_keys) }));
+  const body: Record<string, unknown> = {
+    name: d.name,
+    description: d.description,
+    terms_and_conditions: eachLine(d.terms),
+    ...(editing ? {} : { code_type: d.code_type, ...(d.code_type === 'fixed' ? { code: d.code.trim() } : {}) }),
+    ...(d.code_type === 'bulk' ? { bulk_code_usage_limit: numberOr(d.bulk_code_usage_limit) } : {}),
+    assignment: d.assignment,
+    assigned_source_ids: d.assignment === 'assigned_users' ? lines(d.assigned) : [],
+    status: d.status,
+    ...(d.valid_from.trim() ? { valid_from: d.valid_from.trim() } : {}),
+    valid_until: d.valid_until.trim() || null,
+    schedule: d.days.length || d.hours.length ? { days_of_week: [...d.days].sort(), hours: d.hours } : null,
+    limits: Object.fromEntries(LIMITS.map((k) => [k, optionalNumber(d.limits[k])])),
+    discount: {
+      kind: d.discount.kind,
+      type: d.discount.type,
+      value: numberOr(d.discount.value),
+      max: optionalNumber(d.discount.max),
+      wallet_id: d.discount.kind === 'cashback' && d.discount.wallet_id ? d.discount.wallet_id : null,
+    },
+    discount_calculated_on_property: d.base,
+    cart_conditions: conditions(d.cart_conditions),
+    item_selector: selectorBody(d.item_selector),
+    excluded_items: selectorBody(d.excluded_items),
+    selected_items_validations: conditions(d.selected_items_validations),
+    product_validations: conditions(d.product_validations),
+    metadata_keys: d.metadata_keys.map((k) => ({ key: k.key.trim(), type: k.type, scope: k.scope })),
+  };
+  return body;
+}
