@@ -82,7 +82,7 @@ export function buildApp({
   );
   app.use(
     '/admin',
-    adminRouter(services, webhooks, () => jobs.redis),
+    adminRouter(services, webhooks, () => jobs.redis, jobs),
   );
   // Queued operations answer by the job wait; anything else hanging is cut a little later.
   const handleError = errorHandler(services.config.bodyLimit);

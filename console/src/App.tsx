@@ -71,7 +71,7 @@ export function App() {
         {route.page === 'try' && <TryCartPage app={route.app} />}
         {route.page === 'redemptions' && <RedemptionsPage app={route.app} />}
         {route.page === 'customers' && <CustomersPage app={route.app} />}
-        {route.page === 'customer' && <CustomerPage app={route.app} customer={route.customer} />}
+        {route.page === 'customer' && <CustomerPage app={route.app} customer={route.customer} who={who} />}
         {route.page === 'webhooks' && <WebhooksPage app={route.app} who={who} />}
         {route.page === 'deliveries' && <DeliveriesPage app={route.app} webhook={route.webhook} who={who} />}
         {route.page === 'audit' && <AuditPage app={route.app} />}

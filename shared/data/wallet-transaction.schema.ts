@@ -25,7 +25,7 @@ export interface WalletTransactionDoc {
   description: string;
   state: 'posted' | 'refused' | 'void';
   /** What caused it: a wallet update, or a cashback credit / its revert. */
-  origin: 'api' | 'cashback' | 'cashback_revert';
+  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert';
   createdAt: Date;
   updatedAt: Date;
 }
@@ -44,7 +44,7 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
     after: { type: Number, default: null },
     description: { type: String, default: '' },
     state: { type: String, enum: ['posted', 'refused', 'void'], default: 'posted' },
-    origin: { type: String, enum: ['api', 'cashback', 'cashback_revert'], default: 'api' },
+    origin: { type: String, enum: ['api', 'admin', 'cashback', 'cashback_revert'], default: 'api' },
   },
   { collection: 'wallet_transactions', timestamps: true, versionKey: false },
 );

@@ -87,8 +87,8 @@ export interface WalletEventData extends CustomerRef {
   wallet_id: string;
   txn_id: string;
   type: 'credit' | 'debit';
-  /** `api` (a wallet update), `cashback` (a redeem's credit), `cashback_revert` (its revert's debit). */
-  origin: 'api' | 'cashback' | 'cashback_revert';
+  /** `api` (a wallet update), `admin` (an operator's adjustment), `cashback` (a redeem's credit), `cashback_revert` (its revert's debit). */
+  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert';
   points: number;
   previous_loyalty_points: number;
   loyalty_points: number;

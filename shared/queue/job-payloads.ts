@@ -43,4 +43,6 @@ export interface WalletOperationInput {
   description: string;
   txnId: string;
   requestId: string;
+  /** `admin`: an operator's adjustment (the admin API); a wallet update otherwise. */
+  origin?: 'api' | 'admin';
 }

@@ -36,7 +36,7 @@ export interface PostEntryInput {
   /** Hundredths of a point, > 0. */
   points: number;
   description: string;
-  origin: 'api' | 'cashback' | 'cashback_revert';
+  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert';
   /** Debit at most the balance instead of refusing (taking back a cashback already spent). */
   clampToBalance?: boolean;
 }

@@ -84,7 +84,7 @@ export async function applyWalletOperation(
     type: input.type,
     points: input.points,
     description: input.description,
-    origin: 'api',
+    origin: input.origin ?? 'api',
   };
   const result = await postLedgerEntry(deps, entry);
   if (result.state === 'applied' && result.written)

@@ -127,6 +127,26 @@ describe('admin API: the audit entry of every kind of change', function () {
         fields: { walletId: ['w1', null] },
       },
       {
+        route: 'POST /applications/:app/customers/:customer/wallets/:wallet/adjustments',
+        run: async () => {
+          expect((await admin('POST', `${A()}/wallets`, { wallet_id: 'w2' })).status).to.equal(201);
+          return admin('POST', `${A()}/customers/${ids.c1}/wallets/w2/adjustments`, { type: 'credit', points: 5, reason: 'goodwill' });
+        },
+        action: 'customer.adjust_points',
+        target: () => ids.c1!,
+        fields: {
+          request: [
+            null,
+            (v: unknown) => {
+              const r = v as Record<string, unknown>;
+              return (
+                r.type === 'credit' && r.points === 5 && r.reason === 'goodwill' && r.wallet_id === 'w2' && typeof r.txn_id === 'string'
+              );
+            },
+          ],
+        },
+      },
+      {
         route: 'POST /applications/:app/campaigns',
         run: () =>
           admin('POST', `${A()}/campaigns`, { name: 'Five', code_type: 'bulk', discount: { kind: 'discount', type: 'flat', value: 5 } }),

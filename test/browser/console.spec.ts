@@ -358,8 +358,32 @@ describe('console: the promotions console in a real browser', function () {
       const v = await seriousViolations(page);
       expect(v, v.join('\n')).to.deep.equal([]);
     }
-    await page.screenshot({ path: join(SHOTS, 'customer.png'), fullPage: true });
+    expect(await page.getByRole('form', { name: 'Adjust points' }).count(), 'a viewer is offered no adjustment').to.equal(0);
     await page.context().close();
+
+    // An owner adjusts the points with a reason: a bad amount is refused beside its field, a good one lands in the ledger.
+    const owner = await signedIn('owner');
+    await owner.goto(`${api.url}/console/#/applications/${app.id}/customers/shopper-ana`);
+    const form = owner.getByRole('form', { name: 'Adjust points' });
+    await form.getByRole('textbox', { name: 'Points', exact: true }).fill('1.234');
+    await form.getByRole('textbox', { name: 'Reason (kept in the ledger and the audit log)' }).fill('goodwill: late parcel');
+    await form.getByRole('button', { name: 'Apply adjustment' }).click();
+    await owner.locator('#field-points-error').waitFor();
+    expect(await owner.locator('#field-points-error').innerText()).to.include('2 decimals');
+    await form.getByRole('textbox', { name: 'Points', exact: true }).fill('7.5');
+    await form.getByRole('button', { name: 'Apply adjustment' }).click();
+    await form.getByText('7.5 points credited to points: 42.5 → 50.').waitFor();
+    await owner.getByTestId('points-points').filter({ hasText: '50' }).waitFor();
+    const adjusted = owner.getByRole('region', { name: 'Ledger of points' }).getByRole('row').filter({ hasText: 'goodwill: late parcel' });
+    await adjusted.waitFor();
+    expect(await adjusted.innerText()).to.include('admin');
+    {
+      const v = await seriousViolations(owner);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await owner.screenshot({ path: join(SHOTS, 'customer.png'), fullPage: true });
+    await owner.context().close();
+    expect(await auditedActions(app.id)).to.include('customer.adjust_points');
   });
 
   it('when an owner registers a webhook, pings it, redelivers an event and rotates its secret, then the receiver gets each and every step is audited', async () => {

@@ -1,7 +1,7 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, must } from '../api';
-import { ErrorLine, MoreButton } from '../parts';
+import { admin, ApiFailure, must, problemOf, type Who } from '../api';
+import { ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 
 /** An application's customers, paged; found by the beginning of their source id. */
@@ -75,7 +75,7 @@ export function CustomersPage({ app }: { app: string }) {
 }
 
 /** One customer: its points in each wallet with the wallet's ledger, and its redemptions. */
-export function CustomerPage({ app, customer }: { app: string; customer: string }) {
+export function CustomerPage({ app, customer, who }: { app: string; customer: string; who: Who }) {
   const found = useQuery({
     queryKey: ['customer', app, customer],
     queryFn: () => must(admin.GET('/admin/applications/{app}/customers/{customer}', { params: { path: { app, customer } } })),
@@ -158,6 +158,9 @@ export function CustomerPage({ app, customer }: { app: string; customer: string 
             ))}
           </tbody>
         </table>
+      )}
+      {c && who.canChange && c.wallets.length > 0 && !c.archived_at && (
+        <Adjust app={app} customer={c.id} wallets={c.wallets.map((w) => w.wallet_id)} />
       )}
       {c && shownWallet && <Ledger app={app} customer={c.id} wallet={shownWallet} />}
       <h2>Redemptions</h2>
@@ -248,5 +251,78 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
       {ledger.isSuccess && entries.length === 0 && <p>No entries.</p>}
       <MoreButton list={ledger} />
     </section>
+  );
+}
+
+/**
+ * A manual adjustment with a reason (`POST …/wallets/:wallet/adjustments`), queued like every
+ * wallet operation. The form keeps one operation key until the adjustment is answered: sending it
+ * again after a 503 is the safe retry, never a second adjustment.
+ */
+function Adjust({ app, customer, wallets }: { app: string; customer: string; wallets: string[] }) {
+  const queries = useQueryClient();
+  const [key, setKey] = useState(() => crypto.randomUUID());
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [told, setTold] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const formElement = e.currentTarget;
+    const form = new FormData(formElement);
+    const wallet = String(form.get('wallet'));
+    const points = String(form.get('points') ?? '').trim();
+    const type = String(form.get('type')) as 'credit' | 'debit';
+    setTold(null);
+    try {
+      const done = await must(
+        admin.POST('/admin/applications/{app}/customers/{customer}/wallets/{wallet_id}/adjustments', {
+          params: { path: { app, customer, wallet_id: wallet }, header: { 'Idempotency-Key': key } },
+          body: {
+            type,
+            points: (points !== '' && Number.isFinite(Number(points)) ? Number(points) : points) as number,
+            reason: String(form.get('reason') ?? ''),
+          },
+        }),
+      );
+      setFields({});
+      setError(null);
+      setKey(crypto.randomUUID());
+      formElement.reset();
+      setTold(
+        `${done.points} points ${type === 'credit' ? 'credited to' : 'debited from'} ${wallet}: ${done.previous_loyalty_points} → ${done.loyalty_points}.`,
+      );
+      await queries.invalidateQueries({ queryKey: ['customer', app] });
+      await queries.invalidateQueries({ queryKey: ['ledger', app, customer, wallet] });
+    } catch (err) {
+      setFields(err instanceof ApiFailure ? (err.body.fields ?? {}) : {});
+      setError(problemOf(err));
+    }
+  }
+  return (
+    <form className="panel" aria-label="Adjust points" onSubmit={(e) => void submit(e)}>
+      <h2>Adjust points</h2>
+      <label>
+        Wallet
+        <select name="wallet">
+          {wallets.map((w) => (
+            <option key={w} value={w}>
+              {w}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Adjustment
+        <select name="type" defaultValue="credit">
+          <option value="credit">credit (add points)</option>
+          <option value="debit">debit (take points)</option>
+        </select>
+      </label>
+      <Field label="Points" name="points" inputMode="decimal" required error={fields.points} />
+      <Field label="Reason (kept in the ledger and the audit log)" name="reason" required maxLength={500} error={fields.reason} />
+      <button type="submit">Apply adjustment</button>
+      {told && <p role="status">{told}</p>}
+      {Object.keys(fields).length === 0 && <ErrorLine error={error} />}
+    </form>
   );
 }

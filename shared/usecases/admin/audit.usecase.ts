@@ -13,6 +13,7 @@ import type { AuditActor, AuditChanges, AuditTarget } from '../../data/audit-ent
 import type { AuditEntryRecord, AuditFilter, StampedModel } from '../../data/audit-entry.repository.js';
 import { withAuditStamp } from '../../data/audit-stamp.js';
 import type { Actor } from '../../domain/roles.js';
+import { isDomainError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import Joi from 'joi';
 import { adminForbidden, adminInvalid } from './admin-errors.js';
@@ -155,7 +156,11 @@ export async function auditedChange<T>(deps: AuditDeps, actor: Actor, what: Audi
   try {
     result = await withAuditStamp(entry.id, change);
   } catch (err) {
-    await resolvePending(deps, entry, true).catch(() => undefined);
+    // A refusal settles the entry now (committed if part of the change was written, else
+    // abandoned). A 503 that does not say "not applied" may still apply — a queued adjustment
+    // whose job runs later — so its entry stays pending and a later read settles it.
+    const mayStillApply = isDomainError(err) && err.kind === 'unavailable' && err.extra.applied !== false;
+    await resolvePending(deps, entry, !mayStillApply).catch(() => undefined);
     throw err;
   }
   failpoint(deps, 'after-change');
@@ -190,6 +195,7 @@ async function resolvePending(deps: AuditDeps, e: AuditEntryRecord, settled = fa
   const now = await afterOf(deps, e);
   let made: boolean;
   if (verb === 'delete') made = e.before !== null && now === null;
+  else if (verb === 'adjust_points') made = await adjustmentApplied(deps, e);
   else {
     made = await deps.repos.audit.stamped(TARGETS[type].model, e.id);
     // Codes added to a campaign stamp the codes, not the campaign.
@@ -201,6 +207,15 @@ async function resolvePending(deps: AuditDeps, e: AuditEntryRecord, settled = fa
     const targetId = e.target.id ?? (now ? String(now._id) : null);
     await deps.repos.audit.commit(e.id, { changes, targetId, application: applicationOf(e.target, targetId), recovered: !settled });
   } else if (settled || deps.now().getTime() - e.at.getTime() > PENDING_GRACE_MS) await deps.repos.audit.abandon(e.id);
+}
+
+/** An adjustment's ledger entry was posted (its id was recorded with the request before it was queued; a refused debit leaves a refused entry). */
+async function adjustmentApplied(deps: AuditDeps, e: AuditEntryRecord): Promise<boolean> {
+  const request = e.changes?.request?.after as { txn_id?: string } | undefined;
+  if (!request?.txn_id || !e.target.id || !e.target.application) return false;
+  const customer = await deps.repos.customers.resolve(e.target.application, e.target.id, { includeArchived: true });
+  if (customer === null) return false;
+  return (await deps.repos.walletTransactions.findByTxnId(e.target.application, customer.id, request.txn_id))?.stored === 'posted';
 }
 
 /** The log's filters as the admin API takes them, besides `limit` and `cursor` (docs/admin-api.md#audit-log). */

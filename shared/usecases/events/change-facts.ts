@@ -178,7 +178,7 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
           wallet_id: v.wallet_id,
           txn_id: v.txn_id,
           type: input.type,
-          origin: 'api',
+          origin: input.origin ?? 'api',
           points: v.points,
           previous_loyalty_points: v.previous_loyalty_points,
           loyalty_points: v.loyalty_points,

@@ -1,0 +1,49 @@
+/**
+ * An operator's manual adjustment of a customer's points (docs/admin-api.md#adjusting-points): a
+ * credit or a debit with a reason. It is queued on the customer's partition and applied by the
+ * worker like every wallet operation — serialised with the customer's other operations, once per
+ * operation key, a debit above the balance refused — and recorded in the ledger with origin
+ * `admin` and the reason as its description (its event too).
+ */
+import Joi from 'joi';
+import { hasAtMostTwoDecimals, toHundredths } from '../../domain/points.js';
+import type { WalletOperationInput } from '../../queue/job-payloads.js';
+import type { Services } from '../../services.js';
+import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
+import { requireCustomer } from './customers.usecase.js';
+
+const MAX_POINTS = 1e9;
+
+const adjustmentSchema = Joi.object({
+  type: Joi.string().valid('credit', 'debit').required(),
+  points: Joi.number().greater(0).max(MAX_POINTS).required(),
+  reason: Joi.string().trim().min(1).max(500).required(),
+});
+
+/** Checks an adjustment and makes the wallet job that applies it (`txnId`: its ledger id, from the operation key). */
+export async function prepareAdjustment(
+  deps: Pick<Services, 'repos'>,
+  req: { applicationId: string; customer: string; walletId: string; body: unknown; txnId: string; requestId: string },
+): Promise<WalletOperationInput> {
+  const v = validateInput(adjustmentSchema, req.body) as { type: 'credit' | 'debit'; points: number; reason: string };
+  if (!hasAtMostTwoDecimals(v.points)) {
+    const details = '"points" must have at most 2 decimals';
+    throw adminInvalid(details, { points: details });
+  }
+  const customer = await requireCustomer(deps, req.applicationId, req.customer);
+  if (customer.archivedAt) throw adminConflict('the customer is archived: unarchive it to adjust its points', 'customer');
+  const wallet = await foundOr404(deps.repos.wallets.findByWalletId(req.applicationId, req.walletId), 'wallet');
+  return {
+    applicationId: req.applicationId,
+    customerId: customer.id,
+    sourceId: customer.sourceId,
+    walletDbId: wallet.id,
+    walletId: wallet.walletId,
+    type: v.type,
+    points: toHundredths(v.points),
+    description: v.reason,
+    txnId: req.txnId,
+    requestId: req.requestId,
+    origin: 'admin',
+  };
+}
