@@ -238,9 +238,17 @@ describe('database round trips per operation', function () {
     // One operation at a time: the queue's add; the worker's wake-up, take and finish (BullMQ
     // wakes and takes twice per job when the queue runs dry between jobs); the reply to this API
     // and its read. (BullMQ's queue event stream is no longer read: it was three reads per job.)
-    const EXPECTED = { evalsha: 4, bzpopmin: 2, xadd: 1, xread: 1 };
+    // The reply goes out before the worker's finish (docs/reliability.md, item 9), so the client's
+    // next operation can be added before that finish, which then hands the worker its next job
+    // at once: no wake-up, no separate take. The queue runs dry between jobs only when the finish
+    // wins that race, so those two are counted as at most what a dry queue costs (3.75 seen for
+    // the scripts in a busy run) — never more.
+    // The add and the finish are always there: at least 2 scripts.
+    const EXACT = { xadd: 1, xread: 1 };
+    const RANGE = { evalsha: [2, 4], bzpopmin: [0, 2] } as const;
     const within = (per: Map<string, number>) => {
-      for (const [name, n] of Object.entries(EXPECTED)) expect(per.get(name) ?? 0, name).to.be.closeTo(n, 0.2);
+      for (const [name, n] of Object.entries(EXACT)) expect(per.get(name) ?? 0, name).to.be.closeTo(n, 0.2);
+      for (const [name, [lo, hi]] of Object.entries(RANGE)) expect(per.get(name) ?? 0, name).to.be.within(lo - 0.2, hi + 0.2);
       const total = [...per.values()].reduce((a, b) => a + b, 0);
       expect(total, 'all commands').to.be.at.most(8.3);
     };
