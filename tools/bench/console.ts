@@ -58,9 +58,11 @@ export async function consoleBench(): Promise<string[]> {
     const base = `/applications/${app.id}`;
     // The cursor of a page 9,950 rows in: followed once, as "Load more" would.
     let deepCursor: string | null = null;
-    for (let seen = 0; seen < CAMPAIGNS - PAGE; seen += 500) {
-      const { body } = await get(`${base}/campaigns?limit=500${deepCursor ? `&cursor=${deepCursor}` : ''}`);
+    for (let seen = 0; seen < CAMPAIGNS - PAGE;) {
+      const limit = Math.min(500, CAMPAIGNS - PAGE - seen);
+      const { body } = await get(`${base}/campaigns?limit=${limit}${deepCursor ? `&cursor=${deepCursor}` : ''}`);
       deepCursor = body.next_cursor as string;
+      seen += limit;
     }
 
     /** A page view: its list call, then (for campaigns) one usage call per row, as the page makes them (6 at once: a browser's per-host limit). */
