@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { admin, ApiFailure, must, problemOf, type Who } from '../api';
 import { ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
+import { RedemptionsTable } from './Redemptions';
 
 /** An application's customers, paged; found by the beginning of their source id. */
 export function CustomersPage({ app }: { app: string }) {
@@ -165,35 +166,11 @@ export function CustomerPage({ app, customer, who }: { app: string; customer: st
       {c && shownWallet && <Ledger app={app} customer={c.id} wallet={shownWallet} />}
       <h2>Redemptions</h2>
       <ErrorLine error={redemptions.error} />
-      <table>
-        <caption className="visually-hidden">The customer's redemptions, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Order</th>
-            <th scope="col">State</th>
-            <th scope="col">Code</th>
-            <th scope="col">Discount</th>
-            <th scope="col">Cashback</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(redemptions.data?.pages.flatMap((p) => p.redemptions) ?? []).map((r) => (
-            <tr key={r.id}>
-              <td>{new Date(r.created_at).toLocaleString()}</td>
-              <td>
-                <code>{r.order_id}</code>
-              </td>
-              <td>{r.state}</td>
-              <td>
-                <code>{r.coupon_code}</code>
-              </td>
-              <td>{r.discount}</td>
-              <td>{r.cashback}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <RedemptionsTable
+        rows={redemptions.data?.pages.flatMap((p) => p.redemptions) ?? []}
+        caption="The customer's redemptions, newest first"
+        customer={false}
+      />
       <MoreButton list={redemptions} />
     </>
   );

@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, must } from '../api';
+import { admin, must, type Redemption } from '../api';
 import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 
@@ -83,47 +83,56 @@ export function RedemptionsPage({ app }: { app: string }) {
         <button type="submit">Search</button>
       </form>
       <ErrorLine error={list.error} />
-      <table>
-        <caption className="visually-hidden">Redemptions, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Order</th>
-            <th scope="col">Cycle</th>
-            <th scope="col">State</th>
-            <th scope="col">Code</th>
-            <th scope="col">Campaign</th>
-            <th scope="col">Customer</th>
-            <th scope="col">Discount</th>
-            <th scope="col">Cashback</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id}>
-              <td>{new Date(r.created_at).toLocaleString()}</td>
-              <td>
-                <code>{r.order_id}</code>
-              </td>
-              <td>{r.cycle}</td>
-              <td>{r.state === 'refused' && r.refusal ? `refused (${r.refusal.reason ?? r.refusal.message ?? ''})` : r.state}</td>
-              <td>
-                <code>{r.coupon_code}</code>
-              </td>
-              <td>
-                <code>{r.campaign_id}</code>
-              </td>
-              <td>
-                <code>{r.customer_id}</code>
-              </td>
-              <td>{r.discount}</td>
-              <td>{r.cashback}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <RedemptionsTable rows={rows} caption="Redemptions, newest first" />
       {list.isSuccess && rows.length === 0 && <p>No redemptions match.</p>}
       <MoreButton list={list} />
     </>
+  );
+}
+
+/** Redemption cycles as a table; `customer` false leaves out the customer column (a customer's own page). */
+export function RedemptionsTable({ rows, caption, customer = true }: { rows: Redemption[]; caption: string; customer?: boolean }) {
+  return (
+    <table>
+      <caption className="visually-hidden">{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Order</th>
+          <th scope="col">Cycle</th>
+          <th scope="col">State</th>
+          <th scope="col">Code</th>
+          <th scope="col">Campaign</th>
+          {customer && <th scope="col">Customer</th>}
+          <th scope="col">Discount</th>
+          <th scope="col">Cashback</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.id}>
+            <td>{new Date(r.created_at).toLocaleString()}</td>
+            <td>
+              <code>{r.order_id}</code>
+            </td>
+            <td>{r.cycle}</td>
+            <td>{r.state === 'refused' && r.refusal ? `refused (${r.refusal.reason ?? r.refusal.message ?? ''})` : r.state}</td>
+            <td>
+              <code>{r.coupon_code}</code>
+            </td>
+            <td>
+              <code>{r.campaign_id}</code>
+            </td>
+            {customer && (
+              <td>
+                <code>{r.customer_id}</code>
+              </td>
+            )}
+            <td>{r.discount}</td>
+            <td>{r.cashback}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
