@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import { monitorRedis } from '../support/redis-monitor.js';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
 import type { CommandStartedEvent } from 'mongodb';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
@@ -206,18 +206,17 @@ describe('database round trips per operation', function () {
 
     /** Top-level commands (not those scripts run) per operation, by name, while `n` operations run one after another, less what the same time idle sends. */
     async function perOperation(n: number, run: (i: number) => Promise<{ status: number }>) {
-      const client = new Redis(redis.url);
-      const monitor = await client.monitor();
+      let seen: Map<string, number> | null = null;
+      const monitor = await monitorRedis(redis.url, (name, source) => {
+        if (seen && source !== 'lua') seen.set(name, (seen.get(name) ?? 0) + 1);
+      });
       const count = async (work: () => Promise<void>) => {
-        const seen = new Map<string, number>();
-        const on = (_t: string, args: string[], source: string) => {
-          if (source !== 'lua') seen.set(args[0]!.toLowerCase(), (seen.get(args[0]!.toLowerCase()) ?? 0) + 1);
-        };
-        monitor.on('monitor', on);
+        const mine = new Map<string, number>();
+        seen = mine;
         const started = Date.now();
         await work();
-        monitor.off('monitor', on);
-        return { seen, ms: Date.now() - started };
+        seen = null;
+        return { seen: mine, ms: Date.now() - started };
       };
       try {
         const busy = await count(async () => {
@@ -230,8 +229,7 @@ describe('database round trips per operation', function () {
         if (process.env.ROUND_TRIPS_PRINT) process.stdout.write(`      ${JSON.stringify([...per].map(([k, v]) => [k, v.toFixed(2)]))}\n`);
         return per;
       } finally {
-        monitor.disconnect();
-        client.disconnect();
+        monitor.stop();
       }
     }
 
