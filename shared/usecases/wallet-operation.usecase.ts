@@ -4,6 +4,7 @@
  * serialised per customer, and is safe to re-run (see wallet-ledger.ts).
  */
 import { fromHundredths, hasAtMostTwoDecimals, toHundredths } from '../domain/points.js';
+import type { CustomerRecord } from '../data/customer.repository.js';
 import type { WalletRecord } from '../data/wallet.repository.js';
 import type { Services } from '../services.js';
 import type { WalletOperationInput } from '../queue/job-payloads.js';
@@ -53,17 +54,28 @@ export async function prepareWalletOperation(
   ]);
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();
+  return walletOperationInput(req, customer, wallet, { type: body.type, points, description });
+}
+
+/** The wallet job's payload for a checked operation on a resolved customer and wallet (a wallet update, or an operator's adjustment: `origin`). */
+export function walletOperationInput(
+  req: { applicationId: string; txnId: string; requestId: string },
+  customer: Pick<CustomerRecord, 'id' | 'sourceId'>,
+  wallet: Pick<WalletRecord, 'id' | 'walletId'>,
+  op: { type: 'credit' | 'debit'; points: number; description: string; origin?: 'admin' },
+): WalletOperationInput {
   return {
     applicationId: req.applicationId,
     customerId: customer.id,
     sourceId: customer.sourceId,
     walletDbId: wallet.id,
     walletId: wallet.walletId,
-    type: body.type,
-    points: toHundredths(points),
-    description,
+    type: op.type,
+    points: toHundredths(op.points),
+    description: op.description,
     txnId: req.txnId,
     requestId: req.requestId,
+    ...(op.origin ? { origin: op.origin } : {}),
   };
 }
 

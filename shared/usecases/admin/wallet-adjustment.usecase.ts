@@ -6,10 +6,11 @@
  * `admin` and the reason as its description (its event too).
  */
 import Joi from 'joi';
-import { hasAtMostTwoDecimals, toHundredths } from '../../domain/points.js';
+import { hasAtMostTwoDecimals } from '../../domain/points.js';
 import type { WalletOperationInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
+import { walletOperationInput } from '../wallet-operation.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
 
 const MAX_POINTS = 1e9;
@@ -33,17 +34,5 @@ export async function prepareAdjustment(
   const customer = await requireCustomer(deps, req.applicationId, req.customer);
   if (customer.archivedAt) throw adminConflict('the customer is archived: unarchive it to adjust its points', 'customer');
   const wallet = await foundOr404(deps.repos.wallets.findByWalletId(req.applicationId, req.walletId), 'wallet');
-  return {
-    applicationId: req.applicationId,
-    customerId: customer.id,
-    sourceId: customer.sourceId,
-    walletDbId: wallet.id,
-    walletId: wallet.walletId,
-    type: v.type,
-    points: toHundredths(v.points),
-    description: v.reason,
-    txnId: req.txnId,
-    requestId: req.requestId,
-    origin: 'admin',
-  };
+  return walletOperationInput(req, customer, wallet, { type: v.type, points: v.points, description: v.reason, origin: 'admin' });
 }
