@@ -16,6 +16,7 @@ import { createServices } from '../shared/services.js';
 import { createProcessor } from '../worker/processors/index.js';
 import { startWorkerWebhooks } from '../worker/webhook-worker.js';
 import { WorkerPool } from '../worker/worker-pool.js';
+import { ExpirySweeper } from '../worker/expiry-sweeper.js';
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '../shared/errors.js';
 import { createOperator } from '../shared/usecases/admin/operators.usecase.js';
@@ -69,8 +70,11 @@ async function main() {
     stops.push(() => webhooks.close());
     const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder));
     await pool.start();
+    const expiry = new ExpirySweeper(config, logger, services);
+    expiry.start();
     stops.push(async () => {
       await webhooks.stopDelivering();
+      await expiry.close();
       await pool.close();
     });
     const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));

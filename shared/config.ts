@@ -151,6 +151,14 @@ export const SETTINGS = {
     example: { value: '', commented: true },
     section: 'service',
   }),
+  testClockFile: setting<string | undefined>({
+    env: 'TEST_CLOCK_FILE',
+    schema: Joi.string().min(1),
+    doc: 'tests only, refused in production: a file holding a number of milliseconds added to the clock the service decides by (expiry and pending points, validity, limits periods), so tests can move time; read at every reading of the clock (docs/wallets.md)',
+    shown: '—',
+    example: { value: '', commented: true },
+    section: 'service',
+  }),
   metricsToken: setting<string | undefined>({
     env: 'METRICS_TOKEN',
     schema: Joi.string().min(16),
@@ -333,6 +341,12 @@ export const SETTINGS = {
     doc: 'how often each worker re-queues deliveries a crash left unqueued',
     section: 'webhooks',
   }),
+  expirySweepMs: setting<number>({
+    env: 'EXPIRY_SWEEP_MS',
+    schema: ms(50, 5000).max(600_000),
+    doc: 'how often each worker looks for wallet balances with points due to expire or to become available, and queues their settle jobs (docs/wallets.md); operations settle what is due first in any case',
+    section: 'service',
+  }),
   webhookOverdueMs: setting<number>({
     env: 'WEBHOOK_OVERDUE_MS',
     schema: ms(100, 300_000),
@@ -376,9 +390,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         `Invalid configuration: ADMIN_TOKEN: in production it must be a random value of at least ${MIN_PRODUCTION_ADMIN_TOKEN} characters, not a placeholder (e.g. openssl rand -hex 32); unset it to turn the admin API off`,
       );
   }
-  for (const failpoint of ['AUDIT_FAILPOINT', 'WORKER_FAILPOINT'] as const)
+  for (const failpoint of ['AUDIT_FAILPOINT', 'WORKER_FAILPOINT', 'TEST_CLOCK_FILE'] as const)
     if (value.NODE_ENV === 'production' && value[failpoint] !== undefined)
-      throw new Error(`Invalid configuration: ${failpoint}: a fault injection for tests; never set in production`);
+      throw new Error(
+        `Invalid configuration: ${failpoint}: ${failpoint === 'TEST_CLOCK_FILE' ? 'a test clock' : 'a fault injection'} for tests; never set in production`,
+      );
   const config = Object.fromEntries(
     Object.entries(SETTINGS).map(([key, s]) => [key, (s as Setting<unknown>).read ? (s as Setting<unknown>).read!(value) : value[s.env]]),
   );

@@ -2,6 +2,7 @@
  * The explicit dependency bundle handed to use cases (no container): repositories over one
  * database, and the in-process caches. Built by each composition root.
  */
+import { readFileSync } from 'node:fs';
 import type { Config } from './config.js';
 import { applicationRepository } from './data/application.repository.js';
 import { campaignRepository } from './data/campaign.repository.js';
@@ -112,6 +113,25 @@ export function createServices(config: Config, db: Database, logger?: Logger): S
     campaigns,
     webhookEndpoints,
     changes: new ConfigChanges(forget, config.redisUrl, config.queuePrefix, logger),
-    now: () => new Date(),
+    now: clockOf(config),
+  };
+}
+
+/**
+ * The clock the service decides by: the machine's, or — in tests only (refused in production:
+ * shared/config.ts) — the machine's plus the milliseconds written in `TEST_CLOCK_FILE`, read at
+ * every reading so a test moves the time of every process it started (docs/wallets.md).
+ */
+function clockOf(config: Pick<Config, 'testClockFile'>): () => Date {
+  const file = config.testClockFile;
+  if (!file) return () => new Date();
+  return () => {
+    let offset = 0;
+    try {
+      offset = Number(readFileSync(file, 'utf8').trim()) || 0;
+    } catch {
+      // no file yet: no offset
+    }
+    return new Date(Date.now() + offset);
   };
 }

@@ -13,6 +13,7 @@ import { WorkerPool } from './worker-pool.js';
 import { startWorkerWebhooks } from './webhook-worker.js';
 import { createMetrics } from '../shared/ops/metrics.js';
 import { partitionQueues } from '../shared/queue/names.js';
+import { ExpirySweeper } from './expiry-sweeper.js';
 import { redisConnection } from '../shared/queue/redis.js';
 
 async function main() {
@@ -29,7 +30,12 @@ async function main() {
   const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder), ({ job, outcome, durationMs }) =>
     metrics.jobDuration.observe({ name: job.name, outcome }, durationMs / 1000),
   );
-  if (config.workerOperations) await pool.start();
+  // Expiring and pending points: settle jobs for the balances due (docs/wallets.md).
+  const expiry = new ExpirySweeper(config, logger, services, partitions.queues);
+  if (config.workerOperations) {
+    await pool.start();
+    expiry.start();
+  }
   const redis = redisConnection(config.redisUrl);
   const ops = await startOpsServer({ port: config.workerPort, db, redis, metrics, metricsToken: config.metricsToken, logger });
   logger.info(
@@ -41,6 +47,7 @@ async function main() {
   drainOnSignal(logger, async () => {
     await ops.close();
     await webhooks.stopDelivering();
+    await expiry.close();
     await pool.close(); // the jobs in hand finish; no new one is taken
     await webhooks.close();
     await partitions.close();

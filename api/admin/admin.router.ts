@@ -10,7 +10,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { DomainError } from '../../shared/errors.js';
 import type { JobGateway } from '../../shared/queue/gateway.js';
-import { JOB } from '../../shared/queue/names.js';
+import { JOB, customerKeyOf } from '../../shared/queue/names.js';
 import { unwrapOutcome } from '../../shared/queue/outcome.js';
 import { checkIdempotencyKey, operationIdOf, operationOf, type Operation } from '../../shared/usecases/idempotency.js';
 import { prepareAdjustment } from '../../shared/usecases/admin/wallet-adjustment.usecase.js';
@@ -47,7 +47,14 @@ import {
 } from '../../shared/usecases/admin/customers.usecase.js';
 import { explainCart } from '../../shared/usecases/admin/explain.usecase.js';
 import { campaignUsage, listRedemptions } from '../../shared/usecases/admin/redemptions.usecase.js';
-import { createWallet, deleteWallet, listWallets, readLedger, setWalletArchived } from '../../shared/usecases/admin/wallets.usecase.js';
+import {
+  createWallet,
+  deleteWallet,
+  listWallets,
+  readLedger,
+  setWalletArchived,
+  updateWallet,
+} from '../../shared/usecases/admin/wallets.usecase.js';
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -365,7 +372,9 @@ export function adminRouter(
           requestId: String(req.id),
         });
         beginQueueing(res, op.operationKey);
-        return unwrapOutcome(await jobs.run(JOB.walletTransaction, `${app}:${payload.customerId}`, payload, { applicationId: app, ...op }));
+        return unwrapOutcome(
+          await jobs.run(JOB.walletTransaction, customerKeyOf(app, payload.customerId), payload, { applicationId: app, ...op }),
+        );
       },
       auditOfRoute('post', ADJUST),
     ),
@@ -373,6 +382,7 @@ export function adminRouter(
 
   on('post', `${APP}/wallets`, (req) => createWallet(services, p(req, 'app'), req.body), 201);
   on('get', `${APP}/wallets`, (req) => listWallets(services, p(req, 'app'), req.query));
+  on('patch', `${APP}/wallets/:wallet`, (req) => updateWallet(services, p(req, 'app'), p(req, 'wallet'), req.body));
   lifecycle(`${APP}/wallets/:wallet`, 'wallet', setWalletArchived, deleteWallet);
 
   const CAMPAIGN = `${APP}/campaigns/:campaign`;

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { JobGateway } from '../../shared/queue/gateway.js';
-import type { JobName, JobPayloads } from '../../shared/queue/names.js';
+import { customerKeyOf, type JobName, type JobPayloads } from '../../shared/queue/names.js';
 import { unwrapOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { checkIdempotencyKey, operationOf, withIdempotency, type Operation } from '../../shared/usecases/idempotency.js';
@@ -48,7 +48,7 @@ export async function answerQueuedOperation<N extends JobName>(
     async () => {
       const job = await prepare(op);
       beginQueueing(res, op.operationKey);
-      return unwrapOutcome(await jobs.run(job.name, `${app.id}:${job.customerId}`, job.payload, { applicationId: app.id, ...op }));
+      return unwrapOutcome(await jobs.run(job.name, customerKeyOf(app.id, job.customerId), job.payload, { applicationId: app.id, ...op }));
     },
   );
   res.json(body);

@@ -5,11 +5,14 @@ import type { Services } from '../../shared/services.js';
 import { operationIdOf } from '../../shared/usecases/idempotency.js';
 import { prepareWalletOperation, readCustomerWallets } from '../../shared/usecases/wallet-operation.usecase.js';
 import { answerQueuedOperation } from './queued-operation.js';
+import { setWalletPoints } from '../wallet-points-header.js';
 
 /** GET /wallets/customer/{source_id} */
 export function readWalletsRoute(services: Services): RequestHandler {
   return async (req, res) => {
-    res.json(await readCustomerWallets(services, { applicationId: res.locals.app.id, sourceId: String(req.params.sourceId) }));
+    const read = await readCustomerWallets(services, { applicationId: res.locals.app.id, sourceId: String(req.params.sourceId) });
+    setWalletPoints(res, read.buckets);
+    res.json(read.wallets);
   };
 }
 

@@ -2,12 +2,27 @@ import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
+import { nextDue, type Bucket } from '../domain/point-buckets.js';
 
 export interface BalanceRecord {
   id: string;
   walletDbId: string;
+  /** Spendable points (hundredths). */
   points: number;
   version: number;
+  /** Credits that expire or are still pending (shared/domain/point-buckets.ts), soonest first. */
+  buckets: Bucket[];
+  /** The balance has had buckets (its entries record them, even none). */
+  bucketed: boolean;
+}
+
+/** A balance with a transition due (the expiry sweep). */
+export interface DueBalance {
+  id: string;
+  applicationId: string;
+  customerId: string;
+  walletDbId: string;
+  due: Date;
 }
 
 /** A balance's `_id`: `<application>:<customer>:<wallet>`. */
@@ -28,6 +43,13 @@ const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
   walletDbId: String(d.wallet),
   points: d.points,
   version: d.version ?? 0,
+  buckets: (d.buckets ?? []).map((b) => ({
+    id: b.id,
+    points: b.points,
+    availableAt: b.availableAt ?? null,
+    expiresAt: b.expiresAt ?? null,
+  })),
+  bucketed: d.buckets !== undefined && d.buckets !== null,
 });
 
 export function walletBalanceRepository({ WalletBalance }: Models) {
@@ -73,11 +95,39 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
       return ds.map(toRecord);
     },
     /**
-     * Moves the balance from `version` to `version + 1` with the entry that holds that slot.
-     * Matches nothing when someone already did: the version guard makes it apply once.
+     * Moves the balance from `version` to `version + 1` with the entry that holds that slot (its
+     * `after` and, when the balance has buckets, the buckets after it — with `nextDue`, the instant
+     * the sweep looks for it, unset when nothing is due ever). Matches nothing when someone already
+     * did: the version guard makes it apply once.
      */
-    async applyAtVersion(id: string, version: number, after: number): Promise<void> {
-      await batch.updateBlind({ ...balanceFilter(id), version }, { $set: { points: after, version: version + 1, updatedAt: new Date() } });
+    async applyAtVersion(id: string, version: number, after: number, buckets?: Bucket[]): Promise<void> {
+      const set: Record<string, unknown> = { points: after, version: version + 1, updatedAt: new Date() };
+      const due = buckets ? nextDue({ points: after, buckets }) : null;
+      if (buckets) set.buckets = buckets;
+      if (due) set.nextDue = due;
+      const update = buckets && !due ? { $set: set, $unset: { nextDue: '' } } : { $set: set };
+      await batch.updateBlind({ ...balanceFilter(id), version }, update);
+    },
+    /**
+     * Balances with a transition due by `now` (the sweep), soonest first, after `after` (a pass's
+     * cursor: many balances can be due at one instant, so the cursor is the instant and the `_id`).
+     * Ranges of the (nextDue, _id) index: the cost grows with what is due, not with what exists.
+     */
+    async listDue(now: Date, limit: number, after?: { due: Date; id: string }): Promise<DueBalance[]> {
+      const range = after
+        ? { $or: [{ nextDue: { $gt: after.due, $lte: now } }, { nextDue: after.due, _id: { $gt: after.id } }] }
+        : { nextDue: { $lte: now } };
+      const ds = await WalletBalance.find(range, { application: 1, customer: 1, wallet: 1, nextDue: 1 })
+        .sort({ nextDue: 1, _id: 1 })
+        .limit(limit)
+        .lean<Pick<WalletBalanceDoc, '_id' | 'application' | 'customer' | 'wallet' | 'nextDue'>[]>();
+      return ds.map((d) => ({
+        id: d._id,
+        applicationId: String(d.application),
+        customerId: String(d.customer),
+        walletDbId: String(d.wallet),
+        due: d.nextDue!,
+      }));
     },
   };
 }

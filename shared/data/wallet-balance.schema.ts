@@ -18,6 +18,10 @@ export interface WalletBalanceDoc {
   points: number;
   /** Number of ledger entries applied so far; the next entry takes slot `version`. */
   version: number;
+  /** Credits that expire or are pending (shared/domain/point-buckets.ts); absent on balances that never had one. */
+  buckets?: { id: string; points: number; availableAt: Date | null; expiresAt: Date | null }[];
+  /** The earliest instant a bucket becomes available or expires; absent when none will. */
+  nextDue?: Date;
   updatedAt: Date;
 }
 
@@ -29,6 +33,13 @@ export const walletBalanceSchema = new Schema<WalletBalanceDoc>(
     customer: { type: Schema.Types.ObjectId, required: true },
     points: { type: Number, required: true, default: 0 },
     version: { type: Number, required: true, default: 0 },
+    buckets: {
+      type: [
+        { _id: false, id: String, points: Number, availableAt: { type: Date, default: null }, expiresAt: { type: Date, default: null } },
+      ],
+      default: undefined,
+    },
+    nextDue: { type: Date },
   },
   { collection: 'wallet_balances', timestamps: { createdAt: false, updatedAt: true }, versionKey: false },
 );
@@ -36,3 +47,9 @@ export const walletBalanceSchema = new Schema<WalletBalanceDoc>(
 // one per (application, customer, wallet) — and, carrying the shard key, unique across shards too —
 // so a second unique index would only cost every balance move an index check.
 walletBalanceSchema.index({ application: 1, customer: 1 });
+// The expiry sweep (listDue: balances with a transition due, soonest first, paged by (nextDue, _id):
+// a million buckets can fall due at one instant). A balance without buckets has no `nextDue`: its
+// entry's key stays (null, _id), so its writes never change the index, and a range of due instants
+// never reads it. (Not sparse: a sparse compound index holds every document that has any of its
+// fields, and every document has an `_id`.)
+walletBalanceSchema.index({ nextDue: 1, _id: 1 });

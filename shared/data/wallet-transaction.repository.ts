@@ -26,6 +26,11 @@ const toStored = (d: WalletTransactionDoc): StoredEntry => ({
   description: d.description ?? '',
   stored: d.state,
   origin: d.origin,
+  buckets: d.buckets
+    ? d.buckets.map((b) => ({ id: b.id, points: b.points, availableAt: b.availableAt ?? null, expiresAt: b.expiresAt ?? null }))
+    : null,
+  bucket: d.bucket ? { move: d.bucket.move, availableAt: d.bucket.availableAt ?? null, expiresAt: d.bucket.expiresAt ?? null } : null,
+  trigger: d.trigger ?? null,
   createdAt: d.createdAt,
 });
 
@@ -81,12 +86,14 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
      * exists already (a re-run, or another operation took the slot first).
      */
     async insert(
-      entry: Omit<StoredEntry, 'createdAt' | 'id'> & {
-        applicationId: string;
-        walletDbId: string;
-        customerId: string;
-        /** The entry's `_id`. */ slot: string;
-      },
+      entry: Omit<StoredEntry, 'createdAt' | 'id' | 'buckets' | 'bucket' | 'trigger'> &
+        Partial<Pick<StoredEntry, 'bucket' | 'trigger'>> & {
+          /** The buckets after it (undefined: the balance has none). */ buckets?: StoredEntry['buckets'] | undefined;
+          applicationId: string;
+          walletDbId: string;
+          customerId: string;
+          /** The entry's `_id`. */ slot: string;
+        },
     ): Promise<boolean> {
       const now = new Date();
       return batch.insert({
@@ -103,18 +110,33 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
         description: entry.description,
         state: entry.stored,
         origin: entry.origin,
+        // Written only where there is something to say: a wallet without buckets keeps its entries' shape.
+        ...(entry.buckets ? { buckets: entry.buckets } : {}),
+        ...(entry.bucket ? { bucket: entry.bucket } : {}),
+        ...(entry.trigger ? { trigger: entry.trigger } : {}),
         createdAt: now,
         updatedAt: now,
       });
+    },
+    /**
+     * The transitions posted by `trigger` (an operation's txnId or a settle job's), for the events of a
+     * re-run that did not see them posted. Reads the customer's range of the (application, customer,
+     * txnId) index: a re-run's path only.
+     */
+    async listByTrigger(applicationId: string, customerId: string, trigger: string): Promise<StoredEntry[]> {
+      const ds = await WalletTransaction.find({ application: applicationId, customer: customerId, trigger })
+        .sort({ seq: 1 })
+        .lean<WalletTransactionDoc[]>();
+      return ds.map(toStored);
     },
     /** Sum of applied entries (credits minus debits) — the invariant the balance must equal. */
     async sumApplied(applicationId: string, customerId: string, walletDbId: string): Promise<number> {
       const version = await versionOf(applicationId, customerId, walletDbId);
       const ds = await WalletTransaction.find(
         { application: applicationId, customer: customerId, wallet: walletDbId, seq: { $ne: null, $lt: version } },
-        { type: 1, points: 1 },
-      ).lean<Pick<WalletTransactionDoc, 'type' | 'points'>[]>();
-      return ds.reduce((s, d) => s + (d.type === 'credit' ? d.points : -d.points), 0);
+        { before: 1, after: 1 },
+      ).lean<Pick<WalletTransactionDoc, 'before' | 'after'>[]>();
+      return ds.reduce((s, d) => s + (d.after ?? 0) - (d.before ?? 0), 0);
     },
     /** A customer's entries in one wallet, oldest first (then by `_id`), with their derived state; a page after `after`. */
     async listForCustomer(

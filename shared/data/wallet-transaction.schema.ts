@@ -15,7 +15,8 @@ export interface WalletTransactionDoc {
   customer: Types.ObjectId;
   /** Deterministic per operation (job id or redemption cycle), so a re-run collides with it. */
   txnId: string;
-  type: 'credit' | 'debit';
+  /** `available` / `expired`: a transition time made (a pending credit became spendable, points expired: docs/wallets.md). */
+  type: 'credit' | 'debit' | 'available' | 'expired';
   /** Hundredths of a point, > 0. */
   points: number;
   /** The balance version this entry applies at (null for a refused entry). */
@@ -24,8 +25,18 @@ export interface WalletTransactionDoc {
   after: number | null;
   description: string;
   state: 'posted' | 'refused' | 'void';
-  /** What caused it: a wallet update, or a cashback credit / its revert. */
-  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert';
+  /** What caused it: a wallet update, an operator's adjustment, a cashback credit / its revert, or time (a transition). */
+  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert' | 'time';
+  /** The balance's buckets after this entry (only on balances that have or had buckets): rolling it forward restores them. */
+  buckets?: { id: string; points: number; availableAt: Date | null; expiresAt: Date | null }[];
+  /**
+   * The bucket the entry concerns (docs/wallets.md), with its dates: a credit that went `pending`, a
+   * pending credit `cancelled` by a revert (neither moves the spendable points), or a transition
+   * (`available`, `expired`). Absent on the other entries.
+   */
+  bucket?: { move: 'pending' | 'cancelled' | 'available' | 'expired'; availableAt: Date | null; expiresAt: Date | null } | null;
+  /** A transition's: the txnId of the operation (or the sweep's settle job) that posted it. */
+  trigger?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -37,14 +48,22 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
     wallet: { type: Schema.Types.ObjectId, required: true },
     customer: { type: Schema.Types.ObjectId, required: true },
     txnId: { type: String, required: true },
-    type: { type: String, enum: ['credit', 'debit'], required: true },
+    type: { type: String, enum: ['credit', 'debit', 'available', 'expired'], required: true },
     points: { type: Number, required: true },
     seq: { type: Number, default: null },
     before: { type: Number, default: null },
     after: { type: Number, default: null },
     description: { type: String, default: '' },
     state: { type: String, enum: ['posted', 'refused', 'void'], default: 'posted' },
-    origin: { type: String, enum: ['api', 'admin', 'cashback', 'cashback_revert'], default: 'api' },
+    origin: { type: String, enum: ['api', 'admin', 'cashback', 'cashback_revert', 'time'], default: 'api' },
+    buckets: {
+      type: [
+        { _id: false, id: String, points: Number, availableAt: { type: Date, default: null }, expiresAt: { type: Date, default: null } },
+      ],
+      default: undefined,
+    },
+    bucket: { type: { _id: false, move: String, availableAt: Date, expiresAt: Date }, default: null },
+    trigger: { type: String, default: null },
   },
   { collection: 'wallet_transactions', timestamps: true, versionKey: false },
 );
@@ -55,3 +74,8 @@ export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
 walletTransactionSchema.index({ application: 1, customer: 1, txnId: 1 }, { unique: true });
 // Serves the admin ledger read (a customer's entries in a wallet, newest first).
 walletTransactionSchema.index({ application: 1, customer: 1, wallet: 1, createdAt: -1 });
+// The transitions an operation or a settle job posted (`trigger`), for their events (change-facts.ts).
+// Sparse, and on `trigger` alone (a compound sparse index would hold every entry: each has an
+// application): only transitions carry a trigger, so the other entries' writes do not pay for it.
+// Queries also filter on (application, customer), the shard key, so a sharded cluster reads one shard.
+walletTransactionSchema.index({ trigger: 1 }, { sparse: true });

@@ -15,6 +15,8 @@ export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
   singularUnitName: d.singularUnitName,
   pluralUnitName: d.pluralUnitName,
   timezone: d.timezone,
+  pointsExpiry: d.pointsExpiry ?? null,
+  pendingCredits: d.pendingCredits ?? null,
   archivedAt: d.archivedAt ?? null,
 });
 
@@ -32,15 +34,37 @@ export function walletRepository({ Wallet }: Models) {
       )) as WalletDoc | null;
       return d ? toWalletRecord(d) : null;
     },
+    /** Wallets of an application by their ids, archived ones included (the expiry sweep names a balance's wallet). */
+    async findByIds(applicationId: string, ids: string[]): Promise<WalletRecord[]> {
+      const ds = await Wallet.find({ application: applicationId, _id: { $in: ids } }).lean<WalletDoc[]>();
+      return ds.map(toWalletRecord);
+    },
     /** Wallet read: every unarchived wallet of the application, in creation order. */
     async listByApplication(applicationId: string): Promise<WalletRecord[]> {
       const ds = await Wallet.find({ application: applicationId, archivedAt: null }).sort({ _id: 1 }).lean<WalletDoc[]>();
       return ds.map(toWalletRecord);
     },
     ...applicationScopedAdmin(Wallet, toWalletRecord),
-    async create(applicationId: string, input: Omit<WalletRecord, 'id' | 'archivedAt'>): Promise<WalletRecord> {
+    async create(
+      applicationId: string,
+      input: Omit<WalletRecord, 'id' | 'archivedAt' | 'pointsExpiry' | 'pendingCredits'> &
+        Partial<Pick<WalletRecord, 'pointsExpiry' | 'pendingCredits'>>,
+    ): Promise<WalletRecord> {
       const doc = await Wallet.create({ ...input, application: new Types.ObjectId(applicationId) });
       return toWalletRecord(doc.toObject());
+    },
+    /** Changes a wallet's settings (admin PATCH); null when it is not the application's. */
+    async update(
+      applicationId: string,
+      id: string,
+      change: Partial<Pick<WalletRecord, 'name' | 'singularUnitName' | 'pluralUnitName' | 'pointsExpiry' | 'pendingCredits'>>,
+    ): Promise<WalletRecord | null> {
+      const d = await Wallet.findOneAndUpdate(
+        { _id: id, application: applicationId },
+        { $set: change },
+        { returnDocument: 'after' },
+      ).lean<WalletDoc>();
+      return d ? toWalletRecord(d) : null;
     },
   };
 }

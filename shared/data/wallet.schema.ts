@@ -1,5 +1,6 @@
 import { Schema, type Types } from 'mongoose';
 import { auditStamped } from './audit-stamp.js';
+import type { ExpiryRule, PendingRule } from '../domain/point-buckets.js';
 
 /** A custom wallet defined by an application (contract: Wallet object, minus the balance). */
 export interface WalletDoc {
@@ -11,6 +12,10 @@ export interface WalletDoc {
   singularUnitName: string;
   pluralUnitName: string;
   timezone: string;
+  /** When credited points expire (docs/wallets.md); null or absent: never. Applies to later credits only. */
+  pointsExpiry?: ExpiryRule;
+  /** How long credits stay pending before they can be spent; null or absent: spendable at once. */
+  pendingCredits?: PendingRule;
   /** Set when archived: the client routes then treat the wallet as unknown. */
   archivedAt?: Date | null;
   createdAt: Date;
@@ -26,6 +31,9 @@ export const walletSchema = new Schema<WalletDoc>(
     singularUnitName: { type: String, required: true },
     pluralUnitName: { type: String, required: true },
     timezone: { type: String, required: true },
+    // Shapes checked by the admin API (shared/usecases/admin/wallets.usecase.ts): stored as given.
+    pointsExpiry: { type: Schema.Types.Mixed, default: null },
+    pendingCredits: { type: Schema.Types.Mixed, default: null },
     archivedAt: { type: Date, default: null },
   },
   { collection: 'wallets', timestamps: true, versionKey: false },

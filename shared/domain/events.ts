@@ -6,7 +6,16 @@
 import { createHash } from 'node:crypto';
 import type { Reason } from '../reasons.js';
 
-export const EVENT_TYPES = ['redemption.completed', 'redemption.reverted', 'redemption.refused', 'wallet.transaction.completed'] as const;
+export const EVENT_TYPES = [
+  'redemption.completed',
+  'redemption.reverted',
+  'redemption.refused',
+  'wallet.transaction.completed',
+  'wallet.points.pending',
+  'wallet.points.available',
+  'wallet.points.expired',
+  'wallet.points.cancelled',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What an endpoint subscribes to: event types, or `*` for every type. */
@@ -97,7 +106,28 @@ export interface WalletEventData extends CustomerRef {
   order_id: string | null;
 }
 
-export type EventData = RedemptionEventData | RefusalEventData | WalletEventData;
+/**
+ * `wallet.points.pending` (a credit that waits before it can be spent), `wallet.points.available`
+ * (it can be spent now), `wallet.points.expired` (points left the balance at their expiry) and
+ * `wallet.points.cancelled` (a pending credit taken back by a revert). Points in units;
+ * `loyalty_points` is the spendable balance (it moves for `available` and `expired` only).
+ */
+export interface WalletPointsEventData extends CustomerRef {
+  wallet_id: string;
+  txn_id: string;
+  points: number;
+  previous_loyalty_points: number;
+  loyalty_points: number;
+  /** When the points become (or became) spendable; null once they were spendable at credit time. */
+  available_at: string | null;
+  /** When the points expire (expired); null: never. */
+  expires_at: string | null;
+  description: string;
+  /** The order of a cashback; null otherwise. */
+  order_id: string | null;
+}
+
+export type EventData = RedemptionEventData | RefusalEventData | WalletEventData | WalletPointsEventData;
 
 /** One recorded event, as stored in the outbox and sent. */
 export interface EventRecord {

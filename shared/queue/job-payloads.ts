@@ -6,6 +6,8 @@
  * shared/usecases/wallet-operation.usecase.ts); the workers run them.
  */
 
+import type { CreditRules } from '../domain/point-buckets.js';
+
 interface ApplyPayload {
   applicationId: string;
   customerId: string;
@@ -45,4 +47,22 @@ export interface WalletOperationInput {
   requestId: string;
   /** `admin`: an operator's adjustment (the admin API); a wallet update otherwise. */
   origin?: 'api' | 'admin';
+  /**
+   * A credit's rules: its wallet's expiry and pending settings when the API accepted it (absent: the
+   * wallet has none — spendable at once, never expires). Carried, so a later change of the settings
+   * applies to later credits only.
+   */
+  rules?: CreditRules;
+}
+
+/** `wallet-settle`: post the transitions due on one balance (the expiry sweep: shared/usecases/settle-wallet.usecase.ts). */
+export interface WalletSettleInput {
+  applicationId: string;
+  customerId: string;
+  sourceId: string;
+  walletDbId: string;
+  walletId: string;
+  /** The instant the sweep saw due (names the job: one settle per balance and instant). */
+  due: string;
+  requestId: string;
 }

@@ -11,7 +11,7 @@ import { Queue, type QueueOptions } from 'bullmq';
 import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
-import type { RedeemInput, RevertInput, WalletOperationInput } from './job-payloads.js';
+import type { RedeemInput, RevertInput, WalletOperationInput, WalletSettleInput } from './job-payloads.js';
 import type { DeliveryJobData } from '../data/webhook-delivery.repository.js';
 
 export const partitionQueueName = (partition: number): string => `ops-{${String(partition).padStart(2, '0')}}`;
@@ -35,6 +35,8 @@ export const JOB = {
   redeem: 'redeem',
   revert: 'revert',
   walletTransaction: 'wallet-transaction',
+  /** Posts the transitions due on one balance (points available, points expired): queued by the expiry sweep. */
+  walletSettle: 'wallet-settle',
   /** Benchmark baseline: a job that does nothing, through the same queues. */
   noop: 'noop',
 } as const;
@@ -44,6 +46,7 @@ export interface JobPayloads {
   redeem: RedeemInput;
   revert: RevertInput;
   'wallet-transaction': WalletOperationInput;
+  'wallet-settle': WalletSettleInput;
   noop: Record<string, never>;
 }
 
@@ -76,6 +79,9 @@ export function fnv1a(text: string): number {
   }
   return h;
 }
+
+/** The key that maps a customer to its partition: `<application>:<customer>` (a persisted mapping). */
+export const customerKeyOf = (applicationId: string, customerId: string): string => `${applicationId}:${customerId}`;
 
 /** A customer's partition, by FNV-1a (a persisted mapping). */
 export const partitionOf = (customerKey: string, partitions: number): number => fnv1a(customerKey) % partitions;

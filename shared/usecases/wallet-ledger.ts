@@ -12,13 +12,41 @@
  *    applies it once);
  *  - two runs at once (a lost BullMQ lock) race on the unique slot: one wins, the other re-reads.
  * An entry at slot v is applied exactly when the balance's version is past v.
- * Invariant: balance.points == sum of applied entries; it never goes below 0.
+ * Invariant: balance.points == sum of the applied entries' moves (after - before); it never goes below 0.
+ *
+ * Expiring and pending points (docs/wallets.md, shared/domain/point-buckets.ts): the balance also
+ * holds its buckets, and every entry of a balance that has any records the buckets after it
+ * (`buckets`), so rolling an entry forward restores them exactly too. Time moves a balance by
+ * entries of their own — `available` (a pending credit becomes spendable) and `expired` — posted
+ * in the same way before any operation on the balance (so an operation never sees points that
+ * should have expired) and by the sweep's settle jobs (shared/usecases/settle-wallet.usecase.ts).
+ * Their txnIds derive from the bucket, so a transition posts once whatever runs it.
  */
-import type { WalletBalanceRepository } from '../data/wallet-balance.repository.js';
-import { refusedIdOf, slotOf, voidIdOf, type WalletTransactionRepository } from '../data/wallet-transaction.repository.js';
+import { balanceIdOf, type BalanceRecord, type WalletBalanceRepository } from '../data/wallet-balance.repository.js';
+import {
+  refusedIdOf,
+  slotOf,
+  voidIdOf,
+  type StoredEntry,
+  type WalletTransactionRepository,
+} from '../data/wallet-transaction.repository.js';
+import {
+  applyTransition,
+  cancelPending,
+  credit,
+  debit,
+  dueTransition,
+  pendingBucket,
+  transitionTxnId,
+  type Bucket,
+  type CreditRules,
+  type Transition,
+} from '../domain/point-buckets.js';
 
 export interface LedgerDeps {
   repos: { walletBalances: WalletBalanceRepository; walletTransactions: WalletTransactionRepository };
+  /** The clock transitions are due by (a test clock in tests: shared/services.ts). */
+  now: () => Date;
 }
 
 /** An entry posted (or found posted) and its outcome. */
@@ -26,6 +54,9 @@ export interface Posting {
   input: PostEntryInput;
   result: PostEntryResult;
 }
+
+/** What the entry records: a credit or debit of an operation, or a transition time made. */
+export type EntryType = 'credit' | 'debit' | 'available' | 'expired';
 
 export interface PostEntryInput {
   applicationId: string;
@@ -39,64 +70,237 @@ export interface PostEntryInput {
   origin: 'api' | 'admin' | 'cashback' | 'cashback_revert';
   /** Debit at most the balance instead of refusing (taking back a cashback already spent). */
   clampToBalance?: boolean;
+  /** A credit's rules (its wallet's expiry and pending settings); absent: spendable at once, never expires. */
+  rules?: CreditRules;
+  /** A debit taking back the credit `takesBack`: while that credit is pending, it is cancelled instead (the spendable points do not move). */
+  takesBack?: string;
 }
 
 export type PostEntryResult =
-  /** `written`: this call wrote the entry (false: it was there already — a re-run or a replay). */
-  | { state: 'applied'; before: number; after: number; points: number; written: boolean }
+  /**
+   * `written`: this call wrote the entry (false: it was there already — a re-run or a replay).
+   * `bucket`: set when the entry moved pending points (a pending credit, or its cancellation), not spendable ones: `before` = `after`.
+   * `bucketed`: the balance has (or had) buckets, so transitions may have been posted before the entry (by this txnId: `trigger`).
+   */
+  | { state: 'applied'; before: number; after: number; points: number; written: boolean; bucket?: BucketMove; bucketed?: true }
   | { state: 'refused'; balance: number; points: number }
   /** The txnId was voided (see {@link voidEntry}): nothing was posted, nothing ever will be. */
   | { state: 'void' };
 
+/** The bucket an entry concerns and what happened to it (the entry's `bucket`: wallet-transaction.schema.ts). */
+export interface BucketMove {
+  move: 'pending' | 'cancelled' | 'available' | 'expired';
+  availableAt: Date | null;
+  expiresAt: Date | null;
+}
+
 const MAX_ROUNDS = 50;
 
-export async function postLedgerEntry({ repos }: LedgerDeps, input: PostEntryInput): Promise<PostEntryResult> {
-  const { applicationId, txnId } = input;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const balance = await repos.walletBalances.getOrCreate(applicationId, input.customerId, input.walletDbId);
-    let points = input.points;
-    const short = input.type === 'debit' && points > balance.points;
-    if (short && input.clampToBalance) points = balance.points;
-    const refuse = short && !input.clampToBalance;
-    const after = refuse ? balance.points : balance.points + (input.type === 'credit' ? points : -points);
-    const slot = refuse ? refusedIdOf(applicationId, input.customerId, txnId) : slotOf(balance.id, balance.version);
-    const written = await repos.walletTransactions.insert({
-      ...entryBase(input),
-      points,
-      slot,
-      seq: refuse ? null : balance.version,
-      before: balance.points,
-      after,
-      stored: refuse ? 'refused' : 'posted',
-    });
-    if (written) {
-      if (refuse) return { state: 'refused', balance: balance.points, points };
-      await repos.walletBalances.applyAtVersion(balance.id, balance.version, after);
-      return { state: 'applied', before: balance.points, after, points, written: true };
-    }
-    // Collided: with this operation's own entry (a re-run), or with another entry at the slot.
-    const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(applicationId, input.customerId, slot, txnId);
-    if (mine) {
-      if (mine.stored === 'void') return { state: 'void' };
-      if (mine.stored === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
-      // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
-      if (mine.seq === balance.version) await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!);
-      return { state: 'applied', before: mine.before!, after: mine.after!, points: mine.points, written: false };
-    }
-    // Another operation's entry holds this slot (its run crashed before moving the balance, or it
-    // is being written right now): roll it forward, then decide again on the new balance.
-    if (atSlot?.seq === balance.version) await repos.walletBalances.applyAtVersion(balance.id, balance.version, atSlot.after!);
+/** The entry to write at the balance's current slot (or as refused). */
+interface Decided {
+  txnId: string;
+  type: EntryType;
+  points: number;
+  after: number;
+  refuse: boolean;
+  /** The buckets after it; undefined when the balance has none before or after. */
+  buckets: Bucket[] | undefined;
+  bucket: BucketMove | null;
+  description: string;
+  origin: PostEntryInput['origin'] | 'time';
+  trigger: string | null;
+}
+
+/** Once a balance has had a bucket, every entry records its buckets (maybe none): see `bucketed` in {@link PostEntryResult}. */
+const bucketsAfter = (balance: BalanceRecord, after: Bucket[]) => (balance.bucketed || after.length > 0 ? after : undefined);
+
+function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Date): Decided {
+  const base = { txnId: input.txnId, description: input.description, origin: input.origin, trigger: null };
+  const pendingOne = input.takesBack ? pendingBucket(balance, input.takesBack) : null;
+  if (input.type === 'debit' && pendingOne) {
+    const state = cancelPending(balance, pendingOne.id);
+    return {
+      ...base,
+      type: 'debit',
+      points: pendingOne.points,
+      after: balance.points,
+      refuse: false,
+      buckets: bucketsAfter(balance, state.buckets),
+      bucket: { move: 'cancelled', availableAt: pendingOne.availableAt, expiresAt: pendingOne.expiresAt },
+    };
   }
-  throw new Error(`wallet ledger: no progress after ${MAX_ROUNDS} rounds for ${txnId}`);
+  if (input.type === 'credit') {
+    const state = input.rules
+      ? credit(balance, { id: input.txnId, points: input.points, now, rules: input.rules, version: balance.version })
+      : { points: balance.points + input.points, buckets: balance.buckets };
+    const bucket = state.points === balance.points ? state.buckets.find((b) => b.id === input.txnId) : undefined;
+    return {
+      ...base,
+      type: 'credit',
+      points: input.points,
+      after: state.points,
+      refuse: false,
+      buckets: bucketsAfter(balance, state.buckets),
+      bucket: bucket ? { move: 'pending', availableAt: bucket.availableAt, expiresAt: bucket.expiresAt } : null,
+    };
+  }
+  let points = input.points;
+  const short = points > balance.points;
+  if (short && input.clampToBalance) points = balance.points;
+  const refuse = short && !input.clampToBalance;
+  const state = refuse ? balance : debit(balance, points);
+  return { ...base, type: 'debit', points, after: state.points, refuse, buckets: bucketsAfter(balance, state.buckets), bucket: null };
+}
+
+function decideTransition(input: Pick<PostEntryInput, 'walletDbId' | 'txnId'>, balance: BalanceRecord, t: Transition): Decided {
+  const state = applyTransition(balance, t, balance.version);
+  return {
+    txnId: transitionTxnId(input.walletDbId, t),
+    type: t.kind,
+    points: t.bucket.points,
+    after: state.points,
+    refuse: false,
+    buckets: state.buckets,
+    bucket: { move: t.kind, availableAt: t.bucket.availableAt, expiresAt: t.bucket.expiresAt },
+    description: t.kind === 'expired' ? 'points expired' : 'pending points became available',
+    origin: 'time',
+    trigger: input.txnId,
+  };
+}
+
+type Written =
+  | { status: 'written' }
+  /** This txnId's entry was there already. */
+  | { status: 'mine'; entry: StoredEntry }
+  /** Another entry held the slot: rolled forward; decide again. */
+  | { status: 'taken' };
+
+/** Writes `e` at the balance's current slot (or as refused) and applies it; on a collision, rolls forward what holds the slot. */
+async function writeAt(
+  { repos }: LedgerDeps,
+  key: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId'>,
+  balance: BalanceRecord,
+  e: Decided,
+): Promise<Written> {
+  const slot = e.refuse ? refusedIdOf(key.applicationId, key.customerId, e.txnId) : slotOf(balance.id, balance.version);
+  const written = await repos.walletTransactions.insert({
+    applicationId: key.applicationId,
+    customerId: key.customerId,
+    walletDbId: key.walletDbId,
+    txnId: e.txnId,
+    type: e.type,
+    points: e.points,
+    description: e.description,
+    origin: e.origin,
+    slot,
+    seq: e.refuse ? null : balance.version,
+    before: balance.points,
+    after: e.after,
+    stored: e.refuse ? 'refused' : 'posted',
+    buckets: e.buckets,
+    bucket: e.bucket,
+    trigger: e.trigger,
+  });
+  if (written) {
+    if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets);
+    return { status: 'written' };
+  }
+  // Collided: with this txnId's own entry (a re-run), or with another entry at the slot.
+  const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(key.applicationId, key.customerId, slot, e.txnId);
+  if (mine) {
+    // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
+    if (mine.stored === 'posted' && mine.seq === balance.version)
+      await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!, mine.buckets ?? undefined);
+    return { status: 'mine', entry: mine };
+  }
+  // Another operation's entry holds this slot (its run crashed before moving the balance, or it
+  // is being written right now): roll it forward, then decide again on the new balance.
+  if (atSlot?.seq === balance.version)
+    await repos.walletBalances.applyAtVersion(balance.id, balance.version, atSlot.after!, atSlot.buckets ?? undefined);
+  return { status: 'taken' };
+}
+
+/**
+ * Posts an operation's entry exactly once, after the transitions due by now (their entries name
+ * the operation's txnId as `trigger`: its events read them back).
+ */
+export async function postLedgerEntry(deps: LedgerDeps, input: PostEntryInput): Promise<PostEntryResult> {
+  const { applicationId } = input;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const balance = await deps.repos.walletBalances.getOrCreate(applicationId, input.customerId, input.walletDbId);
+    const due = dueTransition(balance, deps.now());
+    if (due) {
+      await postTransition(deps, input, balance, due);
+      continue;
+    }
+    const e = decideOperation(input, balance, deps.now());
+    const w = await writeAt(deps, input, balance, e);
+    if (w.status === 'taken') continue;
+    if (w.status === 'written') {
+      if (e.refuse) return { state: 'refused', balance: balance.points, points: e.points };
+      return { state: 'applied', before: balance.points, after: e.after, points: e.points, written: true, ...extras(e.bucket, e.buckets) };
+    }
+    const mine = w.entry;
+    if (mine.stored === 'void') return { state: 'void' };
+    if (mine.stored === 'refused') return { state: 'refused', balance: mine.before ?? 0, points: mine.points };
+    return {
+      state: 'applied',
+      before: mine.before!,
+      after: mine.after!,
+      points: mine.points,
+      written: false,
+      ...extras(mine.bucket, mine.buckets),
+    };
+  }
+  throw new Error(`wallet ledger: no progress after ${MAX_ROUNDS} rounds for ${input.txnId}`);
+}
+
+const extras = (b: BucketMove | null | undefined, buckets: unknown) => ({
+  ...(b ? { bucket: b } : {}),
+  ...(buckets ? { bucketed: true as const } : {}),
+});
+
+/** Posts a due transition at the balance's slot (or finds it posted, or the slot taken: the caller reads again). True when this call wrote it. */
+async function postTransition(
+  deps: LedgerDeps,
+  input: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId' | 'txnId'>,
+  balance: BalanceRecord,
+  due: Transition,
+): Promise<boolean> {
+  return (await writeAt(deps, input, balance, decideTransition(input, balance, due))).status === 'written';
+}
+
+/**
+ * Posts every transition of one balance due by now (the sweep's settle job): `trigger` names the
+ * job in their entries. Returns how many this call wrote. A balance with nothing due is not written.
+ */
+export async function settleBalance(
+  deps: LedgerDeps,
+  key: { applicationId: string; customerId: string; walletDbId: string; trigger: string },
+): Promise<number> {
+  let written = 0;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const balance = await deps.repos.walletBalances.findById(balanceIdOf(key.applicationId, key.customerId, key.walletDbId));
+    const due = balance ? dueTransition(balance, deps.now()) : null;
+    if (!balance || !due) return written;
+    if (await postTransition(deps, { ...key, txnId: key.trigger }, balance, due)) written++;
+  }
+  return written; // more due than one run posts: the sweep finds the balance again
 }
 
 /**
  * Makes sure `txnId` never posts: records a void entry under it unless an entry exists already.
  * True when it voided (nothing had been posted); false when an entry was there first.
  */
-export async function voidEntry({ repos }: LedgerDeps, input: Omit<PostEntryInput, 'type' | 'points'>): Promise<boolean> {
+export async function voidEntry({ repos }: Pick<LedgerDeps, 'repos'>, input: Omit<PostEntryInput, 'type' | 'points'>): Promise<boolean> {
   return repos.walletTransactions.insert({
-    ...entryBase({ ...input, type: 'credit' }),
+    applicationId: input.applicationId,
+    customerId: input.customerId,
+    walletDbId: input.walletDbId,
+    txnId: input.txnId,
+    type: 'credit',
+    description: input.description,
+    origin: input.origin,
     points: 0,
     slot: voidIdOf(input.applicationId, input.customerId, input.txnId),
     seq: null,
@@ -105,15 +309,3 @@ export async function voidEntry({ repos }: LedgerDeps, input: Omit<PostEntryInpu
     stored: 'void',
   });
 }
-
-const entryBase = (
-  input: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId' | 'txnId' | 'type' | 'description' | 'origin'>,
-) => ({
-  applicationId: input.applicationId,
-  customerId: input.customerId,
-  walletDbId: input.walletDbId,
-  txnId: input.txnId,
-  type: input.type,
-  description: input.description,
-  origin: input.origin,
-});

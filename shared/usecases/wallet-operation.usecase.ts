@@ -10,6 +10,7 @@ import type { Services } from '../services.js';
 import type { WalletOperationInput } from '../queue/job-payloads.js';
 import type { JobRun } from './job-run.js';
 import { postLedgerEntry, type PostEntryInput } from './wallet-ledger.js';
+import { settledAsOf, type CreditRules, type PendingRule } from '../domain/point-buckets.js';
 import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeMissing, walletNotFound } from './wallet-errors.js';
 
 /** The contract's Wallet transaction result object. */
@@ -61,9 +62,10 @@ export async function prepareWalletOperation(
 export function walletOperationInput(
   req: { applicationId: string; txnId: string; requestId: string },
   customer: Pick<CustomerRecord, 'id' | 'sourceId'>,
-  wallet: Pick<WalletRecord, 'id' | 'walletId'>,
+  wallet: Pick<WalletRecord, 'id' | 'walletId' | 'timezone' | 'pointsExpiry' | 'pendingCredits'>,
   op: { type: 'credit' | 'debit'; points: number; description: string; origin?: 'admin' },
 ): WalletOperationInput {
+  const rules = op.type === 'credit' ? creditRulesOf(wallet) : undefined;
   return {
     applicationId: req.applicationId,
     customerId: customer.id,
@@ -76,7 +78,17 @@ export function walletOperationInput(
     txnId: req.txnId,
     requestId: req.requestId,
     ...(op.origin ? { origin: op.origin } : {}),
+    ...(rules ? { rules } : {}),
   };
+}
+
+/** The rules a credit to `wallet` is made under now; undefined when its points neither expire nor wait. */
+export function creditRulesOf(
+  wallet: Pick<WalletRecord, 'timezone' | 'pointsExpiry' | 'pendingCredits'>,
+  pending: PendingRule = wallet.pendingCredits,
+): CreditRules | undefined {
+  if (!wallet.pointsExpiry && !pending) return undefined;
+  return { expiry: wallet.pointsExpiry, pending, timezone: wallet.timezone };
 }
 
 /**
@@ -84,7 +96,7 @@ export function walletOperationInput(
  * `run` about the entry when this call wrote it (not when a re-run or replay found it).
  */
 export async function applyWalletOperation(
-  deps: Pick<Services, 'repos'>,
+  deps: Pick<Services, 'repos' | 'now'>,
   input: WalletOperationInput,
   run?: Pick<JobRun, 'observe'>,
 ): Promise<WalletTransactionResult> {
@@ -97,6 +109,7 @@ export async function applyWalletOperation(
     points: input.points,
     description: input.description,
     origin: input.origin ?? 'api',
+    ...(input.rules ? { rules: input.rules } : {}),
   };
   const result = await postLedgerEntry(deps, entry);
   if (result.state === 'applied' && result.written)
@@ -115,16 +128,29 @@ export async function applyWalletOperation(
   };
 }
 
-/** Wallet read: every wallet of the application with the customer's current points. */
-export async function readCustomerWallets(deps: Pick<Services, 'repos'>, req: { applicationId: string; sourceId: string }) {
+/**
+ * Wallet read: every wallet of the application with the customer's spendable points (`wallets`,
+ * the contract's body), and the pending and expiring points of those that have any (`buckets`:
+ * offered beside the body, in a header — api/wallet-points-header.ts; docs/wallets.md). As of now:
+ * transitions due but not settled yet (the sweep runs every EXPIRY_SWEEP_MS) are applied to what is
+ * shown, exactly as the customer's next operation will post them first.
+ */
+export async function readCustomerWallets(deps: Pick<Services, 'repos' | 'now'>, req: { applicationId: string; sourceId: string }) {
   const customer = await deps.repos.customers.resolve(req.applicationId, req.sourceId);
   if (!customer) throw customerNotFound();
   const [wallets, balances] = await Promise.all([
     deps.repos.wallets.listByApplication(req.applicationId),
     deps.repos.walletBalances.listByCustomer(req.applicationId, customer.id),
   ]);
-  const pointsByWallet = new Map(balances.map((b) => [b.walletDbId, b.points]));
-  return wallets.map((w) => ({ ...presentWallet(w), loyalty_points: fromHundredths(pointsByWallet.get(w.id) ?? 0) }));
+  const now = deps.now();
+  const byWallet = new Map(balances.map((b) => [b.walletDbId, b.buckets.length > 0 ? settledAsOf(b, now) : b]));
+  return {
+    wallets: wallets.map((w) => ({ ...presentWallet(w), loyalty_points: fromHundredths(byWallet.get(w.id)?.points ?? 0) })),
+    buckets: wallets.flatMap((w) => {
+      const state = byWallet.get(w.id);
+      return state && state.buckets.length > 0 ? [{ walletId: w.walletId, state }] : [];
+    }),
+  };
 }
 
 /** The contract's Wallet object fields (without the balance), also the admin API's wallet shape. */

@@ -17,6 +17,7 @@ import { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { createProcessor } from '../../worker/processors/index.js';
 import { startWorkerWebhooks } from '../../worker/webhook-worker.js';
 import { WorkerPool } from '../../worker/worker-pool.js';
+import { ExpirySweeper } from '../../worker/expiry-sweeper.js';
 import { createServices, type Services } from '../../shared/services.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 
@@ -89,6 +90,8 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
   const worker = opts.inProcessWorker === false ? null : await startWorkerWebhooks(services.config, logger, services);
   const pool = worker ? new WorkerPool(services.config, logger, createProcessor(services, worker.recorder)) : null;
   await pool?.start();
+  const expiry = pool ? new ExpirySweeper(services.config, logger, services) : null;
+  expiry?.start();
   const app = buildApp({ services, logger, jobs, webhooks });
   const server: Server = await listen(createHttpServer(app, services.config), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
@@ -100,6 +103,7 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stopDelivering();
+      await expiry?.close();
       await pool?.close();
       await worker?.close();
       await jobs.close();

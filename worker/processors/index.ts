@@ -14,6 +14,7 @@ import { revertCoupon } from '../../shared/usecases/apply/revert-coupon.usecase.
 import type { Committed, JobRun } from '../../shared/usecases/job-run.js';
 import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
+import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
 
 /**
@@ -51,6 +52,11 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
         const input = job.data as JobPayloads['wallet-transaction'];
         const outcome = await run(() => applyWalletOperation(services, input, runOf(job, observed)));
         return recorded({ name: JOB.walletTransaction, input, jobId, queueName, outcome, observed });
+      }
+      case JOB.walletSettle: {
+        const input = job.data as JobPayloads['wallet-settle'];
+        const outcome = await run(() => settleWallet(services, input));
+        return recorded({ name: JOB.walletSettle, input, jobId, queueName, outcome, observed });
       }
       case JOB.noop:
         return { ok: true, value: null };

@@ -4,6 +4,7 @@ import Joi from 'joi';
 import { isDuplicateKeyError } from '../../data/db.js';
 import type { WalletRecord } from '../../data/wallet.repository.js';
 import { fromHundredths } from '../../domain/points.js';
+import { expiringPoints, pendingPoints, type BucketState, type ExpiryRule, type PendingRule } from '../../domain/point-buckets.js';
 import type { Services } from '../../services.js';
 import { presentWallet } from '../wallet-operation.usecase.js';
 import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
@@ -14,6 +15,26 @@ import { idPage, pageOf, parsePageQuery, timeCursor } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
+/** `points_expiry` (docs/wallets.md): a fixed time after the points become spendable, or the end of a calendar period. */
+const expirySchema = Joi.alternatives()
+  .try(
+    Joi.object({
+      kind: Joi.string().valid('after').required(),
+      amount: Joi.number().integer().min(1).max(3650).required(),
+      unit: Joi.string().valid('days', 'months').required(),
+    }),
+    Joi.object({ kind: Joi.string().valid('end_of').required(), period: Joi.string().valid('month', 'quarter', 'year').required() }),
+  )
+  .allow(null);
+/** `pending` (docs/wallets.md): credits wait N days, or until an instant, before they can be spent. */
+export const pendingSchema = Joi.alternatives()
+  .try(Joi.object({ days: Joi.number().integer().min(1).max(3650).required() }), Joi.object({ until: Joi.date().iso().required() }))
+  .allow(null);
+
+/** The points settings of a wallet as stored (an `until` as ISO text). */
+export const pendingRuleOf = (v: { days?: number; until?: Date } | null | undefined): PendingRule =>
+  !v ? null : v.until ? { until: v.until.toISOString() } : { days: v.days! };
+
 /** Everything has a default but the currency of an application that has none (docs/admin-api.md). */
 const createSchema = Joi.object({
   wallet_id: Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/),
@@ -22,10 +43,26 @@ const createSchema = Joi.object({
   singular_unit_name: Joi.string().min(1).max(50).default('point'),
   plural_unit_name: Joi.string().min(1).max(50).default('points'),
   timezone: timezoneSchema,
+  points_expiry: expirySchema.default(null),
+  pending: pendingSchema.default(null),
 });
 
+/** What PATCH may change: names and the points settings (later credits only: docs/wallets.md); not the currency or timezone. */
+const updateSchema = Joi.object({
+  wallet_name: Joi.string().min(1).max(200),
+  singular_unit_name: Joi.string().min(1).max(50),
+  plural_unit_name: Joi.string().min(1).max(50),
+  points_expiry: expirySchema,
+  pending: pendingSchema,
+}).min(1);
+
 /** The admin's wallet: the contract's Wallet fields (without a balance) and when it was archived. */
-const present = (w: WalletRecord) => ({ ...presentWallet(w), archived_at: w.archivedAt });
+const present = (w: WalletRecord) => ({
+  ...presentWallet(w),
+  points_expiry: w.pointsExpiry,
+  pending: w.pendingCredits,
+  archived_at: w.archivedAt,
+});
 
 /** `wal_` and 16 random hex digits: never colliding in practice, and valid in a URL path as it is. */
 const generateWalletId = () => `wal_${randomBytes(8).toString('hex')}`;
@@ -37,7 +74,10 @@ const generateWalletId = () => `wal_${randomBytes(8).toString('hex')}`;
  */
 export async function createWallet(deps: Deps, applicationId: string, input: unknown) {
   const app = await requireApplication(deps, applicationId);
-  const v = validateInput(createSchema, input) as Record<string, string | undefined>;
+  const v = validateInput(createSchema, input) as Record<string, string | undefined> & {
+    points_expiry: ExpiryRule;
+    pending: { days?: number; until?: Date } | null;
+  };
   const currency = v.currency ?? app.currency;
   if (!currency) throw adminInvalid('"currency" is required: the application has no currency to default to');
   try {
@@ -48,6 +88,8 @@ export async function createWallet(deps: Deps, applicationId: string, input: unk
       singularUnitName: v.singular_unit_name!,
       pluralUnitName: v.plural_unit_name!,
       timezone: v.timezone ?? app.timezone,
+      pointsExpiry: v.points_expiry,
+      pendingCredits: pendingRuleOf(v.pending),
     });
     return present(w);
   } catch (err) {
@@ -55,6 +97,39 @@ export async function createWallet(deps: Deps, applicationId: string, input: unk
     throw err;
   }
 }
+
+/**
+ * Changes a wallet's names or points settings. A new `points_expiry` or `pending` applies to
+ * credits made after it (each credit keeps the rules it was made under: docs/wallets.md).
+ */
+export async function updateWallet(deps: Deps, applicationId: string, walletId: string, input: unknown) {
+  const wallet = await requireWallet(deps, applicationId, walletId);
+  const v = validateInput(updateSchema, input) as {
+    wallet_name?: string;
+    singular_unit_name?: string;
+    plural_unit_name?: string;
+    points_expiry?: ExpiryRule;
+    pending?: { days?: number; until?: Date } | null;
+  };
+  const updated = await deps.repos.wallets.update(applicationId, wallet.id, {
+    ...(v.wallet_name !== undefined ? { name: v.wallet_name } : {}),
+    ...(v.singular_unit_name !== undefined ? { singularUnitName: v.singular_unit_name } : {}),
+    ...(v.plural_unit_name !== undefined ? { pluralUnitName: v.plural_unit_name } : {}),
+    ...(v.points_expiry !== undefined ? { pointsExpiry: v.points_expiry } : {}),
+    ...(v.pending !== undefined ? { pendingCredits: pendingRuleOf(v.pending) } : {}),
+  });
+  return present(await foundOr404(Promise.resolve(updated), 'wallet'));
+}
+
+/**
+ * A balance's pending and expiring points (docs/wallets.md): the pending total, the spendable points
+ * that expire, and each bucket with its dates, soonest first (points in units).
+ */
+export const presentBuckets = (b: BucketState) => ({
+  pending_points: fromHundredths(pendingPoints(b)),
+  expiring_points: fromHundredths(expiringPoints(b)),
+  buckets: b.buckets.map((k) => ({ points: fromHundredths(k.points), available_at: k.availableAt, expires_at: k.expiresAt })),
+});
 
 /** A page of wallets in creation order; archived ones only with `include_archived`. */
 export async function listWallets(deps: Deps, applicationId: string, query: unknown = {}) {
@@ -114,6 +189,7 @@ export async function readLedger(deps: Deps, applicationId: string, customerIdOr
   const balance = await deps.repos.walletBalances.getOrCreate(applicationId, customer.id, wallet.id);
   return {
     balance: fromHundredths(balance.points),
+    ...presentBuckets(balance),
     entries: page.rows.map((e) => ({
       txn_id: e.txnId,
       type: e.type,
@@ -123,6 +199,7 @@ export async function readLedger(deps: Deps, applicationId: string, customerIdOr
       description: e.description,
       state: e.state,
       origin: e.origin,
+      bucket: e.bucket ? { move: e.bucket.move, available_at: e.bucket.availableAt, expires_at: e.bucket.expiresAt } : null,
       created_at: e.createdAt,
     })),
     next_cursor: page.next_cursor,

@@ -6,39 +6,42 @@
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { Services } from '../../services.js';
 import { postLedgerEntry, voidEntry, type Posting } from '../wallet-ledger.js';
+import { creditRulesOf } from '../wallet-operation.usecase.js';
 
 export const cashbackTxnId = (key: string) => `cashback:${key}`;
 export const cashbackRevertTxnId = (key: string) => `cashback-revert:${key}`;
 
 async function cashbackWalletOf(deps: Pick<Services, 'wallets'>, applicationId: string, walletId: string | null) {
-  return walletId ? ((await deps.wallets.get(`${applicationId}:${walletId}`))?.id ?? null) : null;
+  return walletId ? await deps.wallets.get(`${applicationId}:${walletId}`) : null;
 }
 
+type Deps = Pick<Services, 'repos' | 'wallets' | 'now'>;
+
 /** Posts an entry and keeps what was asked with what happened. */
-const posting = async (deps: Pick<Services, 'repos'>, input: Posting['input']): Promise<Posting> => ({
-  input,
-  result: await postLedgerEntry(deps, input),
-});
+const posting = async (deps: Deps, input: Posting['input']): Promise<Posting> => ({ input, result: await postLedgerEntry(deps, input) });
 
 /**
  * Credits a committed redemption's cashback (docs/decisions.md#20). Idempotent (its txnId); a no-op once
  * voided by a revert. Returns what it posted (null: no cashback wallet).
  */
 export async function creditCashback(
-  deps: Pick<Services, 'repos' | 'wallets'>,
+  deps: Deps,
   r: Pick<RedemptionRecord, 'applicationId' | 'customerId' | 'key' | 'orderId' | 'cashbackCents' | 'cashbackWallet'>,
 ): Promise<Posting | null> {
-  const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
-  if (!walletDbId) return null;
+  const wallet = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
+  if (!wallet) return null;
+  // The wallet's expiry and pending settings as this worker sees them (re-read every CACHE_CHECK_MS).
+  const rules = creditRulesOf(wallet);
   return posting(deps, {
     applicationId: r.applicationId,
     customerId: r.customerId,
-    walletDbId,
+    walletDbId: wallet.id,
     txnId: cashbackTxnId(r.key),
     type: 'credit',
     points: r.cashbackCents,
     description: `cashback: order ${r.orderId}`,
     origin: 'cashback',
+    ...(rules ? { rules } : {}),
   });
 }
 
@@ -47,13 +50,14 @@ export async function creditCashback(
  * that a late credit (a re-run of the redeem) can never post it; else debits what was credited, at
  * most the balance (it may have been spent). Idempotent. Returns the debit (null: none).
  */
-export async function revertCashback(deps: Pick<Services, 'repos' | 'wallets'>, r: RedemptionRecord): Promise<Posting | null> {
-  const walletDbId = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
+export async function revertCashback(deps: Deps, r: RedemptionRecord): Promise<Posting | null> {
+  const walletDbId = r.cashbackCents > 0 ? ((await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet))?.id ?? null) : null;
   if (!walletDbId) return null;
   const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };
   if (await voidEntry(deps, { ...entry, txnId: cashbackTxnId(r.key), description: `cashback voided: order ${r.orderId}` })) return null;
   const credit = await deps.repos.walletTransactions.findByTxnId(r.applicationId, r.customerId, cashbackTxnId(r.key));
   if (!credit || credit.stored === 'refused' || credit.stored === 'void') return null;
+  // Still pending: cancelled (the spendable points do not move); else what is left of it is taken back.
   return posting(deps, {
     ...entry,
     txnId: cashbackRevertTxnId(r.key),
@@ -61,5 +65,6 @@ export async function revertCashback(deps: Pick<Services, 'repos' | 'wallets'>, 
     points: credit.points,
     description: `cashback reverted: order ${r.orderId}`,
     clampToBalance: true,
+    takesBack: cashbackTxnId(r.key),
   });
 }

@@ -17,7 +17,11 @@ import { cashbackRevertTxnId, revertCashback } from './cashback.js';
 const countersOfCycle = (r: RedemptionRecord) => specsOf(r.applicationId, r.campaignId, r.counters);
 
 /** Worker side of revert (see the file's header). */
-export async function revertCoupon(deps: Pick<Services, 'repos' | 'wallets'>, input: RevertInput, run: JobRun): Promise<ApplyResult> {
+export async function revertCoupon(
+  deps: Pick<Services, 'repos' | 'wallets' | 'now'>,
+  input: RevertInput,
+  run: JobRun,
+): Promise<ApplyResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
     const own = cycles.find((c) => c.revertJobId === run.jobId);

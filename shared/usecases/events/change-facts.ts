@@ -11,20 +11,22 @@
  */
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { StoredEntry } from '../../data/wallet-transaction.repository.js';
-import type { RedemptionEventData, RefusalEventData, WalletEventData } from '../../domain/events.js';
+import type { RedemptionEventData, RefusalEventData, WalletEventData, WalletPointsEventData } from '../../domain/events.js';
 import { fromHundredths } from '../../domain/points.js';
 import { reasonOf } from '../../errors.js';
 import type { Outcome } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
-import type { RedeemInput, RevertInput, WalletOperationInput } from '../../queue/job-payloads.js';
+import type { RedeemInput, RevertInput, WalletOperationInput, WalletSettleInput } from '../../queue/job-payloads.js';
 import type { Committed, CommittedCycle } from '../job-run.js';
 import type { WalletTransactionResult } from '../wallet-operation.usecase.js';
+import { settleTrigger } from '../settle-wallet.usecase.js';
 
 /** A job of the partition queues with its outcome and what its run committed, as the processor saw them. */
 export type FinishedOperation = (
   | { name: 'redeem'; input: RedeemInput; outcome: Outcome<unknown> }
   | { name: 'revert'; input: RevertInput; outcome: Outcome<unknown> }
   | { name: 'wallet-transaction'; input: WalletOperationInput; outcome: Outcome<unknown> }
+  | { name: 'wallet-settle'; input: WalletSettleInput; outcome: Outcome<unknown> }
 ) & { jobId: string; queueName: string; observed?: readonly Committed[] };
 
 type WithoutCustomer<T> = Omit<T, 'source_id' | 'customer_id'>;
@@ -33,7 +35,10 @@ type WithoutCustomer<T> = Omit<T, 'source_id' | 'customer_id'>;
 export type ChangeFact =
   | { type: 'redemption.completed' | 'redemption.reverted'; changeKey: string; data: WithoutCustomer<RedemptionEventData> }
   | { type: 'redemption.refused'; changeKey: string; data: WithoutCustomer<RefusalEventData> }
-  | { type: 'wallet.transaction.completed'; changeKey: string; data: WithoutCustomer<WalletEventData> };
+  | { type: 'wallet.transaction.completed'; changeKey: string; data: WithoutCustomer<WalletEventData> }
+  | { type: WalletPointsType; changeKey: string; data: WithoutCustomer<WalletPointsEventData> };
+
+type WalletPointsType = 'wallet.points.pending' | 'wallet.points.available' | 'wallet.points.expired' | 'wallet.points.cancelled';
 
 /**
  * The facts of an operation. `fresh`: this job's run made every one of these changes just now, so
@@ -51,23 +56,51 @@ type Deps = Pick<Services, 'repos' | 'applications'>;
 const COUNTED = new Set<RedemptionRecord['state']>(['completed', 'reverted']);
 
 /** A ledger entry as the event reports it, whether observed or read. */
-type LedgerEntry = Pick<StoredEntry, 'txnId' | 'type' | 'origin' | 'points' | 'before' | 'after' | 'description'>;
+type LedgerEntry = Pick<StoredEntry, 'txnId' | 'type' | 'origin' | 'points' | 'before' | 'after' | 'description' | 'bucket'>;
 
-const txnFact = (e: LedgerEntry, walletId: string, orderId: string | null): ChangeFact => ({
-  type: 'wallet.transaction.completed',
-  changeKey: `txn:${e.txnId}`,
-  data: {
+const POINTS_EVENT = {
+  pending: 'wallet.points.pending',
+  cancelled: 'wallet.points.cancelled',
+  available: 'wallet.points.available',
+  expired: 'wallet.points.expired',
+} as const;
+
+/**
+ * The event of a ledger entry: `wallet.transaction.completed` for a credit or debit of the
+ * spendable points, a `wallet.points.*` event for an entry that concerns a bucket (docs/events.md).
+ */
+function txnFact(e: LedgerEntry, walletId: string, orderId: string | null): ChangeFact {
+  const common = {
     wallet_id: walletId,
     txn_id: e.txnId,
-    type: e.type,
-    origin: e.origin,
     points: fromHundredths(e.points),
     previous_loyalty_points: fromHundredths(e.before ?? 0),
     loyalty_points: fromHundredths(e.after ?? 0),
     description: e.description,
     order_id: orderId,
-  },
-});
+  };
+  if (e.bucket)
+    return {
+      type: POINTS_EVENT[e.bucket.move],
+      changeKey: `txn:${e.txnId}`,
+      data: { ...common, available_at: e.bucket.availableAt?.toISOString() ?? null, expires_at: e.bucket.expiresAt?.toISOString() ?? null },
+    };
+  return {
+    type: 'wallet.transaction.completed',
+    changeKey: `txn:${e.txnId}`,
+    data: { ...common, type: e.type as 'credit' | 'debit', origin: e.origin as WalletEventData['origin'] },
+  };
+}
+
+/**
+ * The transitions (points available, points expired) posted before the entry `trigger` names — by
+ * this run or by an earlier run of the same job — in the order they were applied. Read only for a
+ * balance that has buckets: other balances never have transitions.
+ */
+async function transitionFacts(deps: Deps, op: FinishedOperation, trigger: string, walletId: string): Promise<ChangeFact[]> {
+  const entries = await deps.repos.walletTransactions.listByTrigger(op.input.applicationId, op.input.customerId, trigger);
+  return entries.map((e) => txnFact(e, walletId, null));
+}
 
 /** The ledger entry this run posted under `txnId` (null: none that moved points); undefined when it did not say. */
 function observedEntry(op: FinishedOperation, txnId: string): LedgerEntry | null | undefined {
@@ -76,7 +109,15 @@ function observedEntry(op: FinishedOperation, txnId: string): LedgerEntry | null
   const p = seen.posted;
   if (!p || p.result.state !== 'applied') return null;
   const { txnId: id, type, origin, description } = p.input;
-  return { txnId: id, type, origin, description, points: p.result.points, before: p.result.before, after: p.result.after };
+  const r = p.result;
+  return { txnId: id, type, origin, description, points: r.points, before: r.before, after: r.after, bucket: r.bucket ?? null };
+}
+
+/** Whether the entry under `txnId` was posted on a balance with buckets (transitions may precede it). */
+function entryBucketed(op: FinishedOperation, txnId: string, read: LedgerEntry | StoredEntry): boolean {
+  const seen = op.observed?.find((c) => c.kind === 'ledger' && c.txnId === txnId);
+  if (seen?.kind === 'ledger' && seen.posted?.result.state === 'applied') return !!seen.posted.result.bucketed;
+  return 'buckets' in read && !!read.buckets;
 }
 
 /** The ledger entry under `txnId` that moved points, read (a refused or voided one moved nothing). */
@@ -117,8 +158,11 @@ async function redemptionFacts(
       },
     },
   ];
-  // The cashback moved in the same job.
-  if (cashback) facts.push(txnFact(cashback, r.cashbackWallet!, r.orderId));
+  // The cashback moved in the same job, after the transitions due on its balance.
+  if (cashback) {
+    if (entryBucketed(op, cashbackTxnId, cashback)) facts.push(...(await transitionFacts(deps, op, cashbackTxnId, r.cashbackWallet!)));
+    facts.push(txnFact(cashback, r.cashbackWallet!, r.orderId));
+  }
   return facts;
 }
 
@@ -127,6 +171,12 @@ const observedCycle = (op: FinishedOperation, state: 'completed' | 'reverted') =
   const seen = op.observed?.find((c) => c.kind === 'cycle' && c.state === state);
   return seen?.kind === 'cycle' ? seen.cycle : undefined;
 };
+
+/** A run's own changes are fresh; transitions before them may have been posted (and recorded) by an earlier run of the job. */
+const freshUnlessTransitions = (facts: ChangeFact[]): Changes => ({
+  facts,
+  fresh: !facts.some((f) => f.type === 'wallet.points.available' || f.type === 'wallet.points.expired'),
+});
 
 /** The changes a finished operation made, in the order they are reported. */
 export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Changes> {
@@ -151,7 +201,7 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
         return { facts: [refusal], fresh: false };
       }
       const committed = observedCycle(op, 'completed');
-      if (committed) return { facts: await redemptionFacts(deps, op, committed, 'redemption.completed'), fresh: true };
+      if (committed) return freshUnlessTransitions(await redemptionFacts(deps, op, committed, 'redemption.completed'));
       const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
       // This job's cycle; or, for a repeat of an order already redeemed, the cycle it was answered from.
       const r =
@@ -162,7 +212,7 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
       const { input, outcome } = op;
       if (!outcome.ok) return { facts: [], fresh: false };
       const committed = observedCycle(op, 'reverted');
-      if (committed) return { facts: await redemptionFacts(deps, op, committed, 'redemption.reverted'), fresh: true };
+      if (committed) return freshUnlessTransitions(await redemptionFacts(deps, op, committed, 'redemption.reverted'));
       const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
       const r = cycles.find((c) => c.revertJobId === op.jobId) ?? cycles.filter((c) => c.state !== 'refused').at(-1);
       return { facts: r?.state === 'reverted' ? await redemptionFacts(deps, op, r, 'redemption.reverted') : [], fresh: false };
@@ -171,23 +221,17 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
       const { input, outcome } = op;
       if (!outcome.ok) return { facts: [], fresh: false };
       const v = outcome.value as WalletTransactionResult;
-      const fact: ChangeFact = {
-        type: 'wallet.transaction.completed',
-        changeKey: `txn:${v.txn_id}`,
-        data: {
-          wallet_id: v.wallet_id,
-          txn_id: v.txn_id,
-          type: input.type,
-          origin: input.origin ?? 'api',
-          points: v.points,
-          previous_loyalty_points: v.previous_loyalty_points,
-          loyalty_points: v.loyalty_points,
-          description: v.description,
-          order_id: null,
-        },
-      };
-      // Fresh when this run wrote the entry (a replay of the key found it written).
-      return { facts: [fact], fresh: !!observedEntry(op, v.txn_id) };
+      const seen = observedEntry(op, v.txn_id);
+      const entry = seen === undefined ? await readEntry(deps, input.applicationId, input.customerId, v.txn_id) : seen;
+      if (!entry) return { facts: [], fresh: false };
+      const before = entryBucketed(op, v.txn_id, entry) ? await transitionFacts(deps, op, v.txn_id, input.walletId) : [];
+      // Fresh when this run wrote the entry (a replay of the key found it written) and time moved nothing first.
+      return { facts: [...before, txnFact(entry, input.walletId, null)], fresh: !!seen && before.length === 0 };
+    }
+    case 'wallet-settle': {
+      const { input, outcome } = op;
+      if (!outcome.ok) return { facts: [], fresh: false };
+      return { facts: await transitionFacts(deps, op, settleTrigger(input), input.walletId), fresh: false };
     }
   }
 }
