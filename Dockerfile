@@ -12,16 +12,19 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# The typed client before the service's build: scripts/admin.ts compiles against its source, whose
+# schema.ts its install generates from openapi.yaml (and whose openapi-fetch it installs).
+COPY openapi.yaml ./openapi.yaml
+COPY client ./client
+RUN npm install --prefix client --no-audit --no-fund
 COPY api ./api
 COPY worker ./worker
 COPY shared ./shared
 COPY scripts ./scripts
 RUN npm run build
 # The promotions console (/console): built from console/ against the typed client's source.
-COPY openapi.yaml ./openapi.yaml
-COPY client ./client
 COPY console ./console
-RUN npm install --prefix client --no-audit --no-fund && npm install --prefix console --no-audit --no-fund && npm run build --prefix console
+RUN npm install --prefix console --no-audit --no-fund && npm run build --prefix console
 
 FROM node:20-slim AS runtime
 ENV NODE_ENV=production
