@@ -106,6 +106,13 @@ describe('admin API: the audit entry of every kind of change', function () {
         fields: { walletId: [null, 'w1'] },
       },
       {
+        route: 'PATCH /applications/:app/wallets/:wallet',
+        run: () => admin('PATCH', `${A()}/wallets/w1`, { pending: { days: 7 } }),
+        action: 'wallet.update',
+        target: () => ids.w1!,
+        fields: { pendingCredits: [null, { days: 7 }] },
+      },
+      {
         route: 'POST /applications/:app/wallets/:wallet/archive',
         run: () => admin('POST', `${A()}/wallets/w1/archive`),
         action: 'wallet.archive',
