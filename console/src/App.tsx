@@ -9,6 +9,7 @@ import { CustomerPage, CustomersPage } from './pages/Customers';
 import { RedemptionsPage } from './pages/Redemptions';
 import { SignIn } from './pages/SignIn';
 import { TryCartPage } from './pages/TryCart';
+import { WalletsPage } from './pages/Wallets';
 import { DeliveriesPage, WebhooksPage } from './pages/Webhooks';
 import { hrefOf, useRoute } from './route';
 
@@ -73,6 +74,7 @@ export function App() {
         {route.page === 'customers' && <CustomersPage app={route.app} />}
         {route.page === 'customer' && <CustomerPage app={route.app} customer={route.customer} who={who} />}
         {route.page === 'webhooks' && <WebhooksPage app={route.app} who={who} />}
+        {route.page === 'wallets' && <WalletsPage app={route.app} who={who} />}
         {route.page === 'deliveries' && <DeliveriesPage app={route.app} webhook={route.webhook} who={who} />}
         {route.page === 'audit' && <AuditPage app={route.app} />}
       </main>

@@ -49,6 +49,9 @@ export type CartExplanation = Schemas['CartExplanation'];
 export type Redemption = Schemas['AdminRedemption'];
 export type Webhook = Schemas['AdminWebhook'];
 export type Delivery = Schemas['AdminDelivery'];
+export type Wallet = Schemas['AdminWallet'];
+/** One ledger entry: `bucket` says what it did to pending or expiring points (docs/wallets.md). */
+export type LedgerEntry = Schemas['AdminLedger']['entries'][number];
 
 /** What went wrong, for an error line: the API's details, or the exception's text. */
 export const problemOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -14,6 +14,7 @@ export type Route =
   | { page: 'customers'; app: string }
   | { page: 'customer'; app: string; customer: string }
   | { page: 'webhooks'; app: string }
+  | { page: 'wallets'; app: string }
   | { page: 'deliveries'; app: string; webhook: string }
   | { page: 'audit'; app?: string };
 
@@ -31,6 +32,7 @@ export function parseRoute(hash: string): Route {
     if (section === 'customers') return { page: 'customers', app };
     if (section === 'webhooks' && id) return { page: 'deliveries', app, webhook: id };
     if (section === 'webhooks') return { page: 'webhooks', app };
+    if (section === 'wallets') return { page: 'wallets', app };
   }
   if (parts[0] === 'audit') return parts[1] ? { page: 'audit', app: parts[1] } : { page: 'audit' };
   return { page: 'applications' };
@@ -57,6 +59,8 @@ export function hrefOf(route: Route): string {
       return `${app}/customers/${encodeURIComponent(route.customer)}`;
     case 'webhooks':
       return `${app}/webhooks`;
+    case 'wallets':
+      return `${app}/wallets`;
     case 'deliveries':
       return `${app}/webhooks/${encodeURIComponent(route.webhook)}`;
     case 'audit':

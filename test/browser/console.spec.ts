@@ -386,6 +386,196 @@ describe('console: the promotions console in a real browser', function () {
     expect(await auditedActions(app.id)).to.include('customer.adjust_points');
   });
 
+  /** The application's wallets as the admin API answers them (archived ones included), by id. */
+  async function walletsOf(app: string): Promise<Record<string, Record<string, unknown>>> {
+    const res = await call(api.url, 'GET', `/admin/applications/${app}/wallets?include_archived=true&limit=100`, {
+      headers: ADMIN_HEADERS,
+    });
+    expect(res.status, res.text).to.equal(200);
+    return Object.fromEntries((res.body.wallets as { wallet_id: string }[]).map((w) => [w.wallet_id, w]));
+  }
+
+  it('when an owner creates a wallet and sets its points expiry and pending period on the wallets page, then the API has them, a refusal is shown beside its field, archive and unarchive work, and a viewer sees no edit control', async () => {
+    const app = await createTestApplication(api.services);
+    const page = await signedIn('owner');
+    await page.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
+    await page.getByRole('link', { name: 'wallets', exact: true }).click();
+    await page.getByRole('heading', { name: 'Wallets' }).waitFor();
+
+    await page.getByRole('button', { name: 'New wallet' }).click();
+    const created = page.getByRole('form', { name: 'New wallet' });
+    await created.getByLabel('Wallet id (blank: generated)').fill('bonus');
+    await created.getByLabel('Wallet name').fill('Bonus points');
+    await created.getByRole('button', { name: 'Create wallet' }).click();
+    await page.getByText('Wallet bonus created.').waitFor();
+    expect(await page.getByTestId('expiry-bonus').innerText()).to.equal('never');
+    expect((await walletsOf(app.id)).bonus).to.include({
+      wallet_name: 'Bonus points',
+      currency: 'INR',
+      points_expiry: null,
+      pending: null,
+    });
+
+    // A number the API refuses: its message beside the expiry, nothing saved.
+    await page.getByRole('button', { name: 'Edit wallet bonus' }).click();
+    const form = page.getByRole('form', { name: 'Edit wallet bonus' });
+    expect(await form.getByTestId('later-credits-only').innerText()).to.include('applies to credits made after it is saved');
+    await form.getByLabel('Points expire').selectOption('months');
+    await form.getByLabel('Number of months (1–3650)').fill('0');
+    await form.getByRole('button', { name: 'Save wallet' }).click();
+    const error = page.locator('#field-points_expiry-error');
+    await error.waitFor();
+    expect(await error.innerText()).to.include('"points_expiry"');
+    expect(await form.getByLabel('Number of months (1–3650)').getAttribute('aria-invalid')).to.equal('true');
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    expect((await walletsOf(app.id)).bonus!.points_expiry).to.equal(null);
+
+    await form.getByLabel('Number of months (1–3650)').fill('12');
+    await form.getByLabel('New credits are').selectOption('days');
+    await form.getByLabel('Pending days (1–3650)').fill('14');
+    await form.getByRole('button', { name: 'Save wallet' }).click();
+    await page.getByText('Wallet bonus saved.').waitFor();
+    await page.getByTestId('expiry-bonus').filter({ hasText: '12 months after spendable' }).waitFor();
+    expect(await page.getByTestId('pending-bonus').innerText()).to.equal('14 days');
+    expect((await walletsOf(app.id)).bonus).to.deep.include({
+      points_expiry: { kind: 'after', amount: 12, unit: 'months' },
+      pending: { days: 14 },
+    });
+
+    // Only what changed is sent: a calendar expiry, the pending period left as it is.
+    await page.getByRole('button', { name: 'Edit wallet bonus' }).click();
+    expect(await form.getByLabel('Number of months (1–3650)').inputValue()).to.equal('12');
+    await form.getByLabel('Points expire').selectOption('quarter');
+    await form.getByLabel('Wallet name').fill('Bonus stars');
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'wallets.png'), fullPage: true });
+    await form.getByRole('button', { name: 'Save wallet' }).click();
+    await page.getByText('Wallet bonus saved.').waitFor();
+    expect((await walletsOf(app.id)).bonus).to.deep.include({
+      wallet_name: 'Bonus stars',
+      points_expiry: { kind: 'end_of', period: 'quarter' },
+      pending: { days: 14 },
+    });
+
+    await page.getByRole('button', { name: 'Archive wallet bonus' }).click();
+    await page.getByText('Wallet bonus archived.').waitFor();
+    expect((await walletsOf(app.id)).bonus!.archived_at).to.be.a('string');
+    await page.getByLabel('Show archived').check();
+    await page.getByRole('button', { name: 'Unarchive wallet bonus' }).click();
+    await page.getByText('Wallet bonus unarchived.').waitFor();
+    expect((await walletsOf(app.id)).bonus!.archived_at).to.equal(null);
+    await page.context().close();
+    const actions = await auditedActions(app.id);
+    expect(actions.filter((a) => a.startsWith('wallet.'))).to.deep.equal([
+      'wallet.create',
+      'wallet.update',
+      'wallet.update',
+      'wallet.archive',
+      'wallet.unarchive',
+    ]);
+
+    // A viewer reads the settings and is offered no change.
+    const viewer = await signedIn('viewer');
+    await viewer.goto(`${api.url}/console/#/applications/${app.id}/wallets`);
+    await viewer.getByTestId('expiry-bonus').filter({ hasText: 'end of quarter' }).waitFor();
+    for (const name of ['New wallet', /^Edit wallet/, /^Archive wallet/, /^Unarchive wallet/])
+      expect(await viewer.getByRole('button', { name }).count(), String(name)).to.equal(0);
+    expect(await viewer.getByRole('form').count()).to.equal(0);
+    {
+      const v = await seriousViolations(viewer);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await viewer.context().close();
+  });
+
+  it('when a wallet has pending and expiring points, then the customer page shows them with their dates above the ledger, and each entry its bucket move', async () => {
+    const app = await createTestApplication(api.services);
+    await createCustomers(api.services, app.id, ['saver']);
+    const wallet = await call(api.url, 'POST', `/admin/applications/${app.id}/wallets`, {
+      headers: ADMIN_HEADERS,
+      body: { wallet_id: 'points', pending: { days: 7 }, points_expiry: { kind: 'after', amount: 30, unit: 'days' } },
+    });
+    expect(wallet.status, wallet.text).to.equal(201);
+    const credit = async (points: number, description: string) => {
+      const res = await call(api.url, 'PUT', '/wallets/customer/saver/transactions/points', {
+        auth: app.auth,
+        body: { type: 'credit', points, description },
+      });
+      expect(res.status, res.text).to.equal(200);
+    };
+    // Credits made in the past (the API's clock moved back): 20 became spendable and expired, 10
+    // became spendable and expire later; 5 credited now are pending. Each operation posts what
+    // fell due before it.
+    const realNow = api.services.now;
+    const day = 86_400_000;
+    try {
+      const start = Date.now();
+      api.services.now = () => new Date(start - 60 * day);
+      await credit(20, 'early bonus');
+      api.services.now = () => new Date(start - 10 * day);
+      await credit(10, 'recent bonus');
+    } finally {
+      api.services.now = realNow;
+    }
+    await credit(5, 'today bonus');
+    const read = await call(api.url, 'GET', `/admin/applications/${app.id}/customers/saver/wallets/points/ledger?limit=50`, {
+      headers: ADMIN_HEADERS,
+    });
+    expect(read.status, read.text).to.equal(200);
+    expect([read.body.balance, read.body.pending_points, read.body.expiring_points]).to.deep.equal([10, 5, 10]);
+    const moves = (read.body.entries as { bucket: { move: string } | null }[]).map((e) => e.bucket?.move ?? null);
+    expect(moves).to.have.members(['pending', 'available', 'expired', 'pending', 'available', 'pending']);
+    const buckets = read.body.buckets as { points: number; available_at: string | null; expires_at: string | null }[];
+
+    const page = await signedIn('viewer');
+    await page.goto(`${api.url}/console/#/applications/${app.id}/customers/saver`);
+    const ledger = page.getByRole('region', { name: 'Ledger of points' });
+    await ledger.getByRole('cell', { name: 'today bonus' }).waitFor();
+    expect(await ledger.getByTestId('pending-points').innerText()).to.equal('5');
+    expect(await ledger.getByTestId('expiring-points').innerText()).to.equal('10');
+    // The lots with their dates, as this browser writes the API's instants.
+    const shown = (iso: string) => page.evaluate((at) => new Date(at).toLocaleString(), iso);
+    const lots = ledger.locator('table.buckets tbody tr');
+    expect(await lots.count()).to.equal(buckets.length);
+    const pendingLot = buckets.find((b) => b.available_at)!;
+    const expiringLot = buckets.find((b) => !b.available_at)!;
+    expect((await lots.filter({ hasText: 'pending' }).innerText()).split('\t')).to.deep.equal([
+      '5',
+      'pending',
+      await shown(pendingLot.available_at!),
+      pendingLot.expires_at ? await shown(pendingLot.expires_at) : 'never',
+    ]);
+    expect((await lots.filter({ hasText: 'expiring' }).innerText()).split('\t')).to.deep.equal([
+      '10',
+      'expiring',
+      'now',
+      await shown(expiringLot.expires_at!),
+    ]);
+    // Each entry's move in the ledger, in the API's order.
+    const cells = await ledger.getByTestId('bucket-move').allInnerTexts();
+    expect(cells.map((c) => c.split(/[ ;]/)[0] || null)).to.deep.equal(
+      moves.map((m) => ({ pending: 'pending', available: 'became', expired: 'expired', cancelled: 'cancelled' })[m!] ?? null),
+    );
+    const today = (read.body.entries as { description: string; bucket: { available_at: string; expires_at: string | null } }[]).find(
+      (e) => e.description === 'today bonus',
+    )!;
+    expect(await ledger.getByRole('row').filter({ hasText: 'today bonus' }).getByTestId('bucket-move').innerText()).to.equal(
+      `pending until ${await shown(today.bucket.available_at)}; then ${today.bucket.expires_at ? `expires ${await shown(today.bucket.expires_at)}` : 'never expires'}`,
+    );
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'customer-points.png'), fullPage: true });
+    await page.context().close();
+  });
+
   it('when an owner registers a webhook, pings it, redelivers an event and rotates its secret, then the receiver gets each and every step is audited', async () => {
     const receiver = await new WebhookReceiver().up();
     try {

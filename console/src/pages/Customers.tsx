@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, ApiFailure, must, problemOf, type Who } from '../api';
+import { admin, ApiFailure, must, problemOf, type LedgerEntry, type Who } from '../api';
 import { ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { RedemptionsTable } from './Redemptions';
@@ -176,7 +176,29 @@ export function CustomerPage({ app, customer, who }: { app: string; customer: st
   );
 }
 
-/** A wallet's ledger for the customer, oldest first, paged. */
+/** An instant as the browser shows it, or a dash. */
+const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** What an entry did to a pending or expiring bucket, with its dates (docs/wallets.md). */
+function bucketMove(bucket: LedgerEntry['bucket']): string {
+  if (!bucket) return '';
+  const expires = bucket.expires_at ? `expires ${when(bucket.expires_at)}` : 'never expires';
+  switch (bucket.move) {
+    case 'pending':
+      return `pending until ${when(bucket.available_at)}; then ${expires}`;
+    case 'cancelled':
+      return `cancelled while pending (was until ${when(bucket.available_at)})`;
+    case 'available':
+      return `became spendable; ${expires}`;
+    case 'expired':
+      return `expired ${when(bucket.expires_at)}`;
+  }
+}
+
+/**
+ * A wallet's ledger for the customer, oldest first, paged; above it the points not spendable yet
+ * (pending) and the spendable points that will expire, each lot with its dates.
+ */
 function Ledger({ app, customer, wallet }: { app: string; customer: string; wallet: string }) {
   const ledger = useInfiniteQuery({
     queryKey: ['ledger', app, customer, wallet],
@@ -190,12 +212,51 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
   const entries = ledger.data?.pages.flatMap((p) => p.entries) ?? [];
+  // Every page answers the balance as it stands when read: the latest page's is the freshest.
+  const now = ledger.data?.pages.at(-1);
+  const pending = now?.buckets.filter((b) => b.available_at) ?? [];
+  const expiring = now?.buckets.filter((b) => !b.available_at && b.expires_at) ?? [];
   return (
     <section aria-label={`Ledger of ${wallet}`}>
       <h3>
         Ledger of <code>{wallet}</code> (oldest first)
       </h3>
       <ErrorLine error={ledger.error} />
+      {now && (
+        <div className="points-state" aria-label={`Pending and expiring points of ${wallet}`} role="group">
+          <dl className="facts">
+            <dt>Spendable</dt>
+            <dd data-testid="balance">{now.balance}</dd>
+            <dt>Pending (not spendable yet)</dt>
+            <dd data-testid="pending-points">{now.pending_points}</dd>
+            <dt>Expiring (part of the spendable points)</dt>
+            <dd data-testid="expiring-points">{now.expiring_points}</dd>
+          </dl>
+          {now.buckets.length > 0 && (
+            <table className="buckets">
+              <caption>Pending and expiring points, soonest first (your browser&apos;s time)</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Points</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Spendable from</th>
+                  <th scope="col">Expires</th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...pending, ...expiring].map((b, i) => (
+                  <tr key={i}>
+                    <td>{b.points}</td>
+                    <td>{b.available_at ? 'pending' : 'expiring'}</td>
+                    <td>{b.available_at ? when(b.available_at) : 'now'}</td>
+                    <td>{b.expires_at ? when(b.expires_at) : 'never'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      )}
       <table>
         <caption className="visually-hidden">Ledger entries</caption>
         <thead>
@@ -207,6 +268,7 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
             <th scope="col">Description</th>
             <th scope="col">Origin</th>
             <th scope="col">State</th>
+            <th scope="col">Pending / expiry</th>
           </tr>
         </thead>
         <tbody>
@@ -221,6 +283,7 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
               <td>{e.description}</td>
               <td>{e.origin}</td>
               <td>{e.state}</td>
+              <td data-testid="bucket-move">{bucketMove(e.bucket)}</td>
             </tr>
           ))}
         </tbody>
