@@ -14,6 +14,13 @@ import { dueSettleJobs, type SettleJob } from '../shared/usecases/settle-wallet.
 
 /** Balances read and queued per step. */
 const PAGE = 1000;
+/**
+ * Settle jobs are prioritized (BullMQ: jobs without a priority go first): a partition runs them
+ * only while no customer operation waits, so a million buckets falling due at once never queue
+ * ahead of a checkout. Under saturating load they wait; nothing is lost meanwhile — an operation on
+ * a due balance posts its transitions first (docs/wallets.md).
+ */
+const SETTLE_PRIORITY = 1000;
 /** How often a pass starts again from the soonest due balance. */
 const RESTART_MS = 60_000;
 
@@ -84,7 +91,7 @@ export class ExpirySweeper {
           js.map((j) => ({
             name: JOB.walletSettle,
             data: { ...j.payload, lane: laneOf(p, config.queuePartitions) },
-            opts: { jobId: j.jobId, attempts: 1, ...finishedJobRetention(config) },
+            opts: { jobId: j.jobId, attempts: 1, priority: SETTLE_PRIORITY, ...finishedJobRetention(config) },
           })),
         ),
       ),

@@ -10,12 +10,14 @@
  *   events               the test database's CPU per statement of the event path (needs BENCH_DB_DIR)
  *   audit                a campaign update without and with the audit log (updates/s, CPU per update)
  *   console              the promotions console's pages' server times with 10,000 campaigns
+ *   expiry               1,000,000 point buckets falling due at once: time to expire, loads meanwhile (docs/wallets.md)
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
 import { cpus } from 'node:os';
 import { auditBench } from './audit.js';
 import { clusterBench } from './cluster.js';
 import { consoleBench } from './console.js';
+import { expiryBench } from './expiry.js';
 import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
@@ -31,6 +33,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   events: eventsBench,
   audit: auditBench,
   console: consoleBench,
+  expiry: expiryBench,
 };
 
 async function main() {
