@@ -14,6 +14,8 @@ export interface BalanceRecord {
   buckets: Bucket[];
   /** The balance has had buckets (its entries record them, even none). */
   bucketed: boolean;
+  /** When it last moved (or was created): the next entry is dated after it. */
+  updatedAt: Date;
 }
 
 /** A balance with a transition due (the expiry sweep). */
@@ -50,6 +52,7 @@ const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
     expiresAt: b.expiresAt ?? null,
   })),
   bucketed: d.buckets !== undefined && d.buckets !== null,
+  updatedAt: d.updatedAt ?? new Date(0),
 });
 
 export function walletBalanceRepository({ WalletBalance }: Models) {

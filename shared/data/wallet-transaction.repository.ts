@@ -93,9 +93,10 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
           walletDbId: string;
           customerId: string;
           /** The entry's `_id`. */ slot: string;
+          /** Its `createdAt` (default: now). */ createdAt?: Date;
         },
     ): Promise<boolean> {
-      const now = new Date();
+      const now = entry.createdAt ?? new Date();
       return batch.insert({
         _id: entry.slot as never,
         application: new Types.ObjectId(entry.applicationId),
@@ -144,12 +145,14 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
       customerId: string,
       walletDbId: string,
       page: { after?: { at: Date; id: string }; limit?: number } = {},
+      /** The balance's version the states derive from (read with the balance, so both tell one moment); read here when absent. */
+      atVersion?: number,
     ): Promise<LedgerEntry[]> {
       const after = page.after
         ? { $or: [{ createdAt: { $gt: page.after.at } }, { createdAt: page.after.at, _id: { $gt: page.after.id } }] }
         : {};
       const [version, ds] = await Promise.all([
-        versionOf(applicationId, customerId, walletDbId),
+        atVersion ?? versionOf(applicationId, customerId, walletDbId),
         WalletTransaction.find({ application: applicationId, customer: customerId, wallet: walletDbId, ...after })
           .sort({ createdAt: 1, _id: 1 })
           .limit(page.limit ?? 0)

@@ -200,6 +200,9 @@ async function writeAt(
     buckets: e.buckets,
     bucket: e.bucket,
     trigger: e.trigger,
+    // Dated after the balance's last move, so a ledger read oldest first (createdAt) is in slot order
+    // even for entries posted in the same millisecond, or by a process whose clock is behind.
+    createdAt: new Date(Math.max(Date.now(), balance.updatedAt.getTime() + 1)),
   });
   if (written) {
     if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets);

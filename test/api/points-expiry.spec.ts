@@ -25,7 +25,7 @@ describe('wallets: expiring and pending points', function () {
   after(async () => {
     await api.close();
   });
-  const { newApp, must } = adminHelpers(() => api);
+  const { admin, newApp, must } = adminHelpers(() => api);
   const basic = (app: AdminApp) => `Basic ${Buffer.from(`${app.api_key}:${app.secret}`).toString('base64')}`;
 
   async function shop(wallet: Record<string, unknown>, customers = ['c1']) {
@@ -86,7 +86,7 @@ describe('wallets: expiring and pending points', function () {
 
     const l = await until('the expired entry', async () => {
       const x = await ledger(app);
-      return x.entries.some((e: any) => e.type === 'expired') && x;
+      return x.entries.some((e: any) => e.type === 'expired' && e.state === 'applied') && x;
     });
     expect(l.entries.map((e: any) => [e.type, e.points, e.before, e.after, e.origin, e.bucket?.move ?? null])).to.deep.equal([
       ['credit', 100, 0, 100, 'api', null],
@@ -110,6 +110,30 @@ describe('wallets: expiring and pending points', function () {
     // A later sweep finds nothing more to do.
     await new Promise((r) => setTimeout(r, 400));
     expect((await ledger(app)).entries).to.have.length(2);
+  });
+
+  it('when wallet settings are sent, then a pending period until an instant is kept normalised, and bad values are refused naming the field and the bound', async () => {
+    const app = await shop({ timezone: 'UTC' });
+    const until = await must('PATCH', `/applications/${app.id}/wallets/loyalty`, { pending: { until: '2031-01-31T00:00:00+01:00' } });
+    expect(until.pending).to.deep.equal({ until: '2031-01-30T23:00:00.000Z' });
+    clock = Date.parse('2030-12-01T00:00:00Z');
+    await op(app, 'credit', 5);
+    expect((await read(app)).headers.get('wallet-points')).to.equal('loyalty;pending=5;available-at="2031-01-30T23:00:00.000Z"');
+    const refusals: [unknown, string, string][] = [
+      [{ points_expiry: { kind: 'after', amount: 0, unit: 'days' } }, 'points_expiry.amount', 'must be greater than or equal to 1'],
+      [{ points_expiry: { kind: 'after', amount: 3, unit: 'weeks' } }, 'points_expiry.unit', 'must be one of [days, months]'],
+      [{ points_expiry: { kind: 'end_of', period: 'week' } }, 'points_expiry.period', 'must be one of [month, quarter, year]'],
+      [{ points_expiry: { kind: 'end_of', period: 'month', amount: 2 } }, 'points_expiry.amount', 'is not allowed'],
+      [{ pending: { days: 2, until: '2031-01-01T00:00:00Z' } }, 'pending', 'contains a conflict between exclusive peers [days, until]'],
+      [{ pending: { until: 'next week' } }, 'pending.until', 'must be in iso format'],
+    ];
+    for (const [body, field, says] of refusals) {
+      const res = await admin('PATCH', `/applications/${app.id}/wallets/loyalty`, body);
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(Object.keys(res.body.fields ?? {}), JSON.stringify(res.body)).to.include(field);
+      expect(res.body.fields[field], JSON.stringify(res.body)).to.include(says);
+    }
+    expect((await must('GET', `/applications/${app.id}/wallets`)).wallets[0].pending).to.deep.equal({ until: '2031-01-30T23:00:00.000Z' });
   });
 
   it('when the setting changes, then earlier credits keep their expiry; debits take the soonest-expiring points first, and what never expires last', async () => {
@@ -211,15 +235,21 @@ describe('wallets: expiring and pending points', function () {
     clock = Date.parse('2026-09-30T23:59:59.000Z');
     const app = await shop({ timezone: 'UTC', points_expiry: { kind: 'end_of', period: 'month' } });
     await op(app, 'credit', 1000);
-    // 20 debits of 60 (1200 > 1000) in flight while the clock crosses the expiry at 1 October.
-    const racing = Array.from({ length: 20 }, (_, i) => {
-      if (i === 10) clock = Date.parse('2026-10-01T00:00:00.000Z');
-      return op(app, 'debit', 60);
-    });
-    const answers = await Promise.all(racing);
+    // 20 debits of 60 (1200 > 1000): 10 sent before the expiry at 1 October, the clock crossing it
+    // once the first has been answered (the rest queued or running), then 10 more; the sweep's
+    // settle job (every 100 ms) races them too.
+    const first = Array.from({ length: 10 }, () => op(app, 'debit', 60));
+    await first[0];
+    clock = Date.parse('2026-10-01T00:00:00.000Z');
+    const answers = await Promise.all([...first, ...Array.from({ length: 10 }, () => op(app, 'debit', 60))]);
     expect(answers.every((a) => a.status === 200 || (a.status === 400 && a.body.details.startsWith('balance is')))).to.equal(true);
     const spent = answers.filter((a) => a.status === 200).length * 60;
-    const l = await ledger(app);
+    expect(spent, 'the first debit ran before the expiry').to.be.at.least(60);
+    // Every entry applied (a settle job may still be finishing its write).
+    const l = await until('every entry applied', async () => {
+      const x = await ledger(app);
+      return x.entries.every((e: any) => e.state !== 'pending') && x;
+    });
     const expired = l.entries.filter((e: any) => e.type === 'expired').reduce((s: number, e: any) => s + e.points, 0);
     expect(spent + expired).to.equal(1000);
     expect(l.balance).to.equal(0);

@@ -15,25 +15,29 @@ import { idPage, pageOf, parsePageQuery, timeCursor } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
 
-/** `points_expiry` (docs/wallets.md): a fixed time after the points become spendable, or the end of a calendar period. */
-const expirySchema = Joi.alternatives()
-  .try(
-    Joi.object({
-      kind: Joi.string().valid('after').required(),
-      amount: Joi.number().integer().min(1).max(3650).required(),
-      unit: Joi.string().valid('days', 'months').required(),
-    }),
-    Joi.object({ kind: Joi.string().valid('end_of').required(), period: Joi.string().valid('month', 'quarter', 'year').required() }),
-  )
-  .allow(null);
-/** `pending` (docs/wallets.md): credits wait N days, or until an instant, before they can be spent. */
-export const pendingSchema = Joi.alternatives()
-  .try(Joi.object({ days: Joi.number().integer().min(1).max(3650).required() }), Joi.object({ until: Joi.date().iso().required() }))
+/**
+ * `points_expiry` (docs/wallets.md): a fixed time after the points become spendable (`after`, with
+ * `amount` and `unit`), or the end of a calendar period (`end_of`, with `period`). Written with
+ * `when` rather than alternatives, so a refusal names the field and the bound (`"points_expiry.amount"
+ * must be greater than or equal to 1`), not "does not match any of the allowed types".
+ */
+const expirySchema = Joi.object({
+  kind: Joi.string().valid('after', 'end_of').required(),
+  amount: Joi.when('kind', { is: 'after', then: Joi.number().integer().min(1).max(3650).required(), otherwise: Joi.forbidden() }),
+  unit: Joi.when('kind', { is: 'after', then: Joi.string().valid('days', 'months').required(), otherwise: Joi.forbidden() }),
+  period: Joi.when('kind', { is: 'end_of', then: Joi.string().valid('month', 'quarter', 'year').required(), otherwise: Joi.forbidden() }),
+}).allow(null);
+/** `pending` (docs/wallets.md): credits wait N days, or until an instant (ISO 8601), before they can be spent. */
+const pendingSchema = Joi.object({
+  days: Joi.number().integer().min(1).max(3650),
+  until: Joi.string().isoDate(),
+})
+  .xor('days', 'until')
   .allow(null);
 
-/** The points settings of a wallet as stored (an `until` as ISO text). */
-export const pendingRuleOf = (v: { days?: number; until?: Date } | null | undefined): PendingRule =>
-  !v ? null : v.until ? { until: v.until.toISOString() } : { days: v.days! };
+/** The pending rule as stored (an `until` as a normalised ISO instant). */
+const pendingRuleOf = (v: { days?: number; until?: string } | null | undefined): PendingRule =>
+  !v ? null : v.until !== undefined ? { until: new Date(v.until).toISOString() } : { days: v.days! };
 
 /** Everything has a default but the currency of an application that has none (docs/admin-api.md). */
 const createSchema = Joi.object({
@@ -76,7 +80,7 @@ export async function createWallet(deps: Deps, applicationId: string, input: unk
   const app = await requireApplication(deps, applicationId);
   const v = validateInput(createSchema, input) as Record<string, string | undefined> & {
     points_expiry: ExpiryRule;
-    pending: { days?: number; until?: Date } | null;
+    pending: { days?: number; until?: string } | null;
   };
   const currency = v.currency ?? app.currency;
   if (!currency) throw adminInvalid('"currency" is required: the application has no currency to default to');
@@ -109,7 +113,7 @@ export async function updateWallet(deps: Deps, applicationId: string, walletId: 
     singular_unit_name?: string;
     plural_unit_name?: string;
     points_expiry?: ExpiryRule;
-    pending?: { days?: number; until?: Date } | null;
+    pending?: { days?: number; until?: string } | null;
   };
   const updated = await deps.repos.wallets.update(applicationId, wallet.id, {
     ...(v.wallet_name !== undefined ? { name: v.wallet_name } : {}),
@@ -181,12 +185,17 @@ export async function readLedger(deps: Deps, applicationId: string, customerIdOr
   const q = parsePageQuery(query);
   const customer = await requireCustomer(deps, applicationId, customerIdOrSource);
   const wallet = await requireWallet(deps, applicationId, walletId);
-  const rows = await deps.repos.walletTransactions.listForCustomer(applicationId, customer.id, wallet.id, {
-    limit: q.limit + 1,
-    ...(q.cursor !== undefined ? { after: timeCursor.decode(q.cursor) } : {}),
-  });
-  const page = pageOf(rows, q.limit, (e) => timeCursor.encode(e.createdAt, e.id));
+  // The balance first: the entries' states derive from its version, so the balance and the applied
+  // entries tell the same moment (an entry written since shows as pending).
   const balance = await deps.repos.walletBalances.getOrCreate(applicationId, customer.id, wallet.id);
+  const rows = await deps.repos.walletTransactions.listForCustomer(
+    applicationId,
+    customer.id,
+    wallet.id,
+    { limit: q.limit + 1, ...(q.cursor !== undefined ? { after: timeCursor.decode(q.cursor) } : {}) },
+    balance.version,
+  );
+  const page = pageOf(rows, q.limit, (e) => timeCursor.encode(e.createdAt, e.id));
   return {
     balance: fromHundredths(balance.points),
     ...presentBuckets(balance),
