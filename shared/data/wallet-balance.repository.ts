@@ -101,10 +101,11 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
      * Moves the balance from `version` to `version + 1` with the entry that holds that slot (its
      * `after` and, when the balance has buckets, the buckets after it — with `nextDue`, the instant
      * the sweep looks for it, unset when nothing is due ever). Matches nothing when someone already
-     * did: the version guard makes it apply once.
+     * did: the version guard makes it apply once. `steps` > 1: a run of entries at slots `version`…
+     * `version + steps - 1`, all written, applied at once with the last one's `after` and buckets.
      */
-    async applyAtVersion(id: string, version: number, after: number, buckets?: Bucket[]): Promise<void> {
-      const set: Record<string, unknown> = { points: after, version: version + 1, updatedAt: new Date() };
+    async applyAtVersion(id: string, version: number, after: number, buckets?: Bucket[], steps = 1): Promise<void> {
+      const set: Record<string, unknown> = { points: after, version: version + steps, updatedAt: new Date() };
       const due = buckets ? nextDue({ points: after, buckets }) : null;
       if (buckets) set.buckets = buckets;
       if (due) set.nextDue = due;

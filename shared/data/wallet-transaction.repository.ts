@@ -1,5 +1,6 @@
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
+import { isDuplicateKeyError } from './db.js';
 import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
 import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
@@ -118,6 +119,42 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
         createdAt: now,
         updatedAt: now,
       });
+    },
+    /**
+     * Writes a run of entries at consecutive slots in one ordered insert; returns how many were
+     * written — a prefix of the run: the insert stops at the first entry whose slot or txnId exists.
+     */
+    async insertRun(entries: (Parameters<typeof this.insert>[0] & { createdAt: Date })[]): Promise<number> {
+      const docs = entries.map((entry) => ({
+        _id: entry.slot as never,
+        application: new Types.ObjectId(entry.applicationId),
+        wallet: new Types.ObjectId(entry.walletDbId),
+        customer: new Types.ObjectId(entry.customerId),
+        txnId: entry.txnId,
+        seq: entry.seq,
+        type: entry.type,
+        points: entry.points,
+        before: entry.before,
+        after: entry.after,
+        description: entry.description,
+        state: entry.stored,
+        origin: entry.origin,
+        ...(entry.buckets ? { buckets: entry.buckets } : {}),
+        ...(entry.bucket ? { bucket: entry.bucket } : {}),
+        ...(entry.trigger ? { trigger: entry.trigger } : {}),
+        createdAt: entry.createdAt,
+        updatedAt: entry.createdAt,
+      }));
+      try {
+        return (await col.insertMany(docs, { ordered: true })).insertedCount;
+      } catch (err) {
+        // A slot or txnId taken: the driver's bulk error carries the first write error's code (some
+        // versions only in writeErrors) and how many were written before it.
+        const e = err as { writeErrors?: unknown; insertedCount?: number; result?: { insertedCount?: number } };
+        const writeErrors = ([] as unknown[]).concat(e.writeErrors ?? []);
+        if (!isDuplicateKeyError(err) && !writeErrors.some(isDuplicateKeyError)) throw err;
+        return e.insertedCount ?? e.result?.insertedCount ?? 0;
+      }
     },
     /**
      * The transitions posted by `trigger` (an operation's txnId or a settle job's), for the events of a

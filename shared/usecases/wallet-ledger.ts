@@ -284,12 +284,63 @@ export async function settleBalance(
   let written = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const balance = await deps.repos.walletBalances.findById(balanceIdOf(key.applicationId, key.customerId, key.walletDbId));
-    const due = balance ? dueTransition(balance, deps.now()) : null;
-    if (!balance || !due) return written;
-    if (await postTransition(deps, { ...key, txnId: key.trigger }, balance, due)) written++;
+    if (!balance) return written;
+    // Every transition due, decided in order, each on the balance as the ones before leave it:
+    // exactly the entries posting them one at a time would write (same txnIds, slots and buckets).
+    const now = deps.now();
+    const run: { e: Decided; at: BalanceRecord }[] = [];
+    let state = balance;
+    for (let t = dueTransition(state, now); t && run.length < SETTLE_RUN; t = dueTransition(state, now)) {
+      const e = decideTransition({ walletDbId: key.walletDbId, txnId: key.trigger }, state, t);
+      run.push({ e, at: state });
+      state = { ...state, points: e.after, buckets: e.buckets!, version: state.version + 1, bucketed: true };
+    }
+    if (run.length === 0) return written;
+    const one = async () => {
+      if (await postTransition(deps, { ...key, txnId: key.trigger }, balance, dueTransition(balance, now)!)) written++;
+    };
+    if (run.length === 1) {
+      await one();
+      continue;
+    }
+    // Several: their entries in one ordered insert (slots v, v+1, …) and the balance moved past the
+    // last one written in one guarded update — two round trips instead of three per bucket. A
+    // collision stops the insert at the first slot taken: what was written is a run from slot v,
+    // applied here; when even the first slot is taken, the one-at-a-time path rolls forward what
+    // holds it (a crashed run's entry, or a concurrent run's) and the next round goes on.
+    const dated = Math.max(Date.now(), balance.updatedAt.getTime() + 1);
+    const inserted = await deps.repos.walletTransactions.insertRun(
+      run.map(({ e, at }, i) => ({
+        applicationId: key.applicationId,
+        customerId: key.customerId,
+        walletDbId: key.walletDbId,
+        txnId: e.txnId,
+        type: e.type,
+        points: e.points,
+        description: e.description,
+        origin: e.origin,
+        slot: slotOf(balance.id, at.version),
+        seq: at.version,
+        before: at.points,
+        after: e.after,
+        stored: 'posted' as const,
+        buckets: e.buckets,
+        bucket: e.bucket,
+        trigger: e.trigger,
+        createdAt: new Date(dated + i),
+      })),
+    );
+    if (inserted > 0) {
+      const last = run[inserted - 1]!.e;
+      await deps.repos.walletBalances.applyAtVersion(balance.id, balance.version, last.after, last.buckets, inserted);
+      written += inserted;
+    } else await one(); // the first slot is taken: roll forward what holds it (or find it posted)
   }
   return written; // more due than one run posts: the sweep finds the balance again
 }
+
+/** How many transitions a settle posts in one insert. */
+const SETTLE_RUN = 100;
 
 /**
  * Makes sure `txnId` never posts: records a void entry under it unless an entry exists already.
