@@ -42,6 +42,7 @@ export function toCampaign(d: CampaignDoc): Campaign {
       value: d.discount.value,
       maxCents: d.discount.maxCents ?? null,
       walletId: d.discount.walletId ?? null,
+      cashbackPending: d.discount.cashbackPending ?? null,
     },
     discountCalculatedOn: d.discountCalculatedOn as DiscountBase,
     cartConditions: conditions(d.cartConditions),

@@ -27,6 +27,8 @@ export interface CampaignDoc {
     value: number;
     maxCents?: number | null;
     walletId?: string | null;
+    /** A cashback's pending period (docs/wallets.md); null: the wallet's. Shape checked by the admin API. */
+    cashbackPending?: { days: number } | { until: string } | null;
   };
   discountCalculatedOn: string;
   cartConditions: { field: string; operator: string; value: unknown }[];
@@ -83,6 +85,7 @@ export const campaignSchema = new Schema<CampaignDoc>(
       value: { type: Number, required: true },
       maxCents: { type: Number, default: null },
       walletId: { type: String, default: null },
+      cashbackPending: { type: Schema.Types.Mixed, default: null },
     },
     discountCalculatedOn: { type: String, enum: DISCOUNT_BASES, required: true },
     cartConditions: { type: [conditionSchema], default: [] },

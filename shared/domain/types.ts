@@ -2,6 +2,7 @@
  * Plain domain types shared by the rules engine, the use cases and the data layer.
  * Money inside the domain is integer cents; amounts from requests are converted at the edge.
  */
+import type { PendingRule } from './point-buckets.js';
 
 /** The seven bases a discount can be computed on (contract: "Discount types"). */
 export const DISCOUNT_BASES = [
@@ -108,6 +109,8 @@ export interface Discount {
   maxCents?: number | null;
   /** For cashback: the application's `wallet_id` to credit on redeem (docs/decisions.md#20). */
   walletId?: string | null;
+  /** For cashback: how long the credit stays pending (docs/wallets.md); null: the wallet's own setting. */
+  cashbackPending?: PendingRule;
 }
 
 export interface Limits {

@@ -231,6 +231,34 @@ describe('wallets: expiring and pending points', function () {
     );
   });
 
+  it("when a cashback campaign has a pending period of its own, then its cashback waits that long whatever the wallet's setting, and other credits do not", async () => {
+    clock = Date.parse('2026-07-01T09:00:00Z');
+    const app = await shop({ timezone: 'UTC' });
+    const campaign = await must('POST', `/applications/${app.id}/campaigns`, {
+      name: 'Cashback 10, pending 3 days',
+      code: 'BACK10',
+      discount: { kind: 'cashback', type: 'flat', value: 10, wallet_id: 'loyalty', pending: { days: 3 } },
+    });
+    expect(campaign.discount.pending).to.deep.equal({ days: 3 });
+    const discounted = await admin('POST', `/applications/${app.id}/campaigns`, {
+      name: 'A discount cannot have one',
+      code: 'NOPE',
+      discount: { kind: 'discount', type: 'flat', value: 10, pending: { days: 3 } },
+    });
+    expect([discounted.status, Object.keys(discounted.body.fields ?? {})]).to.deep.equal([400, ['discount.pending']]);
+    await op(app, 'credit', 4);
+    const redeemed = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+      auth: basic(app),
+      body: { source_id: 'c1', coupon_details: [{ coupon_id: campaign.id, coupon_code: 'BACK10' }], order: makeOrder() },
+    });
+    expect(redeemed.status, redeemed.text).to.equal(200);
+    const r = await read(app);
+    expect([r.body[0].loyalty_points, r.headers.get('wallet-points')]).to.deep.equal([
+      4,
+      'loyalty;pending=10;available-at="2026-07-04T09:00:00.000Z"',
+    ]);
+  });
+
   it('when debits race the instant of an expiry, then no point is both spent and expired and the balance never goes below zero', async () => {
     clock = Date.parse('2026-09-30T23:59:59.000Z');
     const app = await shop({ timezone: 'UTC', points_expiry: { kind: 'end_of', period: 'month' } });

@@ -4,6 +4,7 @@
  * CLI and the demo data.
  */
 import Joi from 'joi';
+import { pendingRuleOf, pendingSchema } from './points-settings.js';
 import { isMoneyField } from '../../domain/messages.js';
 import { isReadAt } from '../../domain/metadata.js';
 import { zonedLocalToUtc } from '../../domain/periods.js';
@@ -112,6 +113,8 @@ const fields = {
       .max(100)
       .allow(null)
       .when('kind', { is: 'discount', then: Joi.valid(null) }),
+    // A cashback's own pending period, instead of its wallet's (docs/wallets.md).
+    pending: pendingSchema.when('kind', { is: 'discount', then: Joi.valid(null) }),
   }),
   discount_calculated_on_property: Joi.string().valid(...DISCOUNT_BASES),
   cart_conditions: Joi.array().items(condition(ORDER_CONDITION_FIELDS)).max(50),
@@ -219,6 +222,7 @@ export function toCampaignInput(a: Record<string, any>, tz: string, customerIds:
       value: d.type === 'flat' ? cents(d.value) : d.value,
       maxCents: d.max === undefined || d.max === null ? null : cents(d.max),
       walletId: d.wallet_id ?? null,
+      cashbackPending: pendingRuleOf(d.pending),
     };
   }
   if (a.discount_calculated_on_property !== undefined) out.discountCalculatedOn = a.discount_calculated_on_property;
@@ -298,6 +302,7 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
       value: c.discount.type === 'flat' ? c.discount.value / 100 : c.discount.value,
       max: c.discount.maxCents === null || c.discount.maxCents === undefined ? null : c.discount.maxCents / 100,
       wallet_id: c.discount.walletId ?? null,
+      pending: c.discount.cashbackPending ?? null,
     },
     discount_calculated_on_property: c.discountCalculatedOn,
     cart_conditions: fromConditions(c.cartConditions),

@@ -4,40 +4,17 @@ import Joi from 'joi';
 import { isDuplicateKeyError } from '../../data/db.js';
 import type { WalletRecord } from '../../data/wallet.repository.js';
 import { fromHundredths } from '../../domain/points.js';
-import { expiringPoints, pendingPoints, type BucketState, type ExpiryRule, type PendingRule } from '../../domain/point-buckets.js';
+import { expiringPoints, pendingPoints, type BucketState, type ExpiryRule } from '../../domain/point-buckets.js';
 import type { Services } from '../../services.js';
 import { presentWallet } from '../wallet-operation.usecase.js';
 import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
+import { expirySchema, pendingRuleOf, pendingSchema } from './points-settings.js';
 import { currencySchema, requireApplication, timezoneSchema } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
 import { idPage, pageOf, parsePageQuery, timeCursor } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
-
-/**
- * `points_expiry` (docs/wallets.md): a fixed time after the points become spendable (`after`, with
- * `amount` and `unit`), or the end of a calendar period (`end_of`, with `period`). Written with
- * `when` rather than alternatives, so a refusal names the field and the bound (`"points_expiry.amount"
- * must be greater than or equal to 1`), not "does not match any of the allowed types".
- */
-const expirySchema = Joi.object({
-  kind: Joi.string().valid('after', 'end_of').required(),
-  amount: Joi.when('kind', { is: 'after', then: Joi.number().integer().min(1).max(3650).required(), otherwise: Joi.forbidden() }),
-  unit: Joi.when('kind', { is: 'after', then: Joi.string().valid('days', 'months').required(), otherwise: Joi.forbidden() }),
-  period: Joi.when('kind', { is: 'end_of', then: Joi.string().valid('month', 'quarter', 'year').required(), otherwise: Joi.forbidden() }),
-}).allow(null);
-/** `pending` (docs/wallets.md): credits wait N days, or until an instant (ISO 8601), before they can be spent. */
-const pendingSchema = Joi.object({
-  days: Joi.number().integer().min(1).max(3650),
-  until: Joi.string().isoDate(),
-})
-  .xor('days', 'until')
-  .allow(null);
-
-/** The pending rule as stored (an `until` as a normalised ISO instant). */
-const pendingRuleOf = (v: { days?: number; until?: string } | null | undefined): PendingRule =>
-  !v ? null : v.until !== undefined ? { until: new Date(v.until).toISOString() } : { days: v.days! };
 
 /** Everything has a default but the currency of an application that has none (docs/admin-api.md). */
 const createSchema = Joi.object({

@@ -7,6 +7,7 @@ import type { RedemptionRecord } from '../../data/redemption-journal.repository.
 import type { Services } from '../../services.js';
 import { postLedgerEntry, voidEntry, type Posting } from '../wallet-ledger.js';
 import { creditRulesOf } from '../wallet-operation.usecase.js';
+import type { PendingRule } from '../../domain/point-buckets.js';
 
 export const cashbackTxnId = (key: string) => `cashback:${key}`;
 export const cashbackRevertTxnId = (key: string) => `cashback-revert:${key}`;
@@ -27,11 +28,13 @@ const posting = async (deps: Deps, input: Posting['input']): Promise<Posting> =>
 export async function creditCashback(
   deps: Deps,
   r: Pick<RedemptionRecord, 'applicationId' | 'customerId' | 'key' | 'orderId' | 'cashbackCents' | 'cashbackWallet'>,
+  /** The campaign's own pending period for its cashback (null: the wallet's). */
+  pending: PendingRule = null,
 ): Promise<Posting | null> {
   const wallet = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
   if (!wallet) return null;
-  // The wallet's expiry and pending settings as this worker sees them (re-read every CACHE_CHECK_MS).
-  const rules = creditRulesOf(wallet);
+  // The wallet's expiry and pending settings as this worker sees them; the campaign's pending period first.
+  const rules = creditRulesOf(wallet, pending ?? wallet.pendingCredits);
   return posting(deps, {
     applicationId: r.applicationId,
     customerId: r.customerId,

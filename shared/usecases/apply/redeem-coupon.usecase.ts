@@ -138,7 +138,7 @@ export async function redeemCoupon(
       const d = decideRedeem(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
       if ('refuse' in d) throw d.refuse;
       if ('done' in d) {
-        if (d.own) await creditCashback(deps, d.own); // a re-run: finish what the first run may not have
+        if (d.own) await creditCashback(deps, d.own, campaign.discount.cashbackPending ?? null); // a re-run: finish what the first run may not have
         return d.done;
       }
       cycle = d.cycle;
@@ -146,7 +146,7 @@ export async function redeemCoupon(
     }
     run.observe?.({ kind: 'cycle', state: 'completed', cycle: fields });
     const [posted] = await Promise.all([
-      fields.cashbackCents > 0 ? creditCashback(deps, fields) : null,
+      fields.cashbackCents > 0 ? creditCashback(deps, fields, campaign.discount.cashbackPending ?? null) : null,
       clearAll(deps, taken.changed, run.lane, taken.entry),
     ]);
     if (fields.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackTxnId(key), posted });
