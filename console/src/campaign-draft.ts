@@ -74,7 +74,16 @@ export interface Draft {
   days: number[];
   hours: { from: string; to: string }[];
   limits: Record<(typeof LIMITS)[number], string>;
-  discount: { kind: 'discount' | 'cashback'; type: 'percentage' | 'flat'; value: string; max: string; wallet_id: string };
+  discount: {
+    kind: 'discount' | 'cashback';
+    type: 'percentage' | 'flat';
+    value: string;
+    max: string;
+    wallet_id: string;
+    /** The cashback's own pending period in days ('' : the wallet's); a pending `until` an instant is kept as it was. */
+    pending_days: string;
+    pending_until: string | null;
+  };
   base: (typeof BASES)[number];
   cart_conditions: ConditionRow[];
   item_selector: SelectorDraft;
@@ -102,7 +111,7 @@ export function emptyDraft(): Draft {
     days: [],
     hours: [],
     limits: { total: '', per_customer: '', per_day: '', per_week: '', per_month: '' },
-    discount: { kind: 'discount', type: 'percentage', value: '', max: '', wallet_id: '' },
+    discount: { kind: 'discount', type: 'percentage', value: '', max: '', wallet_id: '', pending_days: '', pending_until: null },
     base: 'selling_price_subtotal',
     cart_conditions: [],
     item_selector: noSelector(),
@@ -154,6 +163,8 @@ export function draftOf(c: Campaign): Draft {
       value: text(c.discount.value),
       max: text(c.discount.max),
       wallet_id: c.discount.wallet_id ?? '',
+      pending_days: c.discount.pending && 'days' in c.discount.pending ? String(c.discount.pending.days) : '',
+      pending_until: c.discount.pending && 'until' in c.discount.pending ? c.discount.pending.until : null,
     },
     base: (c.discount_calculated_on_property ?? 'selling_price_subtotal') as Draft['base'],
     cart_conditions: conditionRows(c.cart_conditions),
@@ -221,6 +232,14 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
       value: numberOr(d.discount.value),
       max: optionalNumber(d.discount.max),
       wallet_id: d.discount.kind === 'cashback' && d.discount.wallet_id ? d.discount.wallet_id : null,
+      pending:
+        d.discount.kind !== 'cashback'
+          ? null
+          : d.discount.pending_days.trim()
+            ? { days: numberOr(d.discount.pending_days) }
+            : d.discount.pending_until
+              ? { until: d.discount.pending_until }
+              : null,
     },
     discount_calculated_on_property: d.base,
     cart_conditions: conditions(d.cart_conditions),

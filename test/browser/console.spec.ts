@@ -425,7 +425,7 @@ describe('console: the promotions console in a real browser', function () {
     await form.getByRole('button', { name: 'Save wallet' }).click();
     const error = page.locator('#field-points_expiry-error');
     await error.waitFor();
-    expect(await error.innerText()).to.include('"points_expiry"');
+    expect(await error.innerText()).to.include('"points_expiry.amount" must be greater than or equal to 1');
     expect(await form.getByLabel('Number of months (1–3650)').getAttribute('aria-invalid')).to.equal('true');
     {
       const v = await seriousViolations(page);

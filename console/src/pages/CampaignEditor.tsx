@@ -329,6 +329,17 @@ function CampaignForm({ draft: d, set, err, editing, wallets }: FormProps) {
             </select>
           </Labelled>
         )}
+        {d.discount.kind === 'cashback' && (
+          <Labelled label="Cashback pending (days; empty: the wallet's setting)" path="discount.pending" err={err}>
+            <input
+              inputMode="numeric"
+              value={d.discount.pending_days}
+              placeholder={d.discount.pending_until ? `until ${d.discount.pending_until}` : ''}
+              onChange={(e) => set({ discount: { ...d.discount, pending_days: e.target.value } })}
+              {...described('discount.pending')}
+            />
+          </Labelled>
+        )}
         <Labelled label="Computed on" path="discount_calculated_on_property" err={err}>
           <select value={d.base} onChange={(e) => set({ base: e.target.value as Draft['base'] })}>
             {BASES.map((b) => (
