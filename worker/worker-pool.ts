@@ -25,6 +25,19 @@ const RESTART_DELAY_MS = 1000;
 /** A replica silent for this many heartbeats is dropped from the owners. */
 const HEARTBEATS_TO_EXPIRE = 3;
 
+/**
+ * How long a job waits for its reply to be sent before it finishes without it (`reply`;
+ * docs/reliability.md item 9). A reply is one XADD: a millisecond or two, tens on a loaded
+ * machine. One still unsent after half a second waits for a Redis that is away — in a Redis
+ * Cluster, the primary holding the API's reply stream died and ioredis retries (every 200 ms,
+ * shared/queue/redis.ts) until its replica takes over, seconds later — and meanwhile its partition
+ * (concurrency 1) runs nothing: every later job of it waits.
+ * A quarter of the API's own command timeout (2 s, shared/queue/gateway.ts): a partition behind a
+ * dead reply stream still runs two jobs a second. Giving up early costs little: the XADD still
+ * goes out (ioredis cannot withdraw it), only the job no longer waits for it.
+ */
+export const REPLY_WAIT_MS = 500;
+
 export class WorkerPool {
   /** The running workers, by partition. */
   private readonly workers = new Map<number, Worker>();
@@ -160,7 +173,7 @@ export class WorkerPool {
    * and replies again, a reply nobody waits for any more. Replying after the job was marked
    * completed (on the 'completed' event, as before) lost the reply with a worker killed in
    * between, and the API's client waited out JOB_WAIT_TIMEOUT_MS for an outcome that existed
-   * (test/worker/reply-crash.spec.ts).
+   * (test/worker/reply-crash.spec.ts). The reply is waited for at most REPLY_WAIT_MS (`reply`).
    */
   private readonly runAndReply = async (job: Job): Promise<unknown> => {
     let result: unknown;
@@ -175,14 +188,43 @@ export class WorkerPool {
     return result;
   };
 
-  /** Tells the API that queued `job` how it ended (its reply stream; a job without one — queued by hand — has no API waiting). */
+  /**
+   * Tells the API that queued `job` how it ended (its reply stream; a job without one — queued by
+   * hand — has no API waiting). Never throws, and resolves within REPLY_WAIT_MS: a reply not sent
+   * by then (its stream's Redis away) is no longer waited for, so the job finishes and its
+   * partition moves on. A reply lost or late is not an operation lost: the API reads the finished
+   * job when its wait ends (shared/queue/gateway.ts `expire`).
+   *
+   * The XADD itself is not withdrawn (ioredis has no way to): ioredis still sends it once the
+   * stream's primary is back or its replica took over (3–5 s after it was sent, in the failover
+   * test), or gives up after its 16 redirections ('reply not sent'). Arriving late it is
+   * harmless: it names this job, and only requests of this job's operation key wait on this job
+   * id. An outcome is the job's result, which every run of the job returns (idempotent
+   * processors): the answer the API would give by reading the finished job. A failure gives a 503
+   * "pending" (retry with the key for the result), never a result or an "applied": false. A stream
+   * that is gone stays gone (NOMKSTREAM).
+   */
   private async reply(job: Job, body: ReplyBody): Promise<void> {
     const stream = (job.data as { replyTo?: unknown } | null)?.replyTo;
     if (typeof stream !== 'string') return;
-    // A reply lost here (Redis away) is not an operation lost: the API reads the finished job when its wait ends.
-    await sendReply(this.replies!, stream, job.id!, body).catch((err: Error) =>
-      this.logger.warn({ err: err.message, jobId: job.id }, 'reply not sent'),
+    const started = Date.now();
+    const sent = sendReply(this.replies!, stream, job.id!, body).then(
+      () => true,
+      (err: Error) => {
+        this.logger.warn({ err: err.message, jobId: job.id, ms: Date.now() - started }, 'reply not sent');
+        return false;
+      },
     );
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'unsent'>((resolve) => {
+      timer = setTimeout(() => resolve('unsent'), REPLY_WAIT_MS);
+      timer.unref(); // never keeps a closing process alive
+    });
+    const first = await Promise.race([sent, bound]);
+    clearTimeout(timer); // sent in time: no timer left behind (the bound's promise is never settled, and dropped)
+    if (first !== 'unsent') return;
+    this.logger.warn({ jobId: job.id, stream, waitedMs: REPLY_WAIT_MS }, 'reply not sent in time; the job finishes without waiting for it');
+    void sent.then((ok) => ok && this.logger.info({ jobId: job.id, ms: Date.now() - started }, 'reply sent late'));
   }
 
   private report(job: Job, outcome: 'completed' | 'failed', started: Map<string, number>) {
