@@ -3,7 +3,8 @@
  * with points due to become available or to expire get a settle job on their customer's
  * partition (shared/usecases/settle-wallet.usecase.ts). Every worker sweeps; sweeps at once are
  * harmless (job ids derive from the balance and the instant). A cursor over (due instant, balance)
- * makes each due balance read and queued once, not once per tick (see `sweep`).
+ * makes each due balance read and queued once, not once per tick, and a budget that halves while
+ * the partitions are busy keeps a mass expiry from taking the machine from the checkouts (`sweep`).
  */
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
@@ -12,8 +13,12 @@ import { customerKeyOf, finishedJobRetention, JOB, laneOf, partitionOf, partitio
 import type { Services } from '../shared/services.js';
 import { dueSettleJobs, type SettleJob } from '../shared/usecases/settle-wallet.usecase.js';
 
-/** Balances read and queued per step. */
-const PAGE = 1000;
+/** Balances a tick may queue: the first tick's, the least under load, the most when idle. */
+const START_BUDGET = 64;
+const MIN_BUDGET = 4;
+const MAX_BUDGET = 4096;
+/** How soon the next tick comes while more is due than a tick queues. */
+const BACKLOG_TICK_MS = 250;
 /**
  * Settle jobs are prioritized (BullMQ: jobs without a priority go first): a partition runs them
  * only while no customer operation waits, so a million buckets falling due at once never queue
@@ -30,6 +35,11 @@ export class ExpirySweeper {
   /** The last balance queued (null: start from the soonest). */
   private cursor: { due: Date; id: string } | null = null;
   private passStarted = Date.now();
+  /** How many balances the next tick may queue (see `sweep`). */
+  private budget = START_BUDGET;
+  /** The last tick used up its budget: more is due, tick again soon. */
+  private backlog = false;
+  private closed = false;
 
   constructor(
     private readonly config: Config,
@@ -46,36 +56,59 @@ export class ExpirySweeper {
   private readonly own: ReturnType<typeof partitionQueues> | null;
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep()
-        .then((n) => n > 0 && this.logger.info({ queued: n }, 'expiry sweep'))
-        .catch((err) => this.logger.error({ err }, 'expiry sweep failed'))
-        .finally(() => (this.sweeping = undefined));
-    }, this.config.expirySweepMs);
+    this.schedule(this.config.expirySweepMs);
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.sweeping = this.sweep()
+        .then((n) => {
+          if (n > 0) this.logger.info({ queued: n, budget: this.budget }, 'expiry sweep');
+          return this.backlog ? BACKLOG_TICK_MS : this.config.expirySweepMs;
+        })
+        .catch((err) => {
+          this.logger.error({ err }, 'expiry sweep failed');
+          return this.config.expirySweepMs;
+        })
+        .then((next) => this.schedule(next));
+    }, ms);
     this.timer.unref();
   }
 
   /**
-   * One tick: queues the settle jobs of every balance due after the cursor, a page at a time, and
-   * leaves the cursor at the last. Due instants only grow behind it (a credit's instants are in
-   * its future; a settle job moves a balance past its now), so nothing is missed by not reading
-   * the range again; every RESTART_MS a pass starts from the soonest anyway, the net under a job
-   * lost from Redis or a clock a little off (what it queues again is a no-op: same job id).
-   * Returns how many jobs it sent.
+   * One tick. While settle jobs this sweep queued still wait, the partitions are busy with
+   * customer operations (settle jobs run only when none waits): nothing more is queued and the
+   * budget halves. Otherwise up to `budget` balances due after the cursor are queued and, when the
+   * budget was used up (more is due), it doubles. So a mass expiry runs as fast as idle partitions
+   * take it and shrinks to a trickle under load: the checkouts keep the machine (docs/wallets.md).
+   *
+   * The cursor: due instants only grow behind it (a credit's instants are in its future; a settle
+   * job moves a balance past its now), so nothing is missed by not reading the range again; every
+   * RESTART_MS a pass starts again from the soonest anyway, the net under a job lost from Redis or
+   * a clock a little off (what it queues again is a no-op: same job id). Returns how many it sent.
    */
   async sweep(): Promise<number> {
     if (Date.now() - this.passStarted >= RESTART_MS) {
       this.cursor = null;
       this.passStarted = Date.now();
     }
-    let sent = 0;
-    for (;;) {
-      const { jobs, last } = await dueSettleJobs(this.services, PAGE, this.cursor ?? undefined);
-      if (last) this.cursor = last;
-      await this.send(jobs);
-      sent += jobs.length;
-      if (jobs.length < PAGE) return sent;
+    if (this.backlog && (await this.waitingSettles()) > 0) {
+      this.budget = Math.max(MIN_BUDGET, Math.floor(this.budget / 2));
+      return 0;
     }
+    const { jobs, last } = await dueSettleJobs(this.services, this.budget, this.cursor ?? undefined);
+    if (last) this.cursor = last;
+    await this.send(jobs);
+    this.backlog = jobs.length === this.budget;
+    if (this.backlog) this.budget = Math.min(MAX_BUDGET, this.budget * 2);
+    return jobs.length;
+  }
+
+  /** Settle jobs queued and not started, over every partition (one command each, sent together). */
+  private async waitingSettles(): Promise<number> {
+    const counts = await Promise.all(this.queues.map((q) => q.getJobCountByTypes('prioritized')));
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   private async send(jobs: SettleJob[]): Promise<void> {
@@ -99,7 +132,8 @@ export class ExpirySweeper {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.closed = true;
+    clearTimeout(this.timer);
     await this.sweeping;
     await this.own?.close();
   }
