@@ -75,6 +75,19 @@ describe('configuration', () => {
     const random = 'f3a9c1d27be84e0a9d5c6b7a8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1';
     expect(parseConfig({ NODE_ENV: 'production', ADMIN_TOKEN: random }).adminToken).to.equal(random);
   });
+
+  it('when production is given a test clock or a fault injection, then start-up fails naming it; tests may set them', () => {
+    for (const [name, value] of [
+      ['TEST_CLOCK_FILE', '/tmp/clock'],
+      ['WORKER_FAILPOINT', 'after-complete'],
+    ] as const) {
+      expect(() => parseConfig({ NODE_ENV: 'production', [name]: value })).to.throw(
+        new RegExp(`^Invalid configuration: ${name}: .* never set in production`),
+      );
+      expect(() => parseConfig({ NODE_ENV: 'test', [name]: value })).not.to.throw();
+    }
+    expect(parseConfig({ NODE_ENV: 'test', TEST_CLOCK_FILE: '/tmp/clock' }).testClockFile).to.equal('/tmp/clock');
+  });
 });
 
 describe('settings: one declaration, the docs generated from it', () => {
