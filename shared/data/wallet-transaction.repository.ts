@@ -45,6 +45,40 @@ export const slotOf = (balanceId: string, version: number) => `${balanceId}:${ve
 export const refusedIdOf = (applicationId: string, customerId: string, txnId: string) => `refused:${applicationId}:${customerId}:${txnId}`;
 export const voidIdOf = (applicationId: string, customerId: string, txnId: string) => `void:${applicationId}:${customerId}:${txnId}`;
 
+/** An entry to write: the stored fields, where it goes (`slot`, its `_id`) and for whom. */
+export type NewEntry = Omit<StoredEntry, 'createdAt' | 'id' | 'buckets' | 'bucket' | 'trigger'> &
+  Partial<Pick<StoredEntry, 'bucket' | 'trigger'>> & {
+    /** The buckets after it (undefined: the balance has none). */ buckets?: StoredEntry['buckets'] | undefined;
+    applicationId: string;
+    walletDbId: string;
+    customerId: string;
+    /** The entry's `_id`. */ slot: string;
+    /** Its `createdAt` (default: now). */ createdAt?: Date;
+  };
+
+/** The document of a new entry. */
+const docOf = (entry: NewEntry, at: Date) => ({
+  _id: entry.slot as never,
+  application: new Types.ObjectId(entry.applicationId),
+  wallet: new Types.ObjectId(entry.walletDbId),
+  customer: new Types.ObjectId(entry.customerId),
+  txnId: entry.txnId,
+  seq: entry.seq,
+  type: entry.type,
+  points: entry.points,
+  before: entry.before,
+  after: entry.after,
+  description: entry.description,
+  state: entry.stored,
+  origin: entry.origin,
+  // Written only where there is something to say: a wallet without buckets keeps its entries' shape.
+  ...(entry.buckets ? { buckets: entry.buckets } : {}),
+  ...(entry.bucket ? { bucket: entry.bucket } : {}),
+  ...(entry.trigger ? { trigger: entry.trigger } : {}),
+  createdAt: at,
+  updatedAt: at,
+});
+
 export function walletTransactionRepository({ WalletTransaction, WalletBalance }: Models) {
   const col = WalletTransaction.collection;
   const batch = new CommandBatcher(WalletTransaction);
@@ -86,65 +120,15 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
      * Writes the journal entry. Returns false when an entry with the same txnId or the same `_id`
      * exists already (a re-run, or another operation took the slot first).
      */
-    async insert(
-      entry: Omit<StoredEntry, 'createdAt' | 'id' | 'buckets' | 'bucket' | 'trigger'> &
-        Partial<Pick<StoredEntry, 'bucket' | 'trigger'>> & {
-          /** The buckets after it (undefined: the balance has none). */ buckets?: StoredEntry['buckets'] | undefined;
-          applicationId: string;
-          walletDbId: string;
-          customerId: string;
-          /** The entry's `_id`. */ slot: string;
-          /** Its `createdAt` (default: now). */ createdAt?: Date;
-        },
-    ): Promise<boolean> {
-      const now = entry.createdAt ?? new Date();
-      return batch.insert({
-        _id: entry.slot as never,
-        application: new Types.ObjectId(entry.applicationId),
-        wallet: new Types.ObjectId(entry.walletDbId),
-        customer: new Types.ObjectId(entry.customerId),
-        txnId: entry.txnId,
-        seq: entry.seq,
-        type: entry.type,
-        points: entry.points,
-        before: entry.before,
-        after: entry.after,
-        description: entry.description,
-        state: entry.stored,
-        origin: entry.origin,
-        // Written only where there is something to say: a wallet without buckets keeps its entries' shape.
-        ...(entry.buckets ? { buckets: entry.buckets } : {}),
-        ...(entry.bucket ? { bucket: entry.bucket } : {}),
-        ...(entry.trigger ? { trigger: entry.trigger } : {}),
-        createdAt: now,
-        updatedAt: now,
-      });
+    async insert(entry: NewEntry): Promise<boolean> {
+      return batch.insert(docOf(entry, entry.createdAt ?? new Date()));
     },
     /**
      * Writes a run of entries at consecutive slots in one ordered insert; returns how many were
      * written — a prefix of the run: the insert stops at the first entry whose slot or txnId exists.
      */
-    async insertRun(entries: (Parameters<typeof this.insert>[0] & { createdAt: Date })[]): Promise<number> {
-      const docs = entries.map((entry) => ({
-        _id: entry.slot as never,
-        application: new Types.ObjectId(entry.applicationId),
-        wallet: new Types.ObjectId(entry.walletDbId),
-        customer: new Types.ObjectId(entry.customerId),
-        txnId: entry.txnId,
-        seq: entry.seq,
-        type: entry.type,
-        points: entry.points,
-        before: entry.before,
-        after: entry.after,
-        description: entry.description,
-        state: entry.stored,
-        origin: entry.origin,
-        ...(entry.buckets ? { buckets: entry.buckets } : {}),
-        ...(entry.bucket ? { bucket: entry.bucket } : {}),
-        ...(entry.trigger ? { trigger: entry.trigger } : {}),
-        createdAt: entry.createdAt,
-        updatedAt: entry.createdAt,
-      }));
+    async insertRun(entries: (NewEntry & { createdAt: Date })[]): Promise<number> {
+      const docs = entries.map((entry) => docOf(entry, entry.createdAt));
       try {
         return (await col.insertMany(docs, { ordered: true })).insertedCount;
       } catch (err) {

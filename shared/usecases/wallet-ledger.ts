@@ -168,6 +168,38 @@ function decideTransition(input: Pick<PostEntryInput, 'walletDbId' | 'txnId'>, b
   };
 }
 
+/**
+ * The stored entry of a decision on `at` (the balance it applies to): at its slot, or as refused.
+ * Dated `createdAt`: after the balance's last move ({@link datedAfter}).
+ */
+function entryAt(key: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId'>, at: BalanceRecord, e: Decided, createdAt: Date) {
+  return {
+    applicationId: key.applicationId,
+    customerId: key.customerId,
+    walletDbId: key.walletDbId,
+    txnId: e.txnId,
+    type: e.type,
+    points: e.points,
+    description: e.description,
+    origin: e.origin,
+    slot: e.refuse ? refusedIdOf(key.applicationId, key.customerId, e.txnId) : slotOf(at.id, at.version),
+    seq: e.refuse ? null : at.version,
+    before: at.points,
+    after: e.after,
+    stored: e.refuse ? ('refused' as const) : ('posted' as const),
+    buckets: e.buckets,
+    bucket: e.bucket,
+    trigger: e.trigger,
+    createdAt,
+  };
+}
+
+/**
+ * Dated after the balance's last move, so a ledger read oldest first (createdAt) is in slot order
+ * even for entries posted in the same millisecond, or by a process whose clock is behind.
+ */
+const datedAfter = (balance: BalanceRecord) => new Date(Math.max(Date.now(), balance.updatedAt.getTime() + 1));
+
 type Written =
   | { status: 'written' }
   /** This txnId's entry was there already. */
@@ -182,34 +214,14 @@ async function writeAt(
   balance: BalanceRecord,
   e: Decided,
 ): Promise<Written> {
-  const slot = e.refuse ? refusedIdOf(key.applicationId, key.customerId, e.txnId) : slotOf(balance.id, balance.version);
-  const written = await repos.walletTransactions.insert({
-    applicationId: key.applicationId,
-    customerId: key.customerId,
-    walletDbId: key.walletDbId,
-    txnId: e.txnId,
-    type: e.type,
-    points: e.points,
-    description: e.description,
-    origin: e.origin,
-    slot,
-    seq: e.refuse ? null : balance.version,
-    before: balance.points,
-    after: e.after,
-    stored: e.refuse ? 'refused' : 'posted',
-    buckets: e.buckets,
-    bucket: e.bucket,
-    trigger: e.trigger,
-    // Dated after the balance's last move, so a ledger read oldest first (createdAt) is in slot order
-    // even for entries posted in the same millisecond, or by a process whose clock is behind.
-    createdAt: new Date(Math.max(Date.now(), balance.updatedAt.getTime() + 1)),
-  });
+  const entry = entryAt(key, balance, e, datedAfter(balance));
+  const written = await repos.walletTransactions.insert(entry);
   if (written) {
     if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets);
     return { status: 'written' };
   }
   // Collided: with this txnId's own entry (a re-run), or with another entry at the slot.
-  const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(key.applicationId, key.customerId, slot, e.txnId);
+  const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(key.applicationId, key.customerId, entry.slot, e.txnId);
   if (mine) {
     // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
     if (mine.stored === 'posted' && mine.seq === balance.version)
@@ -308,28 +320,8 @@ export async function settleBalance(
     // collision stops the insert at the first slot taken: what was written is a run from slot v,
     // applied here; when even the first slot is taken, the one-at-a-time path rolls forward what
     // holds it (a crashed run's entry, or a concurrent run's) and the next round goes on.
-    const dated = Math.max(Date.now(), balance.updatedAt.getTime() + 1);
-    const inserted = await deps.repos.walletTransactions.insertRun(
-      run.map(({ e, at }, i) => ({
-        applicationId: key.applicationId,
-        customerId: key.customerId,
-        walletDbId: key.walletDbId,
-        txnId: e.txnId,
-        type: e.type,
-        points: e.points,
-        description: e.description,
-        origin: e.origin,
-        slot: slotOf(balance.id, at.version),
-        seq: at.version,
-        before: at.points,
-        after: e.after,
-        stored: 'posted' as const,
-        buckets: e.buckets,
-        bucket: e.bucket,
-        trigger: e.trigger,
-        createdAt: new Date(dated + i),
-      })),
-    );
+    const dated = datedAfter(balance).getTime();
+    const inserted = await deps.repos.walletTransactions.insertRun(run.map(({ e, at }, i) => entryAt(key, at, e, new Date(dated + i))));
     if (inserted > 0) {
       const last = run[inserted - 1]!.e;
       await deps.repos.walletBalances.applyAtVersion(balance.id, balance.version, last.after, last.buckets, inserted);
