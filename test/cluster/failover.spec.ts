@@ -283,13 +283,19 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     expect(sentAfter.filter((o) => o.answers.some((a) => a.status === 503)).map((o) => o.i)).to.deep.equal([]);
     // A job replying to an API whose reply stream lived on the failed primary does not hold its
     // partition through the failover: the worker stops waiting for the reply after REPLY_WAIT_MS
-    // (worker/worker-pool.ts `reply`). The median, not the longest: a job's own work during the
-    // failover once took 1.9 s on 2 busy shared cores, but its median is 0.02-0.2 s (`otherHoldMs`);
-    // the margin, 1 s, covers that median several times over. Seen: a median of 0.52-0.67 s (10
-    // runs). Without the bound such jobs held their partition through the failover (replies of
-    // 2.6-5.3 s): a median of 2.1-3.3 s, 3 of 3 runs failed here.
+    // (worker/worker-pool.ts `reply`). Measured against the other jobs of the same partitions in the
+    // same window (`otherHoldMs`: their own work, which on 2 busy shared cores during a failover
+    // took a median of 0.02-0.2 s alone and 3.3 s in a whole CI run): the reply may add at most
+    // REPLY_WAIT_MS, plus a margin of 500 ms for two medians of few jobs. Seen alone: 0.52-0.67 s
+    // against 0.02-0.2 s (10 runs); in CI 3.82 s against 3.32 s. Without the bound such jobs held
+    // their partition through the failover (replies of 2.6-5.3 s): 2.1-3.3 s against 0.02-0.2 s,
+    // 3 of 3 runs failed here.
     expect(figures.jobsReplyingToFailedPrimary, 'jobs replying to the failed primary during the failover').to.be.above(0);
-    expect(figures.theirHoldMs.median!, 'median hold of the jobs replying to the failed primary (ms)').to.be.below(REPLY_WAIT_MS + 1000);
+    const ownWork = figures.otherHoldMs.median ?? 0;
+    expect(
+      figures.theirHoldMs.median! - ownWork,
+      "median hold of the jobs replying to the failed primary, beyond the others' (ms)",
+    ).to.be.below(REPLY_WAIT_MS + 500);
     // Nor did any operation on those partitions wait out the API's wait: they get no 503 at all.
     expect(figures.opsWith503OffFailedPrimary, 'operations with a 503 on partitions the failed primary did not serve').to.equal(0);
     // A job acknowledged by the old primary whose completion never reached the replica is re-run
