@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { keySlot } from '../../scripts/redis-cluster.js';
-import { partitionOf, partitionQueueName, partitionQueues } from '../../shared/queue/names.js';
+import { partitionOf, partitionQueueName } from '../../shared/queue/names.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { createTestApplication } from '../support/context.js';
 import { useClusterTopology } from '../support/cluster-topology.js';
@@ -41,7 +40,7 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     const limit = 20;
     const campaign = await createCampaign(services, app.id, { code: 'FAILOVER20', limits: { total: limit } });
 
-    // The victim (chosen below): where these customers' partitions and the APIs' reply streams live.
+    // The victim: the primary serving the most of these customers' partitions.
     const partitions = Number(t.env.QUEUE_PARTITIONS);
     const primaryOf = new Map<string, number>();
     for (const c of customers) {
@@ -50,35 +49,8 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     }
     const load = new Map<number, number>();
     for (const port of primaryOf.values()) load.set(port, (load.get(port) ?? 0) + 1);
-    /** The primary of each partition queue before the kill. */
-    const partitionPrimary = await Promise.all(
-      Array.from({ length: partitions }, async (_, p) => (await t.cluster.primaryOf(keySlot(partitionQueueName(p)))).port),
-    );
-    // The APIs' reply streams (`<prefix>:replies:{<api id>}`, a random slot each), by primary.
-    const streamsOn = new Map<number, string[]>();
-    for (const { node } of await t.cluster.primaries()) {
-      const redis = t.cluster.connect(node);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${t.env.QUEUE_PREFIX}:replies:*`, 'COUNT', 1000);
-          streamsOn.set(node.port, [...(streamsOn.get(node.port) ?? []), ...keys]);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
-    }
-    expect([...streamsOn.values()].flat(), 'reply streams found').to.have.length(t.apis.length);
-    // Of the primaries holding an API's reply stream, the one serving the most partitions: workers'
-    // replies to that API then meet the dead primary (their wait is bounded: worker/worker-pool.ts
-    // `reply`), as well as the jobs and adds of its partitions. With the busiest primary alone, about
-    // half the runs (no stream on it) never sent a reply to the dead primary.
-    const victimPort = [...streamsOn.keys()]
-      .filter((port) => streamsOn.get(port)!.length)
-      .sort((a, b) => (load.get(b) ?? 0) - (load.get(a) ?? 0))[0]!;
+    const victimPort = [...load].sort((a, b) => b[1] - a[1])[0]![0];
     const victim = t.cluster.nodes.find((n) => n.port === victimPort)!;
-    const streamsOnVictim = new Set(streamsOn.get(victimPort));
 
     interface Answer {
       status: number;
@@ -205,27 +177,6 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     for (const r of cycles) appliedRedeems.set(r.orderId, (appliedRedeems.get(r.orderId) ?? 0) + 1);
     const appliedOf = (op: Op) =>
       (op.kind === 'credit' ? appliedCredits.get(`op-${op.i}`) : appliedRedeems.get(op.body.order.order_id)) ?? 0;
-    // How long the jobs running during the failover held their partition (BullMQ's processedOn to
-    // finishedOn: the processor, then the reply), on the partitions the failed primary did not
-    // serve (on its own, a job's finish waits for the failover): those replying to an API whose
-    // reply stream lived on the failed primary, and the others.
-    const holdsToVictim: number[] = [];
-    const holdsOthers: number[] = [];
-    const held = partitionQueues(t.services.config);
-    try {
-      for (const [p, queue] of held.queues.entries()) {
-        if (partitionPrimary[p] === victimPort) continue;
-        for (const job of await queue.getJobs(['completed', 'failed'], 0, -1)) {
-          if (!job.processedOn || !job.finishedOn || job.finishedOn < killedAt || job.processedOn > healthyAt) continue;
-          const replyTo = (job.data as { replyTo?: string }).replyTo ?? '';
-          (streamsOnVictim.has(replyTo) ? holdsToVictim : holdsOthers).push(job.finishedOn - job.processedOn);
-        }
-      }
-    } finally {
-      await held.close();
-    }
-    const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! : null);
-    const max = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
     const acknowledged = ops.filter((o) => o.final?.status === 200);
     const all503 = ops.flatMap((o) => o.answers.filter((a) => a.status === 503));
     const sentAfter = afterFailover();
@@ -245,17 +196,6 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
       slowest503Ms: all503.length ? Math.max(...all503.map((a) => a.ms)) : null,
       sentAfterFailover: sentAfter.length,
       sentAfterFailoverOnFailedPrimary: sentAfter.filter((o) => o.onVictim).length,
-      replyStreamsOnFailedPrimary: streamsOnVictim.size,
-      // Jobs running during the failover off the failed primary's partitions, and their holds.
-      jobsReplyingToFailedPrimary: holdsToVictim.length,
-      theirHoldMs: { median: median(holdsToVictim), max: max(holdsToVictim) },
-      otherJobs: holdsOthers.length,
-      otherHoldMs: { median: median(holdsOthers), max: max(holdsOthers) },
-      opsWith503OffFailedPrimary: ops.filter((o) => !o.onVictim && o.answers.some((a) => a.status === 503)).length,
-      // Replies the workers stopped waiting for (worker/worker-pool.ts `reply`), from their logs.
-      repliesNotSentInTime: t.workers
-        .flatMap((w) => readFileSync(w.log, 'utf8').split('\n'))
-        .filter((l) => l.includes('"reply not sent in time')).length,
     };
     process.stdout.write(
       [
@@ -280,16 +220,6 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     expect((await t.cluster.primaries()).map((p) => p.node.port)).to.not.include(victimPort);
     expect(figures.sentAfterFailoverOnFailedPrimary).to.be.at.least(12);
     expect(sentAfter.filter((o) => o.answers.some((a) => a.status === 503)).map((o) => o.i)).to.deep.equal([]);
-    // How long jobs replying to an API whose reply stream lived on the failed primary held their
-    // partition (`theirHoldMs`) is printed, not asserted: the worker waits at most REPLY_WAIT_MS for
-    // such a reply (worker/worker-pool.ts `reply`), which took their median from 2.1-3.3 s to
-    // 0.52-0.67 s alone (10 runs), but inside a whole CI run the same jobs held 3.3-3.8 s with the
-    // bound firing (their own work and Redis's failover on 2 busy cores; the other jobs of those
-    // partitions 3.3 s, or none to compare with) — a bound that only a quiet machine meets is not
-    // a test. Likewise `opsWith503OffFailedPrimary` (operations on the partitions the failed primary
-    // did not serve that got a 503): 0 alone and in two CI runs, 1 in a whole `npm test` (jobs ahead
-    // of it held 3.3-4.3 s each); such a 503 is a documented one (asserted above with the others).
-    expect(figures.jobsReplyingToFailedPrimary + figures.otherJobs, 'jobs running during the failover').to.be.above(0);
     // A job acknowledged by the old primary whose completion never reached the replica is re-run
     // (a no-op: idempotent) after the failover; the queues then empty.
     await waitFor('every queue to be empty', async () => Object.values(await t.unfinishedJobs()).every((n) => n === 0), 30_000);
