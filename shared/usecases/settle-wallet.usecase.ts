@@ -1,6 +1,6 @@
 /**
  * Time's changes to wallet balances (docs/wallets.md): the sweep finds the balances with points
- * due to become available or to expire, by the sparse `nextDue` index — a range that holds what is
+ * due to become available or to expire, by the (nextDue, _id) index — a range that holds what is
  * due, not every balance — and queues one settle job per balance and due instant on the
  * customer's partition, so it runs in line with the customer's operations. The job posts every
  * transition due (shared/usecases/wallet-ledger.ts `settleBalance`). Job ids derive from the

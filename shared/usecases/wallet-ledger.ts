@@ -308,8 +308,9 @@ export async function settleBalance(
       state = { ...state, points: e.after, buckets: e.buckets!, version: state.version + 1, bucketed: true };
     }
     if (run.length === 0) return written;
+    // The first transition, decided above, written alone (its collision rolls forward what holds the slot).
     const one = async () => {
-      if (await postTransition(deps, { ...key, txnId: key.trigger }, balance, dueTransition(balance, now)!)) written++;
+      if ((await writeAt(deps, key, balance, run[0]!.e)).status === 'written') written++;
     };
     if (run.length === 1) {
       await one();
