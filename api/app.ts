@@ -18,6 +18,7 @@ import { httpMetrics } from './ops/http-metrics.js';
 import { createMetrics, type Metrics } from '../shared/ops/metrics.js';
 import { opsRouter } from './ops/ops.router.js';
 import { outcomeRecorder } from './ops/outcome-metrics.js';
+import { hearRedeemOutcome } from '../shared/usecases/apply/sold-out.usecase.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { answerWithin, limitBodyDepth } from './middleware/limits.js';
 import { echoRequestId, requestIdFrom } from './middleware/request-id.js';
@@ -66,8 +67,13 @@ export function buildApp({
   );
   app.use(echoRequestId);
   app.use(httpMetrics(metrics, app));
-  // Redemption and wallet counters are taken where each job's outcome comes back to the API.
-  jobs.onOutcome = outcomeRecorder(metrics);
+  // Redemption and wallet counters are taken where each job's outcome comes back to the API; a
+  // redeem refused at a campaign-wide limit hints its campaign sold out (sold-out.usecase.ts).
+  const recordOutcome = outcomeRecorder(metrics);
+  jobs.onOutcome = (name, payload, outcome) => {
+    recordOutcome(name, payload, outcome);
+    hearRedeemOutcome(services.soldOut, name, payload, outcome);
+  };
   app.use(opsRouter({ db: services.db, redis: jobs.redis, metrics, metricsToken: services.config.metricsToken }));
   app.use(docsRouter());
   app.use(consoleRouter());

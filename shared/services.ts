@@ -19,6 +19,7 @@ import { walletRepository } from './data/wallet.repository.js';
 import { webhookDeliveryRepository } from './data/webhook-delivery.repository.js';
 import { operatorRepository } from './data/operator.repository.js';
 import { webhookEndpointRepository } from './data/webhook-endpoint.repository.js';
+import { SoldOutHints } from './cache/sold-out-hints.js';
 import { CampaignCache } from './cache/campaign-cache.js';
 import { CredentialCache } from './cache/credential-cache.js';
 import { RecheckCache } from './cache/recheck-cache.js';
@@ -60,6 +61,8 @@ export interface Services {
   /** Wallets by `<application>:<wallet_id>` (wallet updates, cashback). */
   wallets: RecheckCache<WalletRecord | null>;
   campaigns: CampaignCache;
+  /** Campaigns this process saw refused at a campaign-wide limit (the API's sold-out refusals). */
+  soldOut: SoldOutHints;
   /**
    * An application's webhook endpoints (active and disabled; empty: none), for recording events
    * and signing deliveries. Other processes see an admin change within `CACHE_CHECK_MS`; the
@@ -111,6 +114,7 @@ export function createServices(config: Config, db: Database, logger?: Logger): S
     applications,
     wallets,
     campaigns,
+    soldOut: new SoldOutHints(),
     webhookEndpoints,
     changes: new ConfigChanges(forget, config.redisUrl, config.queuePrefix, logger),
     now: clockOf(config),

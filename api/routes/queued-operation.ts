@@ -45,8 +45,8 @@ export async function answerQueuedOperation<N extends JobName>(
       requestId: String(req.id),
       onReplay: () => res.setHeader('Idempotent-Replayed', 'true'),
     },
-    async () => {
-      const job = await prepare(op);
+    async (run) => {
+      const job = await prepare(run);
       beginQueueing(res, op.operationKey);
       return unwrapOutcome(await jobs.run(job.name, customerKeyOf(app.id, job.customerId), job.payload, { applicationId: app.id, ...op }));
     },

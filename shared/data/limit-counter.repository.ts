@@ -122,6 +122,14 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       return new Map(ds.map((d) => [d._id, d]));
     },
     /**
+     * The counters with these ids and their lanes (a sold-out refusal in the API: whether every
+     * counted change is settled). Concurrent callers share one `find` (batched by `_id`).
+     */
+    async findWithLanes(ids: string[]): Promise<Map<string, LimitCounterDoc>> {
+      const ds = await Promise.all(ids.map((id) => batch.findOne({ _id: id }, { projection: { total: 1, d: 1, w: 1, m: 1, lanes: 1 } })));
+      return new Map((ds.filter(Boolean) as LimitCounterDoc[]).map((d) => [d._id, d]));
+    },
+    /**
      * Adds `total` and sets period counts without the protocol (no lane, no guard): demo data,
      * benchmarks and tests that need a counter at a given value. Never on a redeem path.
      */

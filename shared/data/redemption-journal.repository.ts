@@ -82,6 +82,14 @@ export function redemptionJournalRepository({ Redemption }: Models) {
         .map(toRecord)
         .sort((a, b) => a.cycle - b.cycle);
     },
+    /**
+     * Whether cycle `key` has a state (a document with `att` alone is a placeholder, not a cycle).
+     * Concurrent callers share one `find` (batched by `_id`).
+     */
+    async hasCycle(key: string): Promise<boolean> {
+      const d = (await batch.findOne({ _id: key }, { projection: { state: 1 } })) as Pick<RedemptionDoc, 'state'> | null;
+      return !!d?.state;
+    },
     async get(key: string): Promise<RedemptionDoc | null> {
       return (await col.findOne({ _id: key as never })) as RedemptionDoc | null;
     },

@@ -95,7 +95,7 @@ export class JobGateway {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private connection: RedisClient | undefined;
   private closed = false;
-  /** Hears every answered job (metrics); set by the app. */
+  /** Hears every answered job (metrics, sold-out hints), and each redeem the API refused itself; set by the app. */
   onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
   get pending(): number {

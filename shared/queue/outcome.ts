@@ -11,12 +11,18 @@ export type Outcome<T> =
       error: { kind: ErrorKind; message: string; details: string; extra: DomainErrorExtra };
     };
 
+/** A refusal as an outcome. */
+export const refusalOutcome = (err: DomainError): Outcome<never> => ({
+  ok: false,
+  error: { kind: err.kind, message: err.message, details: err.details, extra: err.extra },
+});
+
 /** Runs a use case, turning a DomainError into a refusal outcome; anything else propagates. */
 export async function toOutcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await run() };
   } catch (err) {
-    if (isDomainError(err)) return { ok: false, error: { kind: err.kind, message: err.message, details: err.details, extra: err.extra } };
+    if (isDomainError(err)) return refusalOutcome(err);
     throw err;
   }
 }

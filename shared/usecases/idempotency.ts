@@ -26,6 +26,13 @@ export const MAX_KEY_LENGTH = 255;
 export interface Operation {
   operationKey: string;
   fresh: boolean;
+  /**
+   * No job of this operation can exist yet: its key was generated, or this request has just
+   * claimed the key's idempotency record (a job is queued only after the claim). An answer that
+   * skips the queue (a sold-out refusal) is given only then: otherwise a job queued by an earlier
+   * request with this key may still apply, and the answer must be its outcome.
+   */
+  unqueued: boolean;
 }
 
 export const fingerprintOf = (route: string, body: unknown): string =>
@@ -55,7 +62,7 @@ export function checkIdempotencyKey(key: unknown): string | undefined {
 
 /** The operation a request runs: its client key, or a fresh generated one. */
 export const operationOf = (key: string | undefined): Operation =>
-  key ? { operationKey: key, fresh: false } : { operationKey: newOperationKey(), fresh: true };
+  key ? { operationKey: key, fresh: false, unqueued: false } : { operationKey: newOperationKey(), fresh: true, unqueued: true };
 
 /** What a request with a client key is answered: the first request's final response, and whether it is a replay. */
 export interface IdempotentRequest {
@@ -139,7 +146,8 @@ async function answerOnce<T>(
       return existing.response as Outcome<T>;
     }
   }
-  const outcome = await toOutcome(() => run(req.op));
+  // Claimed just now: no request before this one queued a job under the key.
+  const outcome = await toOutcome(() => run(existing ? req.op : { ...req.op, unqueued: true }));
   if (!outcome.ok && outcome.error.kind === 'unavailable') return outcome;
   // As the database will hold it (no undefined fields), so that the first answer and its replays are one text.
   const mine = JSON.parse(

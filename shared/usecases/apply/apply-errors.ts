@@ -26,3 +26,6 @@ export const validationFailed = (details: string, reason: RefusalReason) =>
   new DomainError('invalid', 'coupon validation failed', details, { code: 400, reason });
 /** The selected-items case keeps the documented tray message as `message`. */
 export const trayFailed = (tray: string) => new DomainError('invalid', tray, tray, { code: 400, reason: 'selection' });
+/** A redeem's refusal by the engine (a rule or a limit), as the worker and the API answer it. */
+export const refusalOf = (reason: RefusalReason, message: string): DomainError =>
+  reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);

@@ -4,7 +4,7 @@
  * worker (redeem-coupon.usecase.ts, revert-coupon.usecase.ts).
  */
 import type { ApplicationRecord } from '../../data/application.repository.js';
-import { MANDATORY_ITEM_PRICES, MANDATORY_ORDER_FIELDS } from '../../domain/types.js';
+import { MANDATORY_ITEM_PRICES, MANDATORY_ORDER_FIELDS, type Campaign } from '../../domain/types.js';
 import type { RedeemInput, RevertInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { findCoupon } from '../find-coupon.js';
@@ -55,7 +55,7 @@ export async function prepareApply(
   deps: Pick<Services, 'repos' | 'campaigns'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion'>,
   req: { type: unknown; body: unknown; requestId: string },
-): Promise<{ type: 'redeem'; input: RedeemInput } | { type: 'revert'; input: RevertInput }> {
+): Promise<{ type: 'redeem'; input: RedeemInput; campaign: Campaign } | { type: 'revert'; input: RevertInput; campaign: Campaign }> {
   if (req.type !== 'redeem' && req.type !== 'revert') throw invalidQueryType();
   const type = req.type;
   const body = isObject(req.body) ? req.body : {};
@@ -78,5 +78,7 @@ export async function prepareApply(
     orderId: order.order_id as string,
     requestId: req.requestId,
   };
-  return type === 'redeem' ? { type, input: { ...base, order } } : { type, input: base };
+  return type === 'redeem'
+    ? { type, input: { ...base, order }, campaign: found.campaign }
+    : { type, input: base, campaign: found.campaign };
 }

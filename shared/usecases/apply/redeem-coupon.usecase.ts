@@ -12,21 +12,17 @@ import type { PeriodKeys } from '../../data/limit-counter.repository.js';
 import { redemptionKey, type CycleFields, type RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import { evaluateCoupon, limitRefusal } from '../../domain/engine.js';
 import { periodKeys } from '../../domain/periods.js';
-import type { RefusalReason } from '../../reasons.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
 import type { RedeemInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { clearAll, countersFor, newAttempt, readUsage, reserveAll, undoAll, usageFrom, type Refused } from '../limit-counters.js';
-import { orderOfAnotherCustomer, trayFailed, validationFailed } from './apply-errors.js';
+import { orderOfAnotherCustomer, refusalOf } from './apply-errors.js';
 import type { JobRun } from '../job-run.js';
 import { loadCampaign, MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
 import { cashbackTxnId, creditCashback } from './cashback.js';
 
 const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
-
-const refusalOf = (reason: RefusalReason, message: string): DomainError =>
-  reason === 'selection' ? trayFailed(message) : validationFailed(message, reason);
 
 /**
  * What an order's existing cycles decide for a redeem, before anything is counted — a pure
