@@ -26,6 +26,7 @@ import {
   startStack,
   stopChild,
   TABLE_HEAD,
+  withStackCpu,
   type Load,
   type Result,
   type Stack,
@@ -99,7 +100,7 @@ export async function endpointsBench(): Promise<string[]> {
     // drifts by ±20 % between runs minutes apart; docs/benchmarks.md gives the spread).
     const queueRows: [number, Result, Result, Result][] = [];
     let hookedRedeem: Result | undefined;
-    let dedicated: { redeem: Result; hooked: Result; recording: Result; drainSeconds: number[] } | undefined;
+    let dedicated: { redeem: Result; hooked: Result; recording: Result; drainSeconds: number[]; deliveryCpuMs: number } | undefined;
     const pendingDeliveries = () => stack.db.models.WebhookDelivery.countDocuments({ status: 'pending' });
     /**
      * Redeem without and with an endpoint, the operations in one worker (WEBHOOK_CONCURRENCY=0)
@@ -118,6 +119,8 @@ export async function endpointsBench(): Promise<string[]> {
       let deliverer = await startDeliverer();
       const of: Record<'redeem' | 'hooked' | 'recording', Result[]> = { redeem: [], hooked: [], recording: [] };
       const drainSeconds: number[] = [];
+      /** Per recording-only round: the deliveries sent after the load, and the CPU seconds of every process meanwhile. */
+      const deliveryCosts: { deliveries: number; cpuSeconds: number }[] = [];
       const drained = async () => {
         const t0 = Date.now();
         await stack.drain();
@@ -144,8 +147,14 @@ export async function endpointsBench(): Promise<string[]> {
             (await fresh(true)).redeem,
           ),
         );
-        deliverer = await startDeliverer();
-        log(`  deliveries of the recording-only phase drained ${(await drained()).toFixed(1)} s after the delivery worker started`);
+        const before = received;
+        const { result: seconds, cpu } = await withStackCpu(async () => {
+          deliverer = await startDeliverer();
+          return drained();
+        });
+        const cpuSeconds = Object.entries(cpu.groups).reduce((sum, [g, c]) => (g === 'load generator' ? sum : sum + c), 0) * seconds;
+        deliveryCosts.push({ deliveries: received - before, cpuSeconds });
+        log(`  deliveries of the recording-only phase drained ${seconds.toFixed(1)} s after the delivery worker started`);
       }
       await Promise.all([stopChild(operations), stopChild(deliverer)]);
       await stack.startWorker();
@@ -154,7 +163,8 @@ export async function endpointsBench(): Promise<string[]> {
       const hooked = medianOf(of.hooked, `redeem, one webhook endpoint${label}`);
       const recording = medianOf(of.recording, 'redeem, one webhook endpoint, deliveries after the load (1 worker)');
       results.push(redeem, hooked, recording);
-      return { redeem, hooked, recording, drainSeconds };
+      const perDelivery = deliveryCosts.map((c) => (c.cpuSeconds * 1000) / Math.max(c.deliveries, 1)).sort((a, b) => a - b);
+      return { redeem, hooked, recording, drainSeconds, deliveryCpuMs: perDelivery[Math.floor((perDelivery.length - 1) / 2)]! };
     };
     for (const n of [1, 2]) {
       if (n === 2) await stack.startWorker();
@@ -215,6 +225,20 @@ export async function endpointsBench(): Promise<string[]> {
       `| redeem with one webhook endpoint / without, deliveries after the load (what the operations pay) | ${pct(dedicated!.recording.rps / dedicated!.redeem.rps)} | >= 85% | ${met(dedicated!.recording.rps >= 0.85 * dedicated!.redeem.rps)} |`,
       `| that worker's backlog drained after the load (per round) | ${dedicated!.drainSeconds.map((x) => `${x.toFixed(1)} s`).join(', ')} | | |`,
       `| webhook deliveries received during the run | ${received} | | |`,
+      '',
+      '| CPU per operation, all processes | measured | target | |',
+      '|---|---|---|---|',
+      ...(['noop', 'redeem', 'credit'] as const).map((op, i) => {
+        const [one, two] = [queueRows[0]![i + 1] as Result, queueRows[1]![i + 1] as Result];
+        const ratio = (two.cpuMs ?? NaN) / (one.cpuMs ?? NaN);
+        return `| ${op === 'noop' ? 'no-op job' : op === 'redeem' ? 'redeem' : 'wallet credit'}: 2 workers / 1 worker | ${two.cpuMs?.toFixed(2)} / ${one.cpuMs?.toFixed(2)} ms = ${ratio.toFixed(2)}x | <= 1.05x | ${met(ratio <= 1.05)} |`;
+      }),
+      `| redeem (cashback) CPU per operation, 1 worker | ${redeem1.cpuMs?.toFixed(2)} ms | <= 2.0 ms | ${met((redeem1.cpuMs ?? Infinity) <= 2)} |`,
+      `| wallet credit CPU per operation, 1 worker | ${queueRows[0]![3].cpuMs?.toFixed(2)} ms | <= 1.4 ms | ${met((queueRows[0]![3].cpuMs ?? Infinity) <= 1.4)} |`,
+      `| validate CPU per request / baseline's @64 | ${v64.cpuMs?.toFixed(2)} / ${b64.cpuMs?.toFixed(2)} ms = ${((v64.cpuMs ?? NaN) / (b64.cpuMs ?? NaN)).toFixed(2)}x | <= 1.3x | ${met((v64.cpuMs ?? Infinity) <= 1.3 * (b64.cpuMs ?? 0))} |`,
+      `| redeem with one endpoint, events recorded, deliveries after the load / without an endpoint | ${dedicated!.recording.cpuMs?.toFixed(2)} / ${dedicated!.redeem.cpuMs?.toFixed(2)} ms = ${((dedicated!.recording.cpuMs ?? NaN) / (dedicated!.redeem.cpuMs ?? NaN)).toFixed(2)}x | <= 1.15x | ${met((dedicated!.recording.cpuMs ?? Infinity) <= 1.15 * (dedicated!.redeem.cpuMs ?? 0))} |`,
+      `| per event recorded (a cashback redeem records 2) | ${(((dedicated!.recording.cpuMs ?? NaN) - (dedicated!.redeem.cpuMs ?? NaN)) / 2).toFixed(2)} ms | | |`,
+      `| per delivery (signed POST to a receiver on 127.0.0.1, the receiver not counted), median of rounds | ${dedicated!.deliveryCpuMs.toFixed(2)} ms | | |`,
     ];
   } finally {
     receiver.close();

@@ -3,21 +3,24 @@
  * per-customer limit of 1 and a per-day limit, redeemed 100,000 times by distinct customers at 64
  * connections with 2 workers, in blocks of 10,000 (p50/p99 per block: the last block must cost
  * what the first did); the counters' document sizes sampled throughout; Redis memory before and
- * after; the exact completed count. Then a limit-exhaustion run: limit 10,000, 20,000 attempts.
+ * after; the exact completed count. Then a sell-out: limit 12,345, 20,000 customers at once
+ * (exactly 12,345 applied), and the stampede after it: 20,000 more customers, all refused — their
+ * p50 and CPU per refusal against the redemptions' (docs/architecture.md, "Sold-out refusals").
  * FLASH_REDEMPTIONS (default 100000) scales the main run.
  */
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
 import { createCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
-import { databaseSeconds, pidsNamed, probeCpuMs, processSeconds, withCpu } from './cpu.js';
+import { databaseSeconds, pidsNamed, probeCpuMs, processSeconds, withCpu, type CpuShares } from './cpu.js';
 import { benchOrder, loadRedeemApp } from './dataset.js';
 import { log, measure, startStack, type Result } from './stack.js';
 
 const TOTAL = Number(process.env.FLASH_REDEMPTIONS ?? 100_000);
 const BLOCK = 10_000;
-const EXHAUST_LIMIT = 10_000;
+const EXHAUST_LIMIT = 12_345;
 const EXHAUST_ATTEMPTS = 20_000;
+const AFTER_ATTEMPTS = 20_000;
 
 const usedMemory = async (redis: { info: (s: string) => Promise<string> }) =>
   Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
@@ -29,7 +32,7 @@ export async function flashBench(): Promise<string[]> {
     log('loading data set');
     const app = await loadRedeemApp(stack.services, log);
     // The exhaustion run reuses the first customers (none has used its coupon yet).
-    const customers = Math.max(TOTAL, EXHAUST_ATTEMPTS);
+    const customers = Math.max(TOTAL, EXHAUST_ATTEMPTS + AFTER_ATTEMPTS);
     const campaign = (code: string, limits: Record<string, number>) =>
       createCampaign(stack.services, app.application.id, {
         name: code,
@@ -46,7 +49,8 @@ export async function flashBench(): Promise<string[]> {
     const database = databaseSeconds();
     const redisPids = pidsNamed('redis-server');
     const cpuGroups: Record<string, () => number> = {
-      ours: () => processSeconds([api.pid, ...workers.map((w) => w.pid)]),
+      api: () => processSeconds([api.pid]),
+      workers: () => processSeconds(workers.map((w) => w.pid)),
       redis: () => processSeconds(redisPids),
       ...(database ? { database } : {}),
     };
@@ -88,6 +92,15 @@ export async function flashBench(): Promise<string[]> {
     await stack.drain();
 
     const col = stack.db.connection.db!.collection('limit_counters');
+    /** The bench database's data and index bytes (dbStats; null where the server does not say). */
+    const databaseBytes = async () => {
+      try {
+        const s = await stack.db.connection.db!.command({ dbStats: 1 });
+        return { data: Number(s.dataSize), index: Number(s.indexSize) };
+      } catch {
+        return null;
+      }
+    };
     const sizeOf = async (id: string) => {
       const doc = await col.findOne({ _id: id as never });
       return doc ? mongoose.mongo.BSON.calculateObjectSize(doc) : 0;
@@ -98,6 +111,7 @@ export async function flashBench(): Promise<string[]> {
       250,
     );
     const memoryBefore = await usedMemory(stack.redis);
+    const storageBefore = await databaseBytes();
     const blocks: Result[] = [];
     /** Per block: ms of CPU per redemption (API + workers + Redis + database), and the machine's speed gauge. */
     const costs: { cpuMs: number; probeMs: number }[] = [];
@@ -119,6 +133,7 @@ export async function flashBench(): Promise<string[]> {
     }
     await stack.drain();
     const memoryAfter = await usedMemory(stack.redis);
+    const storageAfter = await databaseBytes();
     const journal = stack.db.connection.db!.collection('redemptions');
     const completed = await journal.countDocuments({ campaign: new mongoose.Types.ObjectId(flash.id), state: 'completed' });
     const counted = (await col.findOne({ _id: campaignCounterId(flash.id) as never }))?.total;
@@ -128,11 +143,31 @@ export async function flashBench(): Promise<string[]> {
     );
     const ok = blocks.reduce((s, r) => s + r.requests - r.non2xx - r.errors, 0);
 
-    log('limit exhaustion run');
-    const exhaustRun = await measure('exhaustion', `${url}/coupons/apply?type=redeem`, redeemLoad('EXHAUST', exhaust.id, EXHAUST_ATTEMPTS));
+    log('sell-out run');
+    const perOp = (cpu: CpuShares, rps: number) => (group?: string) =>
+      (Object.entries(cpu.groups)
+        .filter(([g]) => (group ? g === group : g !== 'load generator'))
+        .reduce((sum, [, c]) => sum + c, 0) *
+        1000) /
+      rps;
+    const sellOut = await withCpu(cpuGroups, () =>
+      measure('sell-out', `${url}/coupons/apply?type=redeem`, redeemLoad('EXHAUST', exhaust.id, EXHAUST_ATTEMPTS)),
+    );
+    const exhaustRun = sellOut.result;
     await stack.drain();
     const exhaustCompleted = await journal.countDocuments({ campaign: new mongoose.Types.ObjectId(exhaust.id), state: 'completed' });
     const exhaustCounted = (await col.findOne({ _id: campaignCounterId(exhaust.id) as never }))?.total;
+    log('the stampede after the sell-out');
+    const after = await withCpu(cpuGroups, () =>
+      measure('after the sell-out', `${url}/coupons/apply?type=redeem`, redeemLoad('EXHAUST', exhaust.id, AFTER_ATTEMPTS)),
+    );
+    const afterRun = after.result;
+    await stack.drain();
+    const afterCounted = (await col.findOne({ _id: campaignCounterId(exhaust.id) as never }))?.total;
+    const refusalCpu = perOp(after.cpu, afterRun.rps);
+    const redeemCpuMs = median(costs.map((c) => c.cpuMs));
+    const groupCells = (cost: (g?: string) => number) =>
+      ['api', 'workers', 'redis', ...(database ? ['database'] : [])].map((g) => cost(g).toFixed(2)).join(' | ');
 
     const first = blocks[0]!;
     const last = blocks.at(-1)!;
@@ -157,8 +192,19 @@ export async function flashBench(): Promise<string[]> {
       `| a customer counter document | ${kb(customerSize)} | < 4 KB | ${customerSize < 4096 ? 'met' : 'MISSED'} |`,
       `| answered 200 / completed in the journal / counted | ${ok} / ${completed} / ${counted} | all ${TOTAL} | ${ok === TOTAL && completed === TOTAL && counted === TOTAL ? 'met' : 'MISSED'} |`,
       `| Redis memory after the run - before | ${kb(memoryAfter - memoryBefore)} (${(memoryAfter - memoryBefore) / TOTAL > 0 ? ((memoryAfter - memoryBefore) / TOTAL).toFixed(1) : '0'} B per job) | bounded | |`,
-      `| exhaustion: ${EXHAUST_ATTEMPTS} attempts, limit ${EXHAUST_LIMIT}: 200 / completed / counted | ${exhaustRun.requests - exhaustRun.non2xx - exhaustRun.errors} / ${exhaustCompleted} / ${exhaustCounted} | exactly ${EXHAUST_LIMIT} | ${exhaustCompleted === EXHAUST_LIMIT && exhaustCounted === EXHAUST_LIMIT && exhaustRun.requests - exhaustRun.non2xx - exhaustRun.errors === EXHAUST_LIMIT ? 'met' : 'MISSED'} |`,
-      `| exhaustion run | ${exhaustRun.rps.toFixed(0)} req/s, p50 ${exhaustRun.p50} ms, p99 ${exhaustRun.p99} ms | | |`,
+      storageBefore && storageAfter
+        ? `| database growth per redemption (dbStats: data + indexes, the customers inserted before) | ${((storageAfter.data - storageBefore.data) / TOTAL).toFixed(0)} B + ${((storageAfter.index - storageBefore.index) / TOTAL).toFixed(0)} B | stated | |`
+        : '| database growth per redemption | not reported by this server (dbStats) | stated | |',
+      `| sell-out: ${EXHAUST_ATTEMPTS} customers at once, limit ${EXHAUST_LIMIT}: 200 / completed / counted | ${exhaustRun.requests - exhaustRun.non2xx - exhaustRun.errors} / ${exhaustCompleted} / ${exhaustCounted} | exactly ${EXHAUST_LIMIT} | ${exhaustCompleted === EXHAUST_LIMIT && exhaustCounted === EXHAUST_LIMIT && exhaustRun.requests - exhaustRun.non2xx - exhaustRun.errors === EXHAUST_LIMIT ? 'met' : 'MISSED'} |`,
+      `| sell-out run | ${exhaustRun.rps.toFixed(0)} req/s, p50 ${exhaustRun.p50} ms, p99 ${exhaustRun.p99} ms | | |`,
+      `| after the sell-out: ${AFTER_ATTEMPTS} more customers: refused / errors / counted | ${afterRun.non2xx} / ${afterRun.errors} / ${afterCounted} | all refused, ${EXHAUST_LIMIT} | ${afterRun.non2xx === AFTER_ATTEMPTS && afterRun.errors === 0 && afterCounted === EXHAUST_LIMIT ? 'met' : 'MISSED'} |`,
+      `| after the sell-out: refusals | ${afterRun.rps.toFixed(0)} req/s, p50 ${afterRun.p50} ms, p99 ${afterRun.p99} ms (redemptions: p50 ${median(blocks.map((b) => b.p50))} ms) | answer without waiting behind redeems | |`,
+      `| CPU ms per refusal after the sell-out / per redemption (median block) | ${refusalCpu().toFixed(2)} / ${redeemCpuMs.toFixed(2)} = ${(refusalCpu() / redeemCpuMs).toFixed(2)} | <= 0.33 | ${refusalCpu() <= redeemCpuMs / 3 ? 'met' : 'MISSED'} |`,
+      '',
+      `| CPU ms per operation | ${['API', 'workers', 'Redis', ...(database ? ['database'] : [])].join(' | ')} | all |`,
+      `|---|${['api', 'workers', 'redis', ...(database ? ['database'] : [])].map(() => '---|').join('')}---|`,
+      `| sell-out run (per attempt) | ${groupCells(perOp(sellOut.cpu, exhaustRun.rps))} | ${perOp(sellOut.cpu, exhaustRun.rps)().toFixed(2)} |`,
+      `| refusal after the sell-out | ${groupCells(refusalCpu)} | ${refusalCpu().toFixed(2)} |`,
     ];
   } finally {
     await stack.stop();

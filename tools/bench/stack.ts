@@ -5,6 +5,7 @@
  * Progress goes to stderr; modes print their tables on stdout.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 import autocannon from 'autocannon';
 import { startEmbeddedServers, withDbName, type EmbeddedServers } from '../../scripts/embedded-servers.js';
 import { isReadyMessage } from '../../shared/process.js';
@@ -13,6 +14,7 @@ import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { partitionQueues } from '../../shared/queue/names.js';
 import { redisConnection, type RedisClient } from '../../shared/queue/redis.js';
 import { createServices, type Services } from '../../shared/services.js';
+import { databaseSeconds, pidsNamed, processSeconds, withCpu } from './cpu.js';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** How many times the queue measurements are repeated (interleaved); their median is reported. */
@@ -28,7 +30,19 @@ export interface Result {
   non2xx: number;
   errors: number;
   requests: number;
+  /**
+   * CPU ms per request of the stack's processes together (API, workers, Redis, the database when
+   * known), without the load generator and the webhook receiver; and per group.
+   */
+  cpuMs?: number;
+  cpuBy?: Record<string, number>;
 }
+
+/**
+ * Where `measure` reads the CPU of the stack's processes (set by {@link startStack}): every
+ * measurement reports its CPU per request beside its throughput.
+ */
+const cpuSources: Record<string, () => number> = {};
 
 /** Forks a service process; resolves with it and the port it reported once ready (an API listens on PORT, 0 by default). */
 export function spawnChild(script: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
@@ -67,6 +81,22 @@ export interface Load {
  * and the runs go in parallel: requests and errors add up, and p50/p99 are the slower replica's.
  */
 export async function measure(name: string, url: string | string[], load: Load): Promise<Result> {
+  const { result, cpu } = await withCpu(cpuSources, () => measureLoad(name, url, load));
+  if (Object.keys(cpuSources).length === 0 || result.rps === 0) return result;
+  const cpuBy = Object.fromEntries(Object.keys(cpuSources).map((g) => [g, (cpu.groups[g]! * 1000) / result.rps]));
+  const cpuMs = Object.values(cpuBy).reduce((a, b) => a + b, 0);
+  log(
+    `    CPU ${cpuMs.toFixed(2)} ms per request (${Object.entries(cpuBy)
+      .map(([g, v]) => `${g} ${v.toFixed(2)}`)
+      .join(', ')})`,
+  );
+  return { ...result, cpuMs, cpuBy };
+}
+
+/** Runs `run` and reports the CPU the stack's processes used meanwhile (cores per group: {@link withCpu}). */
+export const withStackCpu = <T>(run: () => Promise<T>) => withCpu(cpuSources, run);
+
+async function measureLoad(name: string, url: string | string[], load: Load): Promise<Result> {
   const started = Date.now();
   const ticker = setInterval(() => log(`  ${name} @${load.connections}: ${Math.round((Date.now() - started) / 1000)} s`), 5000);
   const urls = Array.isArray(url) ? url : [url];
@@ -113,8 +143,19 @@ export function medianOf(runs: Result[], name: string): Result {
   return { ...m, name: `${name}${spread}` };
 }
 
-export const row = (r: Result) => `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`;
-export const TABLE_HEAD = ['| measurement | conns | req/s | p50 ms | p99 ms | non-2xx |', '|---|---|---|---|---|---|'];
+/** CPU ms per request of the stack's processes, with the groups' shares. */
+export const cpuCell = (r: Result) =>
+  r.cpuMs === undefined
+    ? ''
+    : `${r.cpuMs.toFixed(2)} (${Object.entries(r.cpuBy!)
+        .map(([g, v]) => `${g} ${v.toFixed(2)}`)
+        .join(', ')})`;
+export const row = (r: Result) =>
+  `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} | ${cpuCell(r)} |`;
+export const TABLE_HEAD = [
+  '| measurement | conns | req/s | p50 ms | p99 ms | non-2xx | CPU ms per request, all processes (API, workers, Redis, database) |',
+  '|---|---|---|---|---|---|---|',
+];
 export const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 
 /** Servers, database and the services a mode seeds its data with. */
@@ -156,11 +197,27 @@ export async function startStack(extraEnv: Record<string, string> = {}, opts: { 
   const services = createServices(config, db);
   const redis = redisConnection(servers.redisUrl);
   const children: ChildProcess[] = [];
+  const apis: ChildProcess[] = [];
+  const workers: ChildProcess[] = [];
   const spawn = async (script: string, extra: Record<string, string>) => {
     const started = await spawnChild(script, { ...env, ...extra });
     children.push(started.child);
+    (script.startsWith('worker/') ? workers : apis).push(started.child);
     return started;
   };
+  // Every measurement's CPU: the live APIs and workers (one stopped is no longer counted), Redis
+  // (every redis-server of the machine), the database (its directory: BENCH_DB_DIR, or the
+  // embedded test database's).
+  const live = (cs: ChildProcess[]) => cs.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => c.pid);
+  const databaseDir = process.env.BENCH_DB_DIR ?? (servers.databaseLog ? dirname(dirname(servers.databaseLog)) : undefined);
+  const database = databaseSeconds(databaseDir);
+  for (const k of Object.keys(cpuSources)) delete cpuSources[k];
+  Object.assign(cpuSources, {
+    api: () => processSeconds(live(apis)),
+    workers: () => processSeconds(live(workers)),
+    redis: () => processSeconds(pidsNamed('redis-server')),
+    ...(database ? { database } : {}),
+  });
   return {
     servers,
     env,
