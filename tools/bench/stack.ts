@@ -74,6 +74,8 @@ export interface Load {
   path?: () => string;
   /** A fixed number of requests instead of SECONDS of load. */
   amount?: number;
+  /** Requests per second in all (autocannon's overallRate); default: as fast as answered. */
+  rate?: number;
 }
 
 /**
@@ -106,6 +108,7 @@ async function measureLoad(name: string, url: string | string[], load: Load): Pr
         url: u,
         connections: Math.max(1, Math.round(load.connections / urls.length)),
         ...(load.amount ? { amount: Math.round(load.amount / urls.length) } : { duration: SECONDS }),
+        ...(load.rate ? { overallRate: load.rate / urls.length } : {}),
         timeout: 30,
         requests: [
           {
