@@ -60,6 +60,8 @@ export const jobIdOf = (applicationId: string, operationKey: string): string =>
 
 /** A fresh operation key for a request sent without `Idempotency-Key`. */
 export const newOperationKey = (): string => `auto-${randomUUID()}`;
+/** Whether a key is one {@link newOperationKey} made (a client may send it back: the 503s name it). */
+export const isGeneratedKey = (key: string): boolean => key.startsWith('auto-');
 
 // Takes a job out of the wait (or paused) list if it is still there and has never started, and
 // deletes it: after this, no worker can start it, and its id is free for a retry with the same key

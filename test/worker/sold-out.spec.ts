@@ -155,6 +155,28 @@ describe('sold-out refusals answered by the API (a real worker process)', functi
       expect(whileFrozen.status, 'it waited for the frozen worker').to.equal(503);
       const retried = await at2(customers[3]!, order, { 'idempotency-key': 'k-claimed' });
       expect(retried.body.details).to.equal('coupon code redemption total_limit exceeded');
+
+      // A request without a key queued by an API that saw no sell-out (its 503 names a generated key),
+      // then retried with that key at the API that did: the job may still apply, so the retry waits for it.
+      const unhinted = await startTestApi({ JOB_WAIT_TIMEOUT_MS: '1500' }, { inProcessWorker: false });
+      try {
+        const queuedOrder = makeOrder();
+        freeze();
+        let first, retry;
+        try {
+          first = await apply('redeem', customers[4]!, 'ONE1', queuedOrder, {}, unhinted.url);
+          retry = await at2(customers[4]!, queuedOrder, { 'idempotency-key': String(first.body.idempotency_key) });
+        } finally {
+          thaw();
+        }
+        expect(first.status, 'queued behind the frozen worker').to.equal(503);
+        expect(String(first.body.idempotency_key)).to.match(/^auto-/);
+        expect(retry.status, 'the retry with the generated key joined the queued job').to.equal(503);
+        const settled = await at2(customers[4]!, queuedOrder, { 'idempotency-key': String(first.body.idempotency_key) });
+        expect(settled.body.details).to.equal('coupon code redemption total_limit exceeded');
+      } finally {
+        await unhinted.close();
+      }
     } finally {
       await api2.close();
     }
