@@ -6,6 +6,7 @@ import { createTestApplication } from '../support/context.js';
 import { useClusterTopology } from '../support/cluster-topology.js';
 import { assertMatchesSpec } from '../support/openapi.js';
 import { waitFor } from '../support/webhook-receiver.js';
+import { PACE_MARGIN } from '../support/pace.js';
 
 const WAIT_MS = 10_000;
 
@@ -30,7 +31,7 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     },
   });
 
-  it('when a primary dies during a burst, then every acknowledged operation is applied exactly once, none is lost, the others get documented 503s until final, and after the failover no 503 at all', async () => {
+  it('when a primary dies during a burst, then every acknowledged operation is applied exactly once, none is lost, the others get documented 503s until final, and after the failover every operation is final as soon as before the kill', async () => {
     const t = topology();
     const { services } = t;
     const app = await createTestApplication(services);
@@ -69,7 +70,7 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
       body: any;
       key?: string;
       answers: Answer[];
-      final?: { status: number; body: any };
+      final?: { status: number; body: any; at: number };
     }
     const makeOp = (i: number): Op => {
       const sourceId = sourceIds[i % sourceIds.length]!;
@@ -134,7 +135,7 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
         }
         if (res.status !== 200 && !(op.kind === 'redeem' && res.status === 400))
           unexpected.push(`op ${op.i}: ${res.status} ${JSON.stringify(body)}`);
-        op.final = { status: res.status, body };
+        op.final = { status: res.status, body, at: Date.now() };
         return;
       }
       unexpected.push(`op ${op.i}: no final answer in 90 s (${op.answers.map((a) => a.status).join(',')})`);
@@ -180,6 +181,8 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     const acknowledged = ops.filter((o) => o.final?.status === 200);
     const all503 = ops.flatMap((o) => o.answers.filter((a) => a.status === 503));
     const sentAfter = afterFailover();
+    /** The longest an operation waited from its first request to its final answer. */
+    const slowestFinal = (list: Op[]) => Math.max(0, ...list.filter((o) => o.final).map((o) => o.final!.at - o.sentAt));
     const figures = {
       attempted: ops.length,
       acknowledged: acknowledged.length,
@@ -196,6 +199,9 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
       slowest503Ms: all503.length ? Math.max(...all503.map((a) => a.ms)) : null,
       sentAfterFailover: sentAfter.length,
       sentAfterFailoverOnFailedPrimary: sentAfter.filter((o) => o.onVictim).length,
+      opsWith503AfterFailover: sentAfter.filter((o) => o.answers.some((a) => a.status === 503)).length,
+      slowestFinalBeforeKillMs: slowestFinal(ops.filter((o) => o.sentAt < killedAt)),
+      slowestFinalAfterFailoverMs: slowestFinal(sentAfter),
     };
     process.stdout.write(
       [
@@ -216,10 +222,17 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
     expect(acknowledged.filter((o) => o.kind === 'redeem')).to.have.length(Math.min(limit, redeems.length));
     expect(await usageOf(services, app.id, campaign.id, 'total')).to.equal(Math.min(limit, redeems.length));
     // The victim's slots are served by its promoted replica, and the service recovered fully:
-    // operations sent after the failover, on those partitions too, were answered without a 503.
+    // operations sent after the failover, on those partitions too, were final as soon as before the
+    // kill — within the API's wait (no 503: what a quiet machine shows), or, where the machine was
+    // already answering more slowly than that before the kill (other lanes), within that pace times
+    // the margin. A job stuck behind the dead primary (a lock, a reply) waits past both.
     expect((await t.cluster.primaries()).map((p) => p.node.port)).to.not.include(victimPort);
     expect(figures.sentAfterFailoverOnFailedPrimary).to.be.at.least(12);
-    expect(sentAfter.filter((o) => o.answers.some((a) => a.status === 503)).map((o) => o.i)).to.deep.equal([]);
+    const recoveredWithinMs = Math.max(WAIT_MS, PACE_MARGIN * figures.slowestFinalBeforeKillMs);
+    expect(
+      sentAfter.filter((o) => o.final && o.final.at - o.sentAt > recoveredWithinMs).map((o) => `op ${o.i}: ${o.final!.at - o.sentAt} ms`),
+      `final within ${recoveredWithinMs} ms (the API's wait, or ${PACE_MARGIN} × the slowest before the kill)`,
+    ).to.deep.equal([]);
     // A job acknowledged by the old primary whose completion never reached the replica is re-run
     // (a no-op: idempotent) after the failover; the queues then empty.
     await waitFor('every queue to be empty', async () => Object.values(await t.unfinishedJobs()).every((n) => n === 0), 30_000);

@@ -56,11 +56,25 @@ export interface Op {
 }
 
 /**
- * How long the client waits for an answer at most (the API bounds its answers at
- * JOB_WAIT_TIMEOUT_MS + 5 s). Whether an answer came too late is judged by the audit against the
- * hang bound the scenario derived (`Burst.hangMs`).
+ * How long the client waits for an answer at most until the fault ends (the API bounds its
+ * answers at JOB_WAIT_TIMEOUT_MS + 5 s); from then on, the hang bound the scenario derived
+ * (`Burst.hangMs`), also for an exchange already waiting: the client gives up exactly where the
+ * audit would call the answer a hang, never earlier.
  */
 export const CLIENT_TIMEOUT_MS = 60_000;
+
+/** Aborts once `startedAt + limit()` has passed, `limit` read again whenever it comes due (it may have grown). */
+function abortAfter(startedAt: number, limit: () => number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = startedAt + limit() - Date.now();
+    if (left <= 0) controller.abort(new DOMException('no answer within the hang bound', 'TimeoutError'));
+    else timer = setTimeout(arm, left);
+  };
+  arm();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -144,9 +158,10 @@ export class Burst {
     this.random = prng(opts.seed);
   }
 
-  start(): this {
+  /** Starts the stream at `rateHz` operations a second (default: the one given at construction). */
+  start(rateHz = this.opts.rateHz): this {
     this.generator = (async () => {
-      const interval = 1000 / this.opts.rateHz;
+      const interval = 1000 / rateHz;
       const t0 = Date.now();
       for (let n = 0; this.generating; n++) {
         this.launch(this.nextOp());
@@ -268,6 +283,7 @@ export class Burst {
       op.inFlight = { url, withKey: key !== undefined };
       let res: Response;
       let text: string;
+      const timeout = abortAfter(exchange.startedAt, () => this.hangMs);
       try {
         res = await fetch(`${url}${path}`, {
           method,
@@ -277,10 +293,11 @@ export class Burst {
             ...(key ? { 'Idempotency-Key': key } : {}),
           },
           body: payload,
-          signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+          signal: timeout.signal,
         });
         text = await res.text();
       } catch (err) {
+        timeout.clear();
         op.inFlight = null;
         exchange.ms = Date.now() - exchange.startedAt;
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
@@ -294,6 +311,7 @@ export class Burst {
         await sleep(200 + this.random() * 300);
         continue;
       }
+      timeout.clear();
       op.inFlight = null;
       exchange.ms = Date.now() - exchange.startedAt;
       exchange.status = res.status;

@@ -19,7 +19,7 @@ import { timeoutFromNow } from '../../support/pace.js';
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface ChaosPlan {
-  /** Operations started per second (default 10). */
+  /** Operations started per second at most (default 10); less on a machine that finishes fewer (`RATE_SHARE`). */
   rateHz?: number;
   /** Load before the fault (default 3 s) and after it (default 3 s). */
   beforeMs?: number;
@@ -39,6 +39,15 @@ export interface ChaosRun extends AuditReport {
 
 /** The stated margin on every measured figure. */
 const MARGIN = 3;
+
+/**
+ * The burst offers at most this share of the capacity measured just before it starts: the queue
+ * must not grow on its own before the fault, or the fault's backlog, and every client's retries of
+ * it, grow with how busy the machine happened to be (seen in CI: 10 operations a second offered to a
+ * service finishing 3, 500 operations waiting when the worker came back, and their clients'
+ * retries keeping the API from reading new requests for over 60 s).
+ */
+const RATE_SHARE = 0.5;
 
 /** The API's own bound on any answer (api/app.ts: JOB_WAIT_TIMEOUT_MS + 5 s). */
 const ANSWER_BOUND_MS = Number(CHAOS_ENV.JOB_WAIT_TIMEOUT_MS) + 5000;
@@ -74,9 +83,11 @@ const slowestAnswer = (ops: Op[], before: number) =>
 
 export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<ChaosRun> {
   const startedAt = Date.now();
-  const rateHz = plan.rateHz ?? 10;
   const afterMs = plan.afterMs ?? 3000;
-  const burst = new Burst(scenario, { rateHz, target: plan.target, seed: 0x5eed + (startedAt % 1000) }).start();
+  const burst = new Burst(scenario, { rateHz: plan.rateHz ?? 10, target: plan.target, seed: 0x5eed + (startedAt % 1000) });
+  const idleCapacity = await measureCapacity(scenario, burst);
+  const rateHz = Math.max(1, Math.min(plan.rateHz ?? 10, RATE_SHARE * idleCapacity));
+  burst.start(rateHz);
   await sleep(plan.beforeMs ?? 3000);
   const capacity = await measureCapacity(scenario, burst);
   const faultStartedAt = Date.now();
@@ -98,6 +109,7 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
     graceMs,
     hangMs,
     derivation:
+      `burst ${rateHz.toFixed(1)} ops/s (≤ ${RATE_SHARE} × ${idleCapacity.toFixed(1)} ops/s measured before it); ` +
       `measured before the fault: capacity ${capacity.toFixed(1)} ops/s, slowest answer ${slowestBefore} ms; ` +
       `backlog ${backlog} + ${arriving} arriving → every final answer within ${(graceMs / 1000).toFixed(1)} s of the fault's end ` +
       `(= answer bound ${ANSWER_BOUND_MS / 1000} s + recovery ${RECOVERY_MS / 1000} s + ${MARGIN} × drain ${(drainMs / 1000).toFixed(1)} s), ` +
