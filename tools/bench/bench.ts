@@ -6,6 +6,7 @@
  *   ratelimit            validate with a rate limit never reached vs without (the endpoints phase alone)
  *   partitions           16 vs 64 partitions, 1 and 2 workers
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
+ *   replicas             1 vs 2 API replicas (2 workers) at the same offered rate: CPU per operation of all processes
  *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
  *   events               the test database's CPU per statement of the event path (needs BENCH_DB_DIR)
  *   audit                a campaign update without and with the audit log (updates/s, CPU per update)
@@ -22,12 +23,14 @@ import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
 import { partitionsBench } from './partitions.js';
+import { replicasBench } from './replicas.js';
 import { log, SECONDS } from './stack.js';
 
 const MODES: Record<string, () => Promise<string[]>> = {
   endpoints: endpointsBench,
   ratelimit: rateLimitBench,
   partitions: partitionsBench,
+  replicas: replicasBench,
   flash: flashBench,
   cluster: clusterBench,
   events: eventsBench,

@@ -11,7 +11,9 @@
  *  - the order has no cycle in the journal (a redeem of an order already redeemed answers 200,
  *    docs/decisions.md#17; another customer's order has its own refusal),
  *  - no job of this operation can exist (`unqueued`: a job queued by an earlier request with the
- *    same Idempotency-Key may still apply, and its outcome is the answer), and
+ *    same Idempotency-Key may still apply, and its outcome is the answer — so also for a generated
+ *    `auto-…` key a client sends back after a 503: its first request queued a job without an
+ *    idempotency record, shared/usecases/idempotency.ts), and
  *  - no webhook endpoint of the application subscribes to `redemption.refused` (those refusals
  *    are recorded as events by the worker, docs/events.md),
  * and the answer is the engine's, with the usage read: the same body the worker gives.
