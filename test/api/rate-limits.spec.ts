@@ -89,7 +89,8 @@ describe('rate limits: per application, on Redis', function () {
     it('when 1,500 requests race through both replicas against a limit of 1,000, then at most 1,000 pass, short of it by no more than one batch per replica', async function () {
       const app = await newApp();
       await limitTo(app, { requests: 1000, window_seconds: 3600 });
-      const answers: number[] = [];
+      /** Status, and whether it carried a permit (a request let through while Redis did not answer has no RateLimit-* headers). */
+      const answers: { status: number; permit: boolean }[] = [];
       const waves = Math.ceil(1500 / 64);
       const started = Date.now();
       // 64 at once, as a storefront's checkout traffic would come.
@@ -99,16 +100,23 @@ describe('rate limits: per application, on Redis', function () {
         if (i === 64) this.timeout((Date.now() - started) * waves * 3 + 10_000);
         const n = Math.min(64, 1500 - i);
         answers.push(
-          ...(await Promise.all(Array.from({ length: n }, (_, j) => validate(app, (i + j) % 2 ? replica.url : api().url)))).map(
-            (a) => a.status,
-          ),
+          ...(await Promise.all(Array.from({ length: n }, (_, j) => validate(app, (i + j) % 2 ? replica.url : api().url)))).map((a) => ({
+            status: a.status,
+            permit: a.headers.has('ratelimit-limit'),
+          })),
         );
       }
-      const passed = answers.filter((st) => st === 400).length;
-      expect(answers.filter((st) => st !== 400 && st !== 429)).to.deep.equal([]);
-      expect(passed).to.be.at.most(1000);
-      // Permits a replica took and did not use when its requests ended: at most its last batch.
-      expect(passed).to.be.at.least(1000 - 2 * batchFor(1000));
+      expect(answers.filter((a) => a.status !== 400 && a.status !== 429)).to.deep.equal([]);
+      const passed = answers.filter((a) => a.status === 400 && a.permit).length;
+      // Fail open (docs/rate-limits.md): on a machine so busy that Redis did not answer within the
+      // command timeout (seen in a CI run at a load average of 30: 28 of 1,500), a request is let
+      // through without a permit, and says so by having no RateLimit-* headers. Those permitted stay
+      // within the limit either way.
+      const letThrough = answers.filter((a) => a.status === 400 && !a.permit).length;
+      expect(passed, `${letThrough} let through without a permit`).to.be.at.most(1000);
+      // Permits a replica took and did not use when its requests ended: at most its last batch. (A
+      // command that timed out may have been counted by Redis without its answer: only when none did.)
+      if (letThrough === 0) expect(passed).to.be.at.least(1000 - 2 * batchFor(1000));
     });
   });
 
