@@ -51,6 +51,9 @@ export async function replicasBench(): Promise<string[]> {
         const second = await stack.startWorker();
         await stack.drain();
         of.w2.push(await measure(`${label(op)}, 1 API + 2 workers${round}`, `${one.url}${paths[op]}`, await paced()));
+        // 1 API + 2 workers again, right before 2 APIs: each pair is measured back to back (this
+        // shared machine drifts by ±20 % between minutes), and the two measurements of the same
+        // topology show that drift in the table.
         await stack.drain();
         of.a1.push(await measure(`${label(op)}, 1 API + 2 workers${round}`, `${one.url}${paths[op]}`, await paced()));
         await stack.drain();
