@@ -3,14 +3,14 @@
  * same update use case, called as the admin router calls it, without the audit and with it
  * (`auditedChange`: the before read, the pending entry, the stamp, the after read, the commit), in
  * alternating rounds against the same database: updates per second with 4 at once, and the CPU per
- * update of this process and of the test database (BENCH_DB_DIR names it; otherwise only ours).
+ * update of this process and of the test database (the embedded one, or BENCH_DB_DIR's; otherwise only ours).
  * The HTTP layer is the same with and without, so it is left out: the ratio is the audit's own.
  */
 import { ADMIN_TOKEN_ACTOR } from '../../shared/domain/roles.js';
 import { auditedChange } from '../../shared/usecases/admin/audit.usecase.js';
 import { createApplicationFromAdmin } from '../../shared/usecases/admin/applications.usecase.js';
 import { createCampaign, updateCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
-import { databaseSeconds, withCpu } from './cpu.js';
+import { withCpu } from './cpu.js';
 import { log, pct, ROUNDS, SECONDS, startStack } from './stack.js';
 
 const CONCURRENCY = 4;
@@ -31,7 +31,7 @@ export async function auditBench(): Promise<string[]> {
       auditedChange(services, ADMIN_TOKEN_ACTOR, { type: 'campaign', verb: 'update', id: campaignId, application: app.id }, () =>
         update(campaignId),
       );
-    const database = databaseSeconds();
+    const database = stack.databaseCpu;
     /** Updates for SECONDS with CONCURRENCY at once (one campaign each, as operators at work). */
     const timed = async (run: (campaignId: string) => Promise<unknown>) => {
       let done = 0;
@@ -77,7 +77,7 @@ export async function auditBench(): Promise<string[]> {
       `| with the audit log | ${b.perSecond.toFixed(0)} | ${fmt(b)} |`,
       '',
       `with / without: throughput ${pct(b.perSecond / a.perSecond)}, CPU per update ${pct(b.total / a.total)}` +
-        (database ? '' : ' (this process only: set BENCH_DB_DIR to count the database)'),
+        (database ? '' : ' (this process only: no database processes found)'),
     ];
   } finally {
     await stack.stop();

@@ -6,9 +6,10 @@
  *   ratelimit            validate with a rate limit never reached vs without (the endpoints phase alone)
  *   partitions           16 vs 64 partitions, 1 and 2 workers
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
- *   replicas             1 vs 2 API replicas (2 workers) at the same offered rate: CPU per operation of all processes
+ *   replicas             1 vs 2 workers (1 API) and 1 vs 2 APIs (2 workers) at the same offered rate: CPU per operation of all processes
+ *   recording            redeem with one webhook endpoint (events recorded, not delivered) vs without, at the same offered rate
  *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
- *   events               the test database's CPU per statement of the event path (needs BENCH_DB_DIR)
+ *   events               the test database's CPU per statement of the event path
  *   audit                a campaign update without and with the audit log (updates/s, CPU per update)
  *   console              the promotions console's pages' server times with 10,000 campaigns
  *   expiry               1,000,000 point buckets falling due at once: time to expire, loads meanwhile (docs/wallets.md)
@@ -23,6 +24,7 @@ import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
 import { partitionsBench } from './partitions.js';
+import { recordingBench } from './recording.js';
 import { replicasBench } from './replicas.js';
 import { log, SECONDS } from './stack.js';
 
@@ -31,6 +33,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   ratelimit: rateLimitBench,
   partitions: partitionsBench,
   replicas: replicasBench,
+  recording: recordingBench,
   flash: flashBench,
   cluster: clusterBench,
   events: eventsBench,

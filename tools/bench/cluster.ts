@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { startRedisCluster, type RedisCluster } from '../../scripts/redis-cluster.js';
 import { partitionQueues } from '../../shared/queue/names.js';
-import { databaseSeconds, processSeconds, withCpu, type CpuShares } from './cpu.js';
+import { processSeconds, withCpu, type CpuShares } from './cpu.js';
 import { loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, startStack, stopChild, type Result, type Stack } from './stack.js';
 
@@ -46,7 +46,7 @@ export async function clusterBench(): Promise<string[]> {
       redisPids: () => (number | undefined)[],
       drain: () => Promise<void>,
     ) => {
-      const database = databaseSeconds();
+      const database = stack!.databaseCpu;
       const groups: Record<string, () => number> = {
         API: () => processSeconds(apis.map((a) => a.child.pid)),
         workers: () => processSeconds(workers.map((w) => w.pid)),
@@ -130,7 +130,7 @@ export async function clusterBench(): Promise<string[]> {
           `| ${r.topology} | ${r.apis} | ${r.workers} | ${cell(r.results.noop)} | ${cell(r.results.redeem)} | ${cell(r.results.credit)} |`,
       ),
       '',
-      `Where the CPU went (cores busy on average; "rest" is anything else on the machine${process.env.BENCH_DB_DIR ? '' : ', the database included'}):`,
+      `Where the CPU went (cores busy on average; "rest" is anything else on the machine${stack!.databaseCpu ? '' : ', the database included'}):`,
       '',
       '| measurement | machine busy | APIs | workers | Redis | database | load generator | rest |',
       '|---|---|---|---|---|---|---|---|',

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
 import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
-import { databaseSeconds, pidsNamed, processSeconds, withCpu } from './cpu.js';
+import { pidsNamed, processSeconds, withCpu } from './cpu.js';
 import { benchOrder, loadBenchData, loadRedeemApp, queueLoads } from './dataset.js';
 import {
   log,
@@ -255,7 +255,7 @@ export interface CpuPerRequest {
 /**
  * The rate limiter's cost (docs/rate-limits.md): validate for one application with a limit it
  * never reaches against without one, ROUNDS times interleaved, the medians kept — throughput, and
- * the CPU per request of every process (the API, Redis, the database when BENCH_DB_DIR names it,
+ * the CPU per request of every process (the API, Redis, the database (embedded, or BENCH_DB_DIR's),
  * this load generator): on a shared 2-core machine the throughput ratio moves by more than the
  * 5% it is meant to show, and CPU per request is what a limiter adds on a machine of any size.
  */
@@ -270,7 +270,7 @@ async function rateLimitRounds(
     await stack.services.changes.announce(applicationId);
     await new Promise((r) => setTimeout(r, 1500)); // past CACHE_CHECK_MS, should the announcement be missed
   };
-  const database = databaseSeconds();
+  const database = stack.databaseCpu;
   const groups: Record<string, () => number> = {
     API: () => processSeconds([api.child.pid]),
     Redis: () => processSeconds(pidsNamed('redis-server')),

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- events`: what each database statement of the event path costs the test
- * database (FerretDB + PostgreSQL CPU per call, from /proc: needs BENCH_DB_DIR) and Redis, at 64
+ * database (FerretDB + PostgreSQL CPU per call, from /proc: the embedded test database, or BENCH_DB_DIR's) and Redis, at 64
  * concurrent callers as under load, against a baseline in the same run: the redeem path's commit
  * (a redemption cycle written to the journal: a guarded upsert by `_id`, batched). The recording
  * job reserves its events' numbers (a Redis script) and writes a delivery and an event per event;
@@ -14,17 +14,22 @@ import { signatureHeader } from '../../shared/domain/webhook-signature.js';
 import { createWebhookSender } from '../../shared/net/webhook-client.js';
 import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
 import { EventClock } from '../../shared/queue/event-clock.js';
-import { databaseSeconds, pidsNamed, processSeconds } from './cpu.js';
+import { pidsNamed, processSeconds } from './cpu.js';
 import { log, startStack } from './stack.js';
 
 const CALLS = Number(process.env.EVENTS_CALLS ?? 6000);
 const CONCURRENCY = 64;
 
 export async function eventsBench(): Promise<string[]> {
-  const database = databaseSeconds();
-  if (!database) throw new Error('set BENCH_DB_DIR to the test database directory (tools/testdb/start.sh): this mode reads its CPU');
   const redisCpu = () => processSeconds(pidsNamed('redis-server'));
   const stack = await startStack();
+  const database = stack.databaseCpu;
+  if (!database) {
+    await stack.stop();
+    throw new Error(
+      "this mode reads the test database's CPU: use the embedded one, or set BENCH_DB_DIR to its directory (tools/testdb/start.sh)",
+    );
+  }
   const clock = new EventClock(stack.config);
   try {
     const { repos } = stack.services;

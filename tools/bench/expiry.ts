@@ -4,7 +4,7 @@
  * of its own instant within the same 10 ms) falling due at one instant, with 2 workers and the
  * default sweep (EXPIRY_SWEEP_MS). Reported: the time from the instant until every bucket has
  * expired (the due range empty and the queues drained), CPU ms per expired bucket of all processes
- * together (API, workers, Redis, the database's processes when BENCH_DB_DIR names them), redeem and
+ * together (API, workers, Redis, the database's processes: embedded, or BENCH_DB_DIR's), redeem and
  * credit throughput while it runs against the same loads just before (same stack, same processes),
  * and Redis and database growth per bucket (stored balances; ledger entries written by the expiry).
  *
@@ -14,7 +14,7 @@
  */
 import mongoose from 'mongoose';
 import { nextDue, type Bucket } from '../../shared/domain/point-buckets.js';
-import { databaseSeconds, pidsNamed, processSeconds, withCpu } from './cpu.js';
+import { pidsNamed, processSeconds, withCpu } from './cpu.js';
 import { loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, SECONDS, startStack, type Result } from './stack.js';
 
@@ -93,7 +93,7 @@ export async function expiryBench(): Promise<string[]> {
     if (Date.now() < at + 10) await new Promise((r) => setTimeout(r, at + 10 - Date.now()));
     log('due: the sweep takes over');
 
-    const database = databaseSeconds();
+    const database = stack.databaseCpu;
     const redisPids = pidsNamed('redis-server');
     const all = () => processSeconds([api.pid, ...workers.map((w) => w.pid), ...redisPids]) + (database?.() ?? 0);
     const expiredCount = () => db.models.WalletTransaction.collection.countDocuments({ application, wallet: walletId, type: 'expired' });
@@ -136,7 +136,7 @@ export async function expiryBench(): Promise<string[]> {
       `| buckets (customers × buckets each) | ${buckets} (${CUSTOMERS} × ${per}) |`,
       `| first expiry posted after the instant | ${(firstAt / 1000).toFixed(1)} s (sweep every ${stack.config.expirySweepMs} ms) |`,
       `| all expired (due range empty, queues drained) | ${(total / 1000).toFixed(1)} s → ${((buckets / total) * 1000).toFixed(0)} buckets/s |`,
-      `| CPU of all processes per expired bucket (after the loads: ${aloneBuckets} buckets) | ${aloneBuckets > 0 ? ((aloneSeconds * 1000) / aloneBuckets).toFixed(2) : '—'} ms${database ? '' : ' (database not counted: set BENCH_DB_DIR)'} |`,
+      `| CPU of all processes per expired bucket (after the loads: ${aloneBuckets} buckets) | ${aloneBuckets > 0 ? ((aloneSeconds * 1000) / aloneBuckets).toFixed(2) : '—'} ms${database ? '' : ' (database not counted: no database processes found)'} |`,
       ...baseline.map((b, i) => {
         const d = during[i]!;
         return `| ${b.name.replace(' before', '')}: before → during | ${b.rps.toFixed(0)} → ${d.rps.toFixed(0)} req/s (${(((d.rps - b.rps) / b.rps) * 100).toFixed(0)}%), p50 ${b.p50} → ${d.p50} ms, non-2xx ${d.non2xx + d.errors} |`;

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
 import { createCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
-import { databaseSeconds, pidsNamed, probeCpuMs, processSeconds, withCpu, type CpuShares } from './cpu.js';
+import { pidsNamed, probeCpuMs, processSeconds, withCpu, type CpuShares } from './cpu.js';
 import { benchOrder, loadRedeemApp } from './dataset.js';
 import { log, measure, startStack, type Result } from './stack.js';
 
@@ -46,8 +46,9 @@ export async function flashBench(): Promise<string[]> {
 
     const { url, child: api } = await stack.startApi();
     const workers = [await stack.startWorker(), await stack.startWorker()];
-    // Where the CPU goes, per block: our processes, Redis, the test database (BENCH_DB_DIR).
-    const database = databaseSeconds();
+    // Where the CPU goes, per block: our processes, Redis, the test database (BENCH_DB_DIR, or the
+    // embedded one the stack started).
+    const database = stack.databaseCpu;
     const redisPids = pidsNamed('redis-server');
     const cpuGroups: Record<string, () => number> = {
       api: () => processSeconds([api.pid]),

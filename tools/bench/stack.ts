@@ -171,6 +171,8 @@ export interface Stack {
   services: Services;
   /** A connection to the stack's Redis (a cluster client for a `redis+cluster://` URL). */
   redis: RedisClient;
+  /** CPU seconds of the database's processes so far (BENCH_DB_DIR's, or the embedded test database's); undefined when unknown. */
+  databaseCpu: (() => number) | undefined;
   /** Starts an API process; resolves with its URL. */
   startApi(extra?: Record<string, string>): Promise<{ url: string; child: ChildProcess }>;
   startWorker(extra?: Record<string, string>): Promise<ChildProcess>;
@@ -228,6 +230,7 @@ export async function startStack(extraEnv: Record<string, string> = {}, opts: { 
     db,
     services,
     redis,
+    databaseCpu: database,
     async startApi(extra = {}) {
       const { child, port } = await spawn('tools/bench/bench-server.ts', { PORT: '0', WORKER_PORT: '0', ...extra });
       return { url: `http://127.0.0.1:${port}`, child };
