@@ -47,6 +47,9 @@ export async function recordingBench(): Promise<string[]> {
     const plain = medianOf(of.plain, `redeem, ${rate}/s offered`);
     const hooked = medianOf(of.hooked, `redeem, one webhook endpoint, events recorded, ${rate}/s offered`);
     const ratio = (hooked.cpuMs ?? NaN) / (plain.cpuMs ?? NaN);
+    // Each round's pair was measured back to back: its ratio is free of the drift between rounds.
+    const pairs = of.plain.map((p, i) => (of.hooked[i]!.cpuMs ?? NaN) / (p.cpuMs ?? NaN)).sort((a, b) => a - b);
+    const pairMedian = pairs[Math.floor((pairs.length - 1) / 2)]!;
     // Per group: where the recording's cost goes (a cashback redeem records two events).
     const groups = Object.keys(hooked.cpuBy ?? {});
     const added = groups.map((g) => `${g} ${((hooked.cpuBy![g]! - (plain.cpuBy?.[g] ?? 0)) / 2).toFixed(2)}`).join(', ');
@@ -58,6 +61,7 @@ export async function recordingBench(): Promise<string[]> {
       '| CPU per operation, all processes, the same offered rate | measured | target | |',
       '|---|---|---|---|',
       `| redeem with one endpoint, events recorded / without, at ${rate}/s | ${hooked.cpuMs?.toFixed(2)} / ${plain.cpuMs?.toFixed(2)} ms = ${ratio.toFixed(2)}x | <= 1.15x | ${ratio <= 1.15 ? 'met' : 'MISSED'} |`,
+      `| the same, each round's pair (back to back): ${pairs.map((x) => `${x.toFixed(2)}x`).join(', ')}; median | ${pairMedian.toFixed(2)}x | <= 1.15x | ${pairMedian <= 1.15 ? 'met' : 'MISSED'} |`,
       `| per event recorded (two per redeem), by process: ms | ${added} | | |`,
     ];
   } finally {
