@@ -90,8 +90,8 @@ export async function withCpu<T>(groups: Record<string, () => number>, run: () =
   return { result, cpu: { machineBusy: busyCores / Math.max(cores, 1e-9), groups: used, rest: Math.max(0, busyCores - ours), cores } };
 }
 
-/** The test database's CPU seconds (FerretDB and the PostgreSQL tree) in `dir` (default BENCH_DB_DIR), when known. */
-export function databaseSeconds(dir = process.env.BENCH_DB_DIR): (() => number) | undefined {
+/** The test database's CPU seconds (FerretDB and the PostgreSQL tree) in `dir`, when known (the stack decides which: tools/bench/stack.ts). */
+export function databaseSeconds(dir: string | undefined): (() => number) | undefined {
   if (!dir) return undefined;
   const pid = (file: string) => Number(readFileSync(join(dir, file), 'utf8').trim().split('\n')[0]);
   const ferret = pid('ferretdb.pid');

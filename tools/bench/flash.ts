@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
 import { createCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
-import { pidsNamed, probeCpuMs, processSeconds, withCpu, type CpuShares } from './cpu.js';
+import { probeCpuMs } from './cpu.js';
 import { benchOrder, loadRedeemApp } from './dataset.js';
 import { log, measure, startStack, type Result } from './stack.js';
 
@@ -44,18 +44,12 @@ export async function flashBench(): Promise<string[]> {
     const flash = await campaign('FLASH', { total: 10 * TOTAL, per_customer: 1, per_day: 9 * TOTAL });
     const exhaust = await campaign('EXHAUST', { total: EXHAUST_LIMIT, per_customer: 1 });
 
-    const { url, child: api } = await stack.startApi();
-    const workers = [await stack.startWorker(), await stack.startWorker()];
-    // Where the CPU goes, per block: our processes, Redis, the test database (BENCH_DB_DIR, or the
-    // embedded one the stack started).
+    const { url } = await stack.startApi();
+    await stack.startWorker();
+    await stack.startWorker();
+    // Where the CPU goes: each measurement's CPU per request by group (API, workers, Redis, the
+    // test database: BENCH_DB_DIR's, or the embedded one the stack started), from `measure`.
     const database = stack.databaseCpu;
-    const redisPids = pidsNamed('redis-server');
-    const cpuGroups: Record<string, () => number> = {
-      api: () => processSeconds([api.pid]),
-      workers: () => processSeconds(workers.map((w) => w.pid)),
-      redis: () => processSeconds(redisPids),
-      ...(database ? { database } : {}),
-    };
     // Inserted directly (the admin upsert of 10,000 customers is slower than this needs), once the
     // processes have made their indexes: the unique (application, sourceId) index checks each one.
     const Customer = stack.db.models.Customer.collection;
@@ -122,13 +116,10 @@ export async function flashBench(): Promise<string[]> {
       for (let b = 0; b < TOTAL / BLOCK; b++) {
         const probes: number[] = [];
         const prober = setInterval(() => probes.push(probeCpuMs()), 500);
-        const { result, cpu } = await withCpu(cpuGroups, () =>
-          measure(`flash block ${b + 1}`, `${url}/coupons/apply?type=redeem`, redeemLoad('FLASH', flash.id, BLOCK)),
-        );
+        const result = await measure(`flash block ${b + 1}`, `${url}/coupons/apply?type=redeem`, redeemLoad('FLASH', flash.id, BLOCK));
         clearInterval(prober);
         blocks.push(result);
-        const cores = Object.entries(cpu.groups).reduce((sum, [g, c]) => (g === 'load generator' ? sum : sum + c), 0);
-        costs.push({ cpuMs: (cores * 1000) / result.rps, probeMs: median(probes) });
+        costs.push({ cpuMs: result.cpuMs ?? NaN, probeMs: median(probes) });
       }
     } finally {
       clearInterval(sampler);
@@ -146,27 +137,21 @@ export async function flashBench(): Promise<string[]> {
     const ok = blocks.reduce((s, r) => s + r.requests - r.non2xx - r.errors, 0);
 
     log('sell-out run');
-    const perOp = (cpu: CpuShares, rps: number) => (group?: string) =>
-      (Object.entries(cpu.groups)
-        .filter(([g]) => (group ? g === group : g !== 'load generator'))
-        .reduce((sum, [, c]) => sum + c, 0) *
-        1000) /
-      rps;
-    const sellOut = await withCpu(cpuGroups, () =>
-      measure('sell-out', `${url}/coupons/apply?type=redeem`, redeemLoad('EXHAUST', exhaust.id, EXHAUST_ATTEMPTS)),
-    );
-    const exhaustRun = sellOut.result;
+    /** CPU ms per request of a measurement: of `group`, or of all the stack's processes. */
+    const perOp = (r: Result) => (group?: string) => (group ? (r.cpuBy?.[group] ?? NaN) : (r.cpuMs ?? NaN));
+    const exhaustRun = await measure('sell-out', `${url}/coupons/apply?type=redeem`, redeemLoad('EXHAUST', exhaust.id, EXHAUST_ATTEMPTS));
     await stack.drain();
     const exhaustCompleted = await journal.countDocuments({ campaign: new mongoose.Types.ObjectId(exhaust.id), state: 'completed' });
     const exhaustCounted = (await col.findOne({ _id: campaignCounterId(exhaust.id) as never }))?.total;
     log('the stampede after the sell-out');
-    const after = await withCpu(cpuGroups, () =>
-      measure('after the sell-out', `${url}/coupons/apply?type=redeem`, redeemLoad('EXHAUST', exhaust.id, AFTER_ATTEMPTS)),
+    const afterRun = await measure(
+      'after the sell-out',
+      `${url}/coupons/apply?type=redeem`,
+      redeemLoad('EXHAUST', exhaust.id, AFTER_ATTEMPTS),
     );
-    const afterRun = after.result;
     await stack.drain();
     const afterCounted = (await col.findOne({ _id: campaignCounterId(exhaust.id) as never }))?.total;
-    const refusalCpu = perOp(after.cpu, afterRun.rps);
+    const refusalCpu = perOp(afterRun);
     const redeemCpuMs = median(costs.map((c) => c.cpuMs));
     const groupCells = (cost: (g?: string) => number) =>
       ['api', 'workers', 'redis', ...(database ? ['database'] : [])].map((g) => cost(g).toFixed(2)).join(' | ');
@@ -205,7 +190,7 @@ export async function flashBench(): Promise<string[]> {
       '',
       `| CPU ms per operation | ${['API', 'workers', 'Redis', ...(database ? ['database'] : [])].join(' | ')} | all |`,
       `|---|${['api', 'workers', 'redis', ...(database ? ['database'] : [])].map(() => '---|').join('')}---|`,
-      `| sell-out run (per attempt) | ${groupCells(perOp(sellOut.cpu, exhaustRun.rps))} | ${perOp(sellOut.cpu, exhaustRun.rps)().toFixed(2)} |`,
+      `| sell-out run (per attempt) | ${groupCells(perOp(exhaustRun))} | ${perOp(exhaustRun)().toFixed(2)} |`,
       `| refusal after the sell-out | ${groupCells(refusalCpu)} | ${refusalCpu().toFixed(2)} |`,
     ];
   } finally {
