@@ -11,7 +11,7 @@ import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { startRedisCluster, type RedisCluster } from '../../scripts/redis-cluster.js';
 import { partitionQueues } from '../../shared/queue/names.js';
 import { processSeconds, withCpu, type CpuShares } from './cpu.js';
-import { loadRedeemApp, queueLoads } from './dataset.js';
+import { freshQueueLoads, loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, startStack, stopChild, type Result, type Stack } from './stack.js';
 
 const PARTITIONS = 16;
@@ -56,7 +56,7 @@ export async function clusterBench(): Promise<string[]> {
       const label = `${topology}, ${apis.length} API, ${workers.length} worker`;
       const one = async (op: 'noop' | 'redeem' | 'credit') => {
         // Redeem and credit on an application of their own (a fresh ledger: see endpoints.ts).
-        const load = op === 'noop' ? loads.noop : queueLoads(await loadRedeemApp(s.services, () => undefined))[op];
+        const load = op === 'noop' ? loads.noop : (await freshQueueLoads(s.services))[op];
         await drain();
         const { result, cpu } = await withCpu(groups, () =>
           measure(

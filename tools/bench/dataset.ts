@@ -9,6 +9,7 @@ import { CAMPAIGN_DEFAULTS } from '../../shared/domain/campaign-defaults.js';
 import type { Campaign } from '../../shared/domain/types.js';
 import type { Services } from '../../shared/services.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
+import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 
 const base = (i: number, over: Partial<CampaignInput>): CampaignInput => ({
   ...CAMPAIGN_DEFAULTS,
@@ -169,4 +170,15 @@ export function queueLoads(app: RedeemApp) {
     },
     noop: { connections: 64, auth: app.auth, body: () => ({}) },
   };
+}
+
+/**
+ * The queue loads of an application of its own, freshly loaded (each redeem and credit phase runs
+ * on one: the test database's unique-index check grows with an application's ledger, so a phase
+ * run after others would pay for their entries); `webhookUrl`: with one webhook endpoint there.
+ */
+export async function freshQueueLoads(services: Services, webhookUrl?: string) {
+  const app = await loadRedeemApp(services, () => undefined);
+  if (webhookUrl) await createWebhook(services, app.application.id, { url: webhookUrl });
+  return queueLoads(app);
 }

@@ -13,9 +13,8 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
-import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 import { pidsNamed, processSeconds, withCpu } from './cpu.js';
-import { benchOrder, loadBenchData, loadRedeemApp, queueLoads } from './dataset.js';
+import { benchOrder, freshQueueLoads, loadBenchData, queueLoads } from './dataset.js';
 import {
   log,
   measure,
@@ -91,11 +90,7 @@ export async function endpointsBench(): Promise<string[]> {
     // Each redeem and credit phase on an application of its own: the test database's unique-index
     // check grows with the application's ledger (docs/benchmarks.md), so a phase run after others
     // would pay for their entries.
-    const fresh = async (withHook = false) => {
-      const app = await loadRedeemApp(stack.services, () => undefined);
-      if (withHook) await createWebhook(stack.services, app.application.id, { url: `http://127.0.0.1:${port}/hook` });
-      return queueLoads(app);
-    };
+    const fresh = (withHook = false) => freshQueueLoads(stack.services, withHook ? `http://127.0.0.1:${port}/hook` : undefined);
     // Each queue measurement ROUNDS times, interleaved, the median kept (this shared 2-core machine
     // drifts by ±20 % between runs minutes apart; docs/benchmarks.md gives the spread).
     const queueRows: [number, Result, Result, Result][] = [];

@@ -15,7 +15,7 @@
 import mongoose from 'mongoose';
 import { nextDue, type Bucket } from '../../shared/domain/point-buckets.js';
 import { pidsNamed, processSeconds, withCpu } from './cpu.js';
-import { loadRedeemApp, queueLoads } from './dataset.js';
+import { freshQueueLoads, loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, SECONDS, startStack, type Result } from './stack.js';
 
 const BUCKETS = Number(process.env.BENCH_EXPIRY_BUCKETS ?? 1_000_000);
@@ -54,7 +54,7 @@ export async function expiryBench(): Promise<string[]> {
     const Balance = db.models.WalletBalance.collection;
     // Each load phase on an application of its own (a fresh ledger, as the other modes: endpoints.ts).
     const fresh: ReturnType<typeof queueLoads>[] = [];
-    for (let i = 0; i < 4; i++) fresh.push(queueLoads(await loadRedeemApp(stack.services, () => undefined)));
+    for (let i = 0; i < 4; i++) fresh.push(await freshQueueLoads(stack.services));
     const db0 = await dbBytes();
     const at = Date.now() + LEAD_MS + Math.ceil(CUSTOMERS / 5000) * 1000;
     log(`writing ${CUSTOMERS} balances with ${per} buckets each, due at ${new Date(at).toISOString()}`);

@@ -6,7 +6,7 @@
  * and Redis's scripts and blocking pops per no-op job (from its command statistics: a second
  * worker's fetches that find a busy partition show there).
  */
-import { loadRedeemApp, queueLoads } from './dataset.js';
+import { freshQueueLoads, loadRedeemApp, queueLoads } from './dataset.js';
 import { log, measure, medianOf, pct, ROUNDS, row, startStack, stopChild, TABLE_HEAD, type Result } from './stack.js';
 
 export async function partitionsBench(): Promise<string[]> {
@@ -34,12 +34,8 @@ export async function partitionsBench(): Promise<string[]> {
         // application of their own (a fresh ledger: see endpoints.ts).
         const phases = [
           ['no-op job', '/bench/noop-job', () => queueLoads(data).noop],
-          ['redeem', '/coupons/apply?type=redeem', async () => queueLoads(await loadRedeemApp(stack.services, () => undefined)).redeem],
-          [
-            'wallet credit',
-            '/wallets/customer/x/transactions/loyalty',
-            async () => queueLoads(await loadRedeemApp(stack.services, () => undefined)).credit,
-          ],
+          ['redeem', '/coupons/apply?type=redeem', async () => (await freshQueueLoads(stack.services)).redeem],
+          ['wallet credit', '/wallets/customer/x/transactions/loyalty', async () => (await freshQueueLoads(stack.services)).credit],
         ] as const;
         const runs: Result[][] = phases.map(() => []);
         for (let r = 0; r < ROUNDS; r++) {

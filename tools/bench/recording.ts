@@ -9,8 +9,7 @@
  * operations (the same batching), so the difference is what recording adds: the figure the
  * saturated comparison of `endpoints` mixes with a lower throughput's smaller batches.
  */
-import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
-import { loadRedeemApp, queueLoads } from './dataset.js';
+import { freshQueueLoads } from './dataset.js';
 import { log, measure, medianOf, ROUNDS, row, startStack, TABLE_HEAD, type Result } from './stack.js';
 
 const PACED_SHARE = Number(process.env.BENCH_PACED_SHARE ?? 0.6);
@@ -21,11 +20,8 @@ export async function recordingBench(): Promise<string[]> {
   const stack = await startStack({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
   try {
     // Each phase on an application of its own: every phase meets the same amount of data.
-    const fresh = async (withHook: boolean) => {
-      const app = await loadRedeemApp(stack.services, () => undefined);
-      if (withHook) await createWebhook(stack.services, app.application.id, { url: 'http://127.0.0.1:9/hook' });
-      return queueLoads(app).redeem;
-    };
+    const fresh = async (withHook: boolean) =>
+      (await freshQueueLoads(stack.services, withHook ? 'http://127.0.0.1:9/hook' : undefined)).redeem;
     log('starting one API and one operations worker (no deliveries)');
     const { url } = await stack.startApi();
     await stack.startWorker({ WEBHOOK_CONCURRENCY: '0' });

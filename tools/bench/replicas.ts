@@ -9,7 +9,7 @@
  * database), without the load generator: on a saturated two-core machine a second replica's
  * throughput tells how the cores were shared, its CPU per operation what it adds on any machine.
  */
-import { loadBenchData, loadRedeemApp, queueLoads } from './dataset.js';
+import { freshQueueLoads, loadBenchData, queueLoads } from './dataset.js';
 import { log, measure, medianOf, ROUNDS, row, startStack, stopChild, TABLE_HEAD, type Load, type Result } from './stack.js';
 
 /** The offered rate, as a share of what one API and one worker answered as fast as they could (BENCH_PACED_SHARE, default 0.6). */
@@ -24,7 +24,7 @@ export async function replicasBench(): Promise<string[]> {
     const [one, two] = [await stack.startApi(), await stack.startApi()];
     await stack.startWorker();
     // Each redeem and credit measurement on an application of its own (a fresh ledger: docs/benchmarks.md).
-    const fresh = async () => queueLoads(await loadRedeemApp(stack.services, () => undefined));
+    const fresh = () => freshQueueLoads(stack.services);
     const paths = { noop: '/bench/noop-job', redeem: '/coupons/apply?type=redeem', credit: '/wallets/customer/x/transactions/loyalty' };
     const loadOf = async (op: keyof typeof paths): Promise<Load> => (op === 'noop' ? queueLoads(data).noop : (await fresh())[op]);
     const label = (op: keyof typeof paths) => (op === 'noop' ? 'no-op job' : op === 'redeem' ? 'redeem' : 'wallet credit');
