@@ -30,7 +30,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 
 /** Validates a wallet update in the documented order; resolves customer and wallet. */
 export async function prepareWalletOperation(
-  deps: Pick<Services, 'repos'>,
+  deps: Pick<Services, 'repos' | 'wallets'>,
   req: { applicationId: string; sourceId: string; walletId: string; body: unknown; txnId: string; requestId: string },
 ): Promise<WalletOperationInput> {
   const body = isPlainObject(req.body) ? req.body : {};
@@ -50,12 +50,21 @@ export async function prepareWalletOperation(
   }
   const [customer, wallet] = await Promise.all([
     deps.repos.customers.resolve(req.applicationId, req.sourceId),
-    // Not from the cache: an archived wallet must be refused at once (the two reads run together).
-    deps.repos.wallets.findByWalletId(req.applicationId, req.walletId),
+    liveWallet(deps, req.applicationId, req.walletId),
   ]);
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();
   return walletOperationInput(req, customer, wallet, { type: body.type, points, description });
+}
+
+/**
+ * An application's live (unarchived) wallet, from this process's cache (`Services.wallets`): a
+ * wallet created, archived or changed through the admin API is forgotten by every process before
+ * that change answers (shared/cache/config-changes.ts), so the next update sees it — as campaigns
+ * are. A wallet not found is not remembered (one created a moment ago is found at once).
+ */
+export function liveWallet(deps: Pick<Services, 'wallets'>, applicationId: string, walletId: string): Promise<WalletRecord | null> {
+  return deps.wallets.get(`${applicationId}:${walletId}`);
 }
 
 /** The wallet job's payload for a checked operation on a resolved customer and wallet (a wallet update, or an operator's adjustment: `origin`). */

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { nodeArgsFor } from '../../scripts/service-build.js';
 import { isReadyMessage } from '../../shared/process.js';
 import { TEST_QUEUE_PREFIX, testMongoUri } from './context.js';
+import { ensureInfra } from './hooks.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -155,6 +156,12 @@ const testEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
   ...env,
 });
 
-export const startWorkerProcess = (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) =>
-  startServiceProcess('worker', testEnv(env), opts);
-export const startApiProcess = (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) => startServiceProcess('api', testEnv(env), opts);
+// The servers first: a spec file whose first step starts a process (run alone) has none yet.
+export const startWorkerProcess = async (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) => (
+  await ensureInfra(),
+  startServiceProcess('worker', testEnv(env), opts)
+);
+export const startApiProcess = async (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) => (
+  await ensureInfra(),
+  startServiceProcess('api', testEnv(env), opts)
+);

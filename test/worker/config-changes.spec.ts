@@ -2,7 +2,8 @@
  * Admin changes are usable at once (issue 19, item 6): with 2 API and 2 worker processes whose
  * caches would otherwise re-check only every minute (the longest CACHE_CHECK_MS allowed), a campaign created through one API is
  * validated through the other and redeemed by either worker with no pause, and an archive is
- * refused by the next validate and redeem — because every change made through the admin API is
+ * refused by the next validate and redeem, and a wallet's archive or settings apply to the next wallet
+ * update through either API — because every change made through the admin API is
  * announced to every process (shared/cache/config-changes.ts) before the admin API answers.
  */
 import { expect } from 'chai';
@@ -90,6 +91,33 @@ describe('admin changes reach every API and worker process at once', function ()
       if (v.body?.is_applicable !== false && v.status === 200) late.push(`validate ${code}: ${v.text}`);
       const r = await redeem(reader, code);
       if (r.status === 200) late.push(`redeem ${code}: ${r.text}`);
+    }
+    expect(late).to.deep.equal([]);
+  });
+
+  it(`when a wallet is archived, unarchived or its pending period changed through one API, then the next update through the other follows it (${ROUNDS / 10} times)`, async () => {
+    const credit = (api: string) =>
+      call(api, 'PUT', '/wallets/customer/c1/transactions/stars', { auth: app.auth, body: { type: 'credit', points: 1 } });
+    expect((await admin(apis[0], 'POST', '/wallets', { wallet_id: 'stars' })).status).to.equal(201);
+    const late: string[] = [];
+    for (let i = 0; i < ROUNDS / 10; i++) {
+      const [writer, reader] = i % 2 === 0 ? apis : [apis[1], apis[0]];
+      const before = await credit(reader); // the reader holds the wallet in its cache now
+      expect(before.status, before.text).to.equal(200);
+      expect((await admin(writer, 'POST', '/wallets/stars/archive')).status).to.equal(200);
+      const archived = await credit(reader);
+      if (archived.status !== 404) late.push(`round ${i}, archived: ${archived.status} ${archived.text}`);
+      expect((await admin(writer, 'POST', '/wallets/stars/unarchive')).status).to.equal(200);
+      const back = await credit(reader);
+      if (back.status !== 200) late.push(`round ${i}, unarchived: ${back.status} ${back.text}`);
+      // A pending period: the next credit waits (its points are not spendable yet), and without it counts at once.
+      expect((await admin(writer, 'PATCH', '/wallets/stars', { pending: { days: 1 } })).status).to.equal(200);
+      const pending = await credit(reader);
+      if (pending.body?.loyalty_points !== pending.body?.previous_loyalty_points) late.push(`round ${i}, pending: ${pending.text}`);
+      expect((await admin(writer, 'PATCH', '/wallets/stars', { pending: null })).status).to.equal(200);
+      const spendable = await credit(reader);
+      if (spendable.body?.loyalty_points !== spendable.body?.previous_loyalty_points + 1)
+        late.push(`round ${i}, spendable: ${spendable.text}`);
     }
     expect(late).to.deep.equal([]);
   });

@@ -6,14 +6,14 @@
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { Services } from '../../services.js';
 import { postLedgerEntry, voidEntry, type Posting } from '../wallet-ledger.js';
-import { creditRulesOf } from '../wallet-operation.usecase.js';
+import { creditRulesOf, liveWallet } from '../wallet-operation.usecase.js';
 import type { PendingRule } from '../../domain/point-buckets.js';
 
 export const cashbackTxnId = (key: string) => `cashback:${key}`;
 export const cashbackRevertTxnId = (key: string) => `cashback-revert:${key}`;
 
 async function cashbackWalletOf(deps: Pick<Services, 'wallets'>, applicationId: string, walletId: string | null) {
-  return walletId ? await deps.wallets.get(`${applicationId}:${walletId}`) : null;
+  return walletId ? await liveWallet(deps, applicationId, walletId) : null;
 }
 
 type Deps = Pick<Services, 'repos' | 'wallets' | 'now'>;
