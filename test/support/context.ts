@@ -32,7 +32,8 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
   return parseConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    MONGODB_URI: testMongoUri(),
+    // A caller's own database (a chaos scenario's private one) needs no shared one started.
+    MONGODB_URI: overrides.MONGODB_URI ?? testMongoUri(),
     REDIS_URL: process.env.REDIS_URL,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     CACHE_CHECK_MS: '200',

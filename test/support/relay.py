@@ -21,9 +21,16 @@ listening = threading.Event()
 
 
 def reset(sock: socket.socket) -> None:
-    """Closes with a RST (SO_LINGER 0): what a client of a dead server sees."""
+    """Closes with a RST (SO_LINGER 0): what a client of a dead server sees.
+
+    The other pump thread may be blocked reading this socket (a client waiting for its reply sends
+    nothing). On Linux, close() then only drops the descriptor: the socket is released — and the
+    RST sent — when that read returns, which it never would, so the client waited for its socket
+    timeout (test/unit/relay.spec.ts). shutdown(SHUT_RD) first wakes the reader (its recv returns
+    b"", it finds the pair cut) without sending anything; the close then releases the socket."""
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.shutdown(socket.SHUT_RD)
     except OSError:
         pass
     sock.close()

@@ -1,0 +1,65 @@
+/**
+ * The relay the fault tests put in front of a server they kill (test/support/relay.ts): what a
+ * client sees of the server's death must be what it would see without the relay. A chaos run once
+ * waited 60 s for an answer on a connection whose server had been killed: the relay had closed its
+ * side while its other thread was blocked reading that socket, and on Linux such a close is
+ * deferred until the read returns — which, with a client waiting for a reply, it never did, so the
+ * client got neither the reset nor a FIN (test/chaos/database-kill.spec.ts, "no final answer").
+ */
+import net from 'node:net';
+import { expect } from 'chai';
+import { Relay } from '../support/relay.js';
+
+/** A server that ends each connection as `end` says once the client's first bytes arrive. */
+async function server(end: (socket: net.Socket) => void): Promise<{ port: number; close: () => void }> {
+  const sockets = new Set<net.Socket>();
+  const srv = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.once('data', () => end(socket));
+  });
+  await new Promise<void>((ok) => srv.listen(0, '127.0.0.1', ok));
+  return {
+    port: (srv.address() as net.AddressInfo).port,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      srv.close();
+    },
+  };
+}
+
+/** Connects through the relay, sends a request and waits for how the connection ends (no reply ever comes). */
+function requestThrough(port: number): Promise<{ error: string | null; ended: boolean }> {
+  return new Promise((resolve) => {
+    const client = net.connect(port, '127.0.0.1');
+    let error: string | null = null;
+    let ended = false;
+    client.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+    client.on('end', () => (ended = true));
+    client.on('close', () => resolve({ error, ended }));
+    client.on('connect', () => client.write('a request that is never answered'));
+  });
+}
+
+describe('the fault tests relay', function () {
+  // Each case ends in milliseconds; the timeout only stops a hang (the defect) from holding the run.
+  this.timeout(15_000);
+  let relay: Relay | undefined;
+  let upstream: { port: number; close: () => void } | undefined;
+  afterEach(async () => {
+    await relay?.stop();
+    upstream?.close();
+  });
+
+  it('when the server resets a connection with a request in flight, then the client is reset too', async () => {
+    upstream = await server((socket) => socket.resetAndDestroy());
+    relay = await Relay.start(upstream.port);
+    expect(await requestThrough(relay.port)).to.deep.equal({ error: 'ECONNRESET', ended: false });
+  });
+
+  it('when the server closes a connection with a request in flight, then the client gets its FIN', async () => {
+    upstream = await server((socket) => socket.end());
+    relay = await Relay.start(upstream.port);
+    expect(await requestThrough(relay.port)).to.deep.equal({ error: null, ended: true });
+  });
+});
