@@ -5,6 +5,7 @@
  */
 import mongoose, { type Connection, type Model } from 'mongoose';
 import { applyDriverFixes } from './driver-fixes.js';
+import { retryTransient } from './transient.js';
 import { applicationSchema, type ApplicationDoc } from './application.schema.js';
 import { auditEntrySchema, type AuditEntryDoc } from './audit-entry.schema.js';
 import { campaignSchema, type CampaignDoc } from './campaign.schema.js';
@@ -57,6 +58,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How long start-up retries an index creation the database refused for a reason of its own (a deadlock). */
+const INDEX_RETRY_MS = 30_000;
+
 /** How long a connection may wait for the database's next bytes before it is given up (the driver's socketTimeoutMS). */
 const SOCKET_TIMEOUT_MS = 60_000;
 
@@ -79,13 +83,18 @@ export async function connectDatabase(uri: string, opts: { monitorCommands?: boo
   await connection.asPromise();
   const models = bindModels(connection);
   for (const model of Object.values(models) as Model<unknown>[]) {
-    try {
-      await model.createIndexes();
-    } catch (err) {
-      // An index whose options changed between releases (e.g. a TTL added): rebuild this model's.
-      if (![85, 86].includes((err as { code?: number }).code ?? 0)) throw err;
-      await model.syncIndexes();
-    }
+    // Replicas starting together create the same indexes at once: the test database can refuse one
+    // of them as a deadlock (seen: a worker of 2 APIs + 2 workers exited at start-up). Creating an
+    // index that exists is a no-op, so a refused attempt is simply made again.
+    await retryTransient(async () => {
+      try {
+        await model.createIndexes();
+      } catch (err) {
+        // An index whose options changed between releases (e.g. a TTL added): rebuild this model's.
+        if (![85, 86].includes((err as { code?: number }).code ?? 0)) throw err;
+        await model.syncIndexes();
+      }
+    }, INDEX_RETRY_MS);
   }
   return { connection, models, close: () => connection.close() };
 }

@@ -8,11 +8,20 @@
  */
 import { startEmbeddedServers, type EmbeddedServers } from '../../scripts/embedded-servers.js';
 
-let servers: Promise<EmbeddedServers> | undefined;
+/**
+ * Kept on `globalThis`, not in this module: mocha loads this file for its root hooks one way and a
+ * spec file that can only be imported as an ES module (the cluster ones) loads it again the other
+ * way — two instances of one file. With module state, the servers a spec started were not the
+ * ones the root hook stopped: run alone, such a spec left its test database and redis-server
+ * running. One state per process, whichever instance asks.
+ */
+const state: { servers?: Promise<EmbeddedServers>; cleanUp?: () => Promise<void> } = ((globalThis as { [key: symbol]: unknown })[
+  Symbol.for('coupons.test.infra')
+] ??= {});
 
 export async function ensureInfra(): Promise<void> {
-  servers ??= startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
-  const s = await servers;
+  state.servers ??= startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
+  const s = await state.servers;
   process.env.MONGODB_URI = s.mongodbUri;
   process.env.REDIS_URL = s.redisUrl;
   // The test database's PostgreSQL log (crash watch, and test/support/db-faults.ts finds its socket beside it).
@@ -20,12 +29,11 @@ export async function ensureInfra(): Promise<void> {
 }
 
 /** Runs at the very end (set by test/support/context.ts once it opened the run's database). */
-let cleanUp: (() => Promise<void>) | undefined;
-export const atTheEnd = (run: () => Promise<void>) => void (cleanUp = run);
+export const atTheEnd = (run: () => Promise<void>) => void (state.cleanUp = run);
 
 export const mochaHooks = {
   async afterAll() {
-    await cleanUp?.().catch(() => undefined);
-    if (servers) await (await servers).stop();
+    await state.cleanUp?.().catch(() => undefined);
+    if (state.servers) await (await state.servers).stop();
   },
 };

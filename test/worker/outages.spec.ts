@@ -1,14 +1,14 @@
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { startRedisServer } from '../../scripts/embedded-servers.js';
+import { startRedisServer, withDbName } from '../../scripts/embedded-servers.js';
 import { parseConfig } from '../../shared/config.js';
 import { connectDatabase } from '../../shared/data/db.js';
 import { isTransient } from '../../shared/data/transient.js';
 import { createServices } from '../../shared/services.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { PrivateDatabase, PrivateRedis } from '../support/private-servers.js';
-import { call, createTestApplication, startTestApi, testServices, type TestApi } from '../support/context.js';
+import { call, createTestApplication, startTestApi, testDatabase, testServices, type TestApi } from '../support/context.js';
 import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.js';
 
 /**
@@ -66,6 +66,21 @@ describe('outages and hostile clients: the findings of the outage review', funct
       expect(answer).to.match(/^HTTP\/1\.1 408/);
       expect(Date.now() - started).to.be.below(5000);
     });
+  });
+
+  it('when 8 processes start at once on a new database, then every one creates the indexes and starts (a deadlock refused by the database is tried again)', async () => {
+    await testDatabase(); // the servers
+    const uri = withDbName(process.env.MONGODB_URI!, `coupons_startup_${process.pid}`);
+    // What replicas starting together do: each connects and creates every index, at the same moment.
+    const started = await Promise.allSettled(Array.from({ length: 8 }, () => connectDatabase(uri)));
+    const dbs = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    try {
+      expect(started.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason))).to.deep.equal([]);
+      expect(Object.keys(await dbs[0]!.models.Customer.collection.indexInformation())).to.include('_id_');
+    } finally {
+      await dbs[0]?.connection.dropDatabase().catch(() => undefined);
+      await Promise.all(dbs.map((db) => db.close()));
+    }
   });
 
   it('when Redis refuses writes (maxmemory reached), then 503 with a documented body and no Redis text', async () => {
