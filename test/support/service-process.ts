@@ -75,6 +75,17 @@ let logDir: string | undefined;
 let seq = 0;
 
 /**
+ * Every service process this test process started and that still runs. When the test process
+ * exits (mocha ends a run with `process.exit`), those still running are killed: a test whose hook
+ * failed half-way — one start of several refused — must not leave the others running after it
+ * (seen: two APIs and a worker of a failed `before` still alive 18 minutes later).
+ */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
  * Forks an API or a worker with `env` over this process's environment (nothing else is added:
  * see {@link startApiProcess} / {@link startWorkerProcess} for the test defaults). Resolves once it
  * reports ready.
@@ -98,6 +109,8 @@ export async function startServiceProcess(
     stdio: ['ignore', fd, fd, 'ipc'],
   });
   closeSync(fd); // the child holds its own copy
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let port: number;
   try {
     port = await new Promise<number>((ok, fail) => {
