@@ -159,22 +159,24 @@ export async function startServiceProcess(
   return service;
 }
 
-/** The environment of a service process of this test process: its database, queue prefix, 4 partitions. */
-const testEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
-  NODE_ENV: 'test',
-  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
-  MONGODB_URI: testMongoUri(),
-  QUEUE_PREFIX: TEST_QUEUE_PREFIX,
-  QUEUE_PARTITIONS: '4',
-  ...env,
-});
+/**
+ * The environment of a service process of this test process: its database, queue prefix, 4
+ * partitions. The servers are started first: a spec file run alone may start a process before
+ * anything else needed them.
+ */
+async function testEnv(env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  await ensureInfra();
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    MONGODB_URI: testMongoUri(),
+    QUEUE_PREFIX: TEST_QUEUE_PREFIX,
+    QUEUE_PARTITIONS: '4',
+    ...env,
+  };
+}
 
-// The servers first: a spec file whose first step starts a process (run alone) has none yet.
-export const startWorkerProcess = async (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) => (
-  await ensureInfra(),
-  startServiceProcess('worker', testEnv(env), opts)
-);
-export const startApiProcess = async (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) => (
-  await ensureInfra(),
-  startServiceProcess('api', testEnv(env), opts)
-);
+export const startWorkerProcess = async (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) =>
+  startServiceProcess('worker', await testEnv(env), opts);
+export const startApiProcess = async (env: NodeJS.ProcessEnv = {}, opts: ProcessOptions = {}) =>
+  startServiceProcess('api', await testEnv(env), opts);

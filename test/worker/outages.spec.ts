@@ -8,7 +8,8 @@ import { isTransient } from '../../shared/data/transient.js';
 import { createServices } from '../../shared/services.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { PrivateDatabase, PrivateRedis } from '../support/private-servers.js';
-import { call, createTestApplication, startTestApi, testDatabase, testServices, type TestApi } from '../support/context.js';
+import { call, createTestApplication, startTestApi, testServices, type TestApi } from '../support/context.js';
+import { ensureInfra } from '../support/hooks.js';
 import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.js';
 
 /**
@@ -69,7 +70,7 @@ describe('outages and hostile clients: the findings of the outage review', funct
   });
 
   it('when 8 processes start at once on a new database, then every one creates the indexes and starts (a deadlock refused by the database is tried again)', async () => {
-    await testDatabase(); // the servers
+    await ensureInfra();
     const uri = withDbName(process.env.MONGODB_URI!, `coupons_startup_${process.pid}`);
     // What replicas starting together do: each connects and creates every index, at the same moment.
     const started = await Promise.allSettled(Array.from({ length: 8 }, () => connectDatabase(uri)));
