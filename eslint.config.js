@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The layers (docs/architecture.md, "Layers"): every import points down. Bottom up:
- *   shared/{errors,reasons,config,redis-url,logger,process}.ts and shared/domain/ (pure rules)
+ *   shared/{errors,client-errors,reasons,config,redis-url,logger,process}.ts and shared/domain/ (pure rules)
  *   shared/data/ (schemas, repositories) and shared/net/ (the outbound webhook client)
  *   shared/queue/ (persisted names and payloads, partitions, the gateway)
  *   shared/cache/ and shared/ops/ (in-process caches and change announcements; health, metrics)
@@ -40,7 +40,15 @@ function layerRules() {
     rule(['shared/services.ts'], [reaching(UP.top, 'shared/'), reaching(UP.services, 'shared/services.ts')]),
     rule(['shared/usecases/**', 'shared/bootstrap.ts'], [reaching(UP.top, 'shared/'), reaching(UP.usecases, 'shared/usecases/')]),
     rule(
-      ['shared/errors.ts', 'shared/reasons.ts', 'shared/config.ts', 'shared/redis-url.ts', 'shared/logger.ts', 'shared/process.ts'],
+      [
+        'shared/errors.ts',
+        'shared/client-errors.ts',
+        'shared/reasons.ts',
+        'shared/config.ts',
+        'shared/redis-url.ts',
+        'shared/logger.ts',
+        'shared/process.ts',
+      ],
       [reaching(UP.top, 'shared/'), reaching(UP.base, 'the base of shared/')],
     ),
     rule(['api/**'], [reaching(['worker', 'scripts', 'tools', 'test'], 'api/')]),

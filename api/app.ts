@@ -15,39 +15,29 @@ import { BULL_BOARD_PATH, bullBoard } from './ops/bull-board.js';
 import { consoleRouter } from './console/console.router.js';
 import { docsRouter } from './ops/docs.router.js';
 import { httpMetrics } from './ops/http-metrics.js';
-import { createMetrics, type Metrics } from '../shared/ops/metrics.js';
+import type { Metrics } from '../shared/ops/metrics.js';
 import { opsRouter } from './ops/ops.router.js';
-import { outcomeRecorder } from './ops/outcome-metrics.js';
-import { hearRedeemOutcome } from '../shared/usecases/apply/sold-out.usecase.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { answerWithin, limitBodyDepth } from './middleware/limits.js';
 import { echoRequestId, requestIdFrom } from './middleware/request-id.js';
 import { clientRouter } from './routes/client.router.js';
+import { queuesOf } from './queues.js';
 
 export interface AppOptions {
   services: Services;
   logger: Logger;
-  /** Queues of redeem, revert and wallet operations (started, ready). */
+  /** Queues of redeem, revert and wallet operations (started, ready: api/queues.ts). */
   jobs: JobGateway;
-  /** The webhook queue: shown in Bull Board and metrics, used by admin redelivery. */
+  /** Prometheus metrics of this process, which count the gateway's outcomes (api/queues.ts). */
+  metrics: Metrics;
+  /** The webhook queue: shown in Bull Board, used by admin redelivery. */
   webhooks?: WebhookQueue;
-  /** Prometheus metrics of this process (a fresh registry when omitted). */
-  metrics?: Metrics;
   /** Extra routes mounted before the client routes (the benchmark's baseline endpoints). */
   extraRoutes?: (app: Express) => void;
 }
 
-/** Every queue this API watches: the partitions, then the webhook queue. */
-const queuesOf = (jobs: JobGateway, webhooks: WebhookQueue | undefined) => [...jobs.partitionQueues, ...(webhooks ? [webhooks.queue] : [])];
 
-export function buildApp({
-  services,
-  logger,
-  jobs,
-  webhooks,
-  extraRoutes,
-  metrics = createMetrics('api', () => queuesOf(jobs, webhooks)),
-}: AppOptions): Express {
+export function buildApp({ services, logger, jobs, metrics, webhooks, extraRoutes }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -67,13 +57,6 @@ export function buildApp({
   );
   app.use(echoRequestId);
   app.use(httpMetrics(metrics, app));
-  // Redemption and wallet counters are taken where each job's outcome comes back to the API; a
-  // redeem refused at a campaign-wide limit hints its campaign sold out (sold-out.usecase.ts).
-  const recordOutcome = outcomeRecorder(metrics);
-  jobs.onOutcome = (name, payload, outcome) => {
-    recordOutcome(name, payload, outcome);
-    hearRedeemOutcome(services.soldOut, name, payload, outcome);
-  };
   app.use(opsRouter({ db: services.db, redis: jobs.redis, metrics, metricsToken: services.config.metricsToken }));
   app.use(docsRouter());
   app.use(consoleRouter());

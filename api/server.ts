@@ -6,9 +6,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bootstrap } from '../shared/bootstrap.js';
-import { JobGateway } from '../shared/queue/gateway.js';
 import { WebhookQueue } from '../shared/queue/webhook-queue.js';
 import { buildApp } from './app.js';
+import { startApiQueues } from './queues.js';
 import { createHttpServer, listen } from './http-server.js';
 import { closeHttpServer, drainOnSignal, keepRunningOnStrayErrors, reportReady } from '../shared/process.js';
 
@@ -16,12 +16,11 @@ async function main() {
   const { config, logger, services } = await bootstrap('api');
   keepRunningOnStrayErrors(logger);
   const { db } = services;
-  // Queue listeners first: the API must not accept a redeem it cannot hear the end of.
-  const jobs = new JobGateway(config, logger);
-  await jobs.start();
+  // Queues first: the API must not accept a redeem it cannot hear the end of.
   const webhooks = new WebhookQueue(config);
   await webhooks.waitUntilReady();
-  const app = buildApp({ services, logger, jobs, webhooks });
+  const { jobs, metrics } = await startApiQueues(services, logger, webhooks);
+  const app = buildApp({ services, logger, jobs, metrics, webhooks });
   const server: Server = await listen(createHttpServer(app, config), config.port);
   const { port } = server.address() as AddressInfo;
   logger.info({ port }, 'api listening');

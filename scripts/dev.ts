@@ -4,13 +4,13 @@
  * and a curl to try. Not for production: use `npm start` and `npm run start:worker`.
  */
 import { buildApp } from '../api/app.js';
+import { startApiQueues } from '../api/queues.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer, listen } from '../api/http-server.js';
 import { parseConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/data/db.js';
 import { createLogger } from '../shared/logger.js';
-import { JobGateway } from '../shared/queue/gateway.js';
 import { closeHttpServer, drainOnSignal } from '../shared/process.js';
 import { createServices } from '../shared/services.js';
 import { createProcessor } from '../worker/processors/index.js';
@@ -63,11 +63,10 @@ async function main() {
     const services = createServices(config, db, logger);
     await services.changes.start();
     stops.push(() => services.changes.close());
-    const jobs = new JobGateway(config, logger);
-    await jobs.start();
-    stops.push(() => jobs.close());
     const webhooks = await startWorkerWebhooks(config, logger, services);
     stops.push(() => webhooks.close());
+    const { jobs, metrics } = await startApiQueues(services, logger, webhooks.queue);
+    stops.push(() => jobs.close());
     const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder));
     await pool.start();
     const expiry = new ExpirySweeper(config, logger, services);
@@ -81,7 +80,7 @@ async function main() {
     const owner = await devOwner(services);
     // Before the app: the console router serves what console/dist holds when it is built.
     const consoleBuild = buildConsoleIfStale((line) => logger.info(line));
-    app = buildApp({ services, logger, jobs, webhooks: webhooks.queue });
+    app = buildApp({ services, logger, jobs, metrics, webhooks: webhooks.queue });
     const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
     process.stdout.write(
       [

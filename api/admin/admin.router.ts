@@ -10,11 +10,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { DomainError } from '../../shared/errors.js';
 import type { JobGateway } from '../../shared/queue/gateway.js';
-import { JOB, customerKeyOf } from '../../shared/queue/names.js';
-import { unwrapOutcome } from '../../shared/queue/outcome.js';
-import { checkIdempotencyKey, operationIdOf, operationOf, type Operation } from '../../shared/usecases/idempotency.js';
-import { prepareAdjustment } from '../../shared/usecases/admin/wallet-adjustment.usecase.js';
-import { beginQueueing } from '../middleware/limits.js';
+import { adjustPointsRoute } from './adjust-points.route.js';
 import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { Services } from '../../shared/services.js';
 import {
@@ -40,7 +36,6 @@ import {
   deleteCustomer,
   eraseCustomer,
   getCustomer,
-  requireCustomer,
   listCustomers,
   setCustomerArchived,
   upsertCustomers,
@@ -247,20 +242,6 @@ export function auditOfRoute(method: string, path: string): RouteAudit {
   }
   if (last === 'customers')
     return (req) => ({ ...base(req), type: 'customer', verb: 'upsert', id: null, many: 'Customer', body: req.body });
-  if (last === 'adjustments')
-    return (req) => ({
-      ...base(req),
-      type: 'customer',
-      verb: 'adjust_points',
-      id: (req.res!.locals.adjustment as { customerId: string }).customerId,
-      many: 'Customer', // the entry records the request (its ledger id settles it, not a stamp: the worker writes the entry)
-      // What was asked, and the ledger id it gets: the entry of a change cut short is settled by it.
-      body: {
-        ...(req.body as object),
-        wallet_id: String(req.params.wallet),
-        txn_id: (req.res!.locals.adjustment as { txnId: string }).txnId,
-      },
-    });
   if (last === 'codes')
     return (req) => ({ ...base(req), type: 'campaign', verb: 'add_codes', id: idOf(req, 'campaign'), many: 'CouponCode', body: req.body });
   const collection = Object.values(PARAM_TARGETS).find((t) => last === `${t}s` || (t === 'application' && last === 'applications'));
@@ -338,47 +319,8 @@ export function adminRouter(
   on('get', `${CUSTOMER}/wallets/:wallet/ledger`, (req) =>
     readLedger(services, p(req, 'app'), p(req, 'customer'), p(req, 'wallet'), req.query),
   );
-  // A manual adjustment: queued on the customer's partition like every wallet operation. Its
-  // operation key (the `Idempotency-Key`, or one made here) is known before the audit entry is
-  // written, which records the ledger id it will have (docs/admin-api.md#adjusting-points).
-  const ADJUST = `${CUSTOMER}/wallets/:wallet/adjustments`;
-  r.post(
-    ADJUST,
-    async (req, res, next) => {
-      // The role first, as every route: a viewer is refused before anything is looked up.
-      if (!may(actorOf(res), 'change')) throw adminForbidden(refusalOf(actorOf(res), 'change'));
-      const op = operationOf(checkIdempotencyKey(req.get('idempotency-key')));
-      // The customer by the service's id, as the log names customers (the route takes a source id too).
-      const customer = await requireCustomer(services, p(req, 'app'), p(req, 'customer'));
-      res.locals.adjustment = { op, txnId: operationIdOf(p(req, 'app'), op.operationKey), customerId: customer.id };
-      res.setHeader('Idempotency-Key', op.operationKey);
-      next();
-    },
-    answer(
-      services,
-      200,
-      'change',
-      async (req) => {
-        if (!jobs) throw new DomainError('unavailable', 'Service Unavailable', 'the queues are not connected', { code: 503 });
-        const res = req.res!;
-        const { op, txnId } = res.locals.adjustment as { op: Operation; txnId: string };
-        const app = p(req, 'app');
-        const payload = await prepareAdjustment(services, {
-          applicationId: app,
-          customer: p(req, 'customer'),
-          walletId: p(req, 'wallet'),
-          body: req.body,
-          txnId,
-          requestId: String(req.id),
-        });
-        beginQueueing(res, op.operationKey);
-        return unwrapOutcome(
-          await jobs.run(JOB.walletTransaction, customerKeyOf(app, payload.customerId), payload, { applicationId: app, ...op }),
-        );
-      },
-      auditOfRoute('post', ADJUST),
-    ),
-  );
+  // A manual adjustment: queued on the customer's partition like every wallet operation.
+  r.post(`${CUSTOMER}/wallets/:wallet/adjustments`, adjustPointsRoute(services, jobs));
 
   on('post', `${APP}/wallets`, (req) => createWallet(services, p(req, 'app'), req.body), 201);
   on('get', `${APP}/wallets`, (req) => listWallets(services, p(req, 'app'), req.query));

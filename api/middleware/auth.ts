@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { ApplicationRecord } from '../../shared/data/application.repository.js';
 import type { Services } from '../../shared/services.js';
-import { unauthorizedFor, type ClientRoute } from '../contract-errors.js';
+import { unauthorizedFor, type ClientRoute } from '../../shared/client-errors.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {

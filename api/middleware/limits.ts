@@ -1,7 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { bodyTooDeep, dependencyUnavailable } from '../contract-errors.js';
 import { randomUUID } from 'node:crypto';
-import { operationUnavailable } from '../../shared/queue/gateway.js';
+import { bodyTooDeep, dependencyUnavailable, operationUnavailable } from '../../shared/client-errors.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {

@@ -15,7 +15,7 @@ import type { RequestHandler } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../../shared/config.js';
 import type { ApplicationRecord } from '../../shared/data/application.repository.js';
-import { DomainError } from '../../shared/errors.js';
+import { rateLimited } from '../../shared/client-errors.js';
 import type { RedisClient } from '../../shared/queue/redis.js';
 
 export interface RatePolicy {
@@ -31,14 +31,6 @@ export function policyOf(
   const p = app.rateLimit ?? { requests: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds };
   return p.requests > 0 ? p : null;
 }
-
-export const rateLimited = (p: RatePolicy, retryAfter: number) =>
-  new DomainError(
-    'rate_limited',
-    'Too Many Requests',
-    `this application may send ${p.requests} requests per ${p.windowSeconds} s; retry after ${retryAfter} s`,
-    { code: 429, reason: 'rate_limited' },
-  );
 
 /** Permits taken from Redis in one call at most (while far from the limit). */
 export const MAX_BATCH = 100;

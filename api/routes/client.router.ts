@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { Services } from '../../shared/services.js';
-import type { ClientRoute } from '../contract-errors.js';
+import type { ClientRoute } from '../../shared/client-errors.js';
 import { basicAuth } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { applyCouponRoute } from './apply-coupon.route.js';

@@ -1,55 +1,56 @@
+/**
+ * The path every queued operation takes, client routes and the admin adjustment alike:
+ *
+ *   operation key → idempotency (replay, or claim) → the route's preparation (its checks, the job)
+ *   → the gateway (queue and wait, or an answer the API could prove) → idempotency stores the
+ *   outcome → the HTTP answer (api/answers.ts).
+ *
+ * A refusal is an outcome from the moment it is made (in the preparation here, or in the worker)
+ * until the answer turns it into HTTP; an operation not answered in time is a 503 naming its key.
+ */
 import type { Request, Response } from 'express';
-import type { JobGateway } from '../../shared/queue/gateway.js';
-import { customerKeyOf, type JobName, type JobPayloads } from '../../shared/queue/names.js';
-import { unwrapOutcome } from '../../shared/queue/outcome.js';
+import type { JobAnswer, JobGateway, PreparedOperation } from '../../shared/queue/gateway.js';
+import { toOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { checkIdempotencyKey, operationOf, withIdempotency, type Operation } from '../../shared/usecases/idempotency.js';
+import { sendJobAnswer } from '../answers.js';
 import { beginQueueing } from '../middleware/limits.js';
 
-/** What a route queues: the job, the customer whose partition runs it, and its payload. */
-export interface QueuedJob<N extends JobName> {
-  name: N;
-  customerId: string;
-  payload: JobPayloads[N];
+export interface QueuedRequest {
+  applicationId: string;
+  /** The idempotency fingerprint's route part: one key, one route and body. */
+  route: string;
+  /** The route's checks and its job; a DomainError it throws is the operation's refusal. */
+  prepare: (op: Operation) => Promise<PreparedOperation>;
+  /** Runs around the operation once its key is known (the admin adjustment's audit entry). */
+  around?: (op: Operation, perform: () => Promise<JobAnswer>) => Promise<JobAnswer>;
+  /** The status of a successful answer (200). */
+  status?: number;
 }
 
 /**
- * The sequence every queued client route runs (redeem, revert, wallet update): the operation key
- * (the client's `Idempotency-Key` or a generated one, echoed in the header), the idempotency
- * record, the route's own checks (`prepare`, before anything is queued), then the job on the
- * customer's partition and its outcome as the answer. A replayed answer carries
- * `Idempotent-Replayed: true`.
- *
- * @param route - the idempotency fingerprint's route part: one key, one route and body
+ * Answers a queued operation: the operation key (the client's `Idempotency-Key` or a generated one,
+ * echoed in the header), its answer (replayed ones with `Idempotent-Replayed: true`).
  */
-export async function answerQueuedOperation<N extends JobName>(
-  services: Services,
-  jobs: JobGateway,
-  req: Request,
-  res: Response,
-  route: string,
-  prepare: (op: Operation) => Promise<QueuedJob<N>>,
-): Promise<void> {
-  const app = res.locals.app;
+export async function answerQueuedOperation(services: Services, jobs: JobGateway, req: Request, res: Response, q: QueuedRequest) {
   const key = checkIdempotencyKey(req.get('idempotency-key'));
   const op = operationOf(key);
   res.setHeader('Idempotency-Key', op.operationKey);
-  const body = await withIdempotency(
+  const { answer, replayed } = await withIdempotency(
     services,
-    {
-      applicationId: app.id,
-      key,
-      route,
-      body: req.body,
-      op,
-      requestId: String(req.id),
-      onReplay: () => res.setHeader('Idempotent-Replayed', 'true'),
-    },
-    async (run) => {
-      const job = await prepare(run);
-      beginQueueing(res, op.operationKey);
-      return unwrapOutcome(await jobs.run(job.name, customerKeyOf(app.id, job.customerId), job.payload, { applicationId: app.id, ...op }));
-    },
+    { applicationId: q.applicationId, key, route: q.route, body: req.body, op, requestId: String(req.id) },
+    (run) => (q.around ? q.around(run, () => perform(jobs, res, q, run)) : perform(jobs, res, q, run)),
   );
-  res.json(body);
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  sendJobAnswer(req, res, answer, op.operationKey, q.status);
+}
+
+/** Prepares the operation, then has the gateway queue it and wait (or answer what the API proved). */
+async function perform(jobs: JobGateway, res: Response, q: QueuedRequest, op: Operation): Promise<JobAnswer> {
+  const prepared = await toOutcome(() => q.prepare(op));
+  if (!prepared.ok) return { answered: true, outcome: prepared };
+  const { job, answered } = prepared.value;
+  if (answered) return jobs.answerWithoutQueue(job, q.applicationId, answered);
+  beginQueueing(res, op.operationKey);
+  return jobs.queueAndWait(job, { applicationId: q.applicationId, ...op });
 }

@@ -1,7 +1,8 @@
 /**
- * The API side of the queues: enqueue an operation on its customer's partition and wait for the
- * job's outcome — and, when that cannot be had in time, tell the truth about the operation
- * (docs/reliability.md):
+ * The API side of the queues: queue an operation's job on its customer's partition and wait for
+ * its outcome. The answer is the job's outcome, or — when that cannot be had in time — how the
+ * operation stands without it (docs/reliability.md); turning either into an HTTP answer is the
+ * API's (api/answers.ts):
  *
  *  - every operation has an operation key (the client's `Idempotency-Key`, or one generated per
  *    request) from which its job id is derived, so the same key always names the same job: an
@@ -11,48 +12,75 @@
  *    the operation was not queued;
  *  - past the wait, a job that has not started is withdrawn atomically (removed from the wait
  *    list; a worker can no longer take it): the operation was not applied; one that has started
- *    will be applied at most once, and the 503 names the key to retry with for its result.
- * Each 503 carries the operation key. Waiters are registered in a map *before* the job is added;
- * the job names this process's reply stream (shared/queue/replies.ts), where the worker puts its
- * outcome, and one reader dispatches the replies to the waiters: no completion is missed, no
- * per-waiter listener piles up, and this process reads only its own operations' outcomes. A
- * request that joins a job another process queued (a key seen before) also reads the job itself
- * until it is finished.
+ *    will be applied at most once.
+ * Waiters are registered in a map *before* the job is added; the job names this process's reply
+ * stream (shared/queue/replies.ts), where the worker puts its outcome, and one reader dispatches
+ * the replies to the waiters: no completion is missed, no per-waiter listener piles up, and this
+ * process reads only its own operations' outcomes. A request that joins a job another process
+ * queued (a key seen before) also reads the job itself until it is finished.
+ *
+ * Every outcome the gateway answers — and each one the API decided without the queue
+ * ({@link JobGateway.answerWithoutQueue}) — is told to the listeners it was built with (metrics,
+ * sold-out hints).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Job, Queue } from 'bullmq';
 import type { RedisClient } from './redis.js';
+import type { Standing } from '../client-errors.js';
 import type { Config } from '../config.js';
-import { DomainError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { finishedJobRetention, laneOf, partitionOf, partitionQueueName, queueOptions, type JobName, type JobPayloads } from './names.js';
+import {
+  customerKeyOf,
+  finishedJobRetention,
+  laneOf,
+  partitionOf,
+  partitionQueueName,
+  queueOptions,
+  type JobName,
+  type JobPayloads,
+} from './names.js';
 import type { Outcome } from './outcome.js';
 import { redisConnection } from './redis.js';
 import { ReplyReader, type ReplyBody } from './replies.js';
 
+/** A job an operation queues: its name, the customer whose partition runs it, and its payload. */
+export interface QueuedJob<N extends JobName = JobName> {
+  name: N;
+  customerId: string;
+  payload: JobPayloads[N];
+}
+/** Any queued job, narrowed by its `name`. */
+export type AnyQueuedJob = { [N in JobName]: QueuedJob<N> }[JobName];
+
+/**
+ * An operation ready for the gateway: its job, and — when the API can prove the worker's answer
+ * without queueing it (a sold-out refusal) — that answer.
+ */
+export interface PreparedOperation {
+  job: AnyQueuedJob;
+  answered?: Outcome<never>;
+}
+
+/** What the gateway answers for an operation: the job's outcome, or how it stands without one. */
+export type JobAnswer =
+  | { answered: true; outcome: Outcome<unknown> }
+  | {
+      answered: false;
+      standing: Standing;
+      /** The job failed (logged under this id) rather than running out of time. */
+      errorId?: string;
+    };
+
+/** Hears an outcome the gateway answers (never a "not answered"): metrics, sold-out hints. */
+export type OutcomeListener = (job: AnyQueuedJob, applicationId: string, outcome: Outcome<unknown>) => void;
+
 interface Waiter {
-  resolve: (outcome: Outcome<unknown>) => void;
-  reject: (err: Error) => void;
-  operationKey: string;
+  settle: (answer: JobAnswer) => void;
   /** Its add of the job has completed (a duplicate add joined the job, or the add queued it). */
   added: boolean;
 }
 
-/** How an operation stands when the API answers without its outcome. */
-export type Standing = 'not_applied' | 'pending';
-
-/** The 503 of a queued operation, naming its key (never internal error text). */
-export function operationUnavailable(standing: Standing, operationKey: string, errorId?: string): DomainError {
-  const details =
-    standing === 'not_applied'
-      ? `the operation was not applied; retry the request (with the header Idempotency-Key: ${operationKey} to be safe)`
-      : `the operation is queued or running and will be applied at most once; retry the request with the header Idempotency-Key: ${operationKey} to get its result`;
-  return new DomainError('unavailable', 'Service Unavailable', errorId ? `${details} (error id ${errorId})` : details, {
-    code: 503,
-    operationKey,
-    applied: standing === 'not_applied' ? false : undefined,
-  });
-}
+const notAnswered = (standing: Standing, errorId?: string): JobAnswer => ({ answered: false, standing, ...(errorId ? { errorId } : {}) });
 
 /** The job id of an operation key within an application: the same key always names the same job. */
 export const jobIdOf = (applicationId: string, operationKey: string): string =>
@@ -79,11 +107,13 @@ if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 or redis.call('LREM', KEYS[2], 1
 end
 return 0`;
 
-export interface RunOptions {
+/** The operation a job carries out: its application and key. */
+export interface OperationRef {
   applicationId: string;
   operationKey: string;
   /** True when the key was generated for this request (nothing can have queued it before). */
   fresh: boolean;
+  /** How long to wait for the outcome (default: JOB_WAIT_TIMEOUT_MS). */
   timeoutMs?: number;
 }
 
@@ -97,8 +127,6 @@ export class JobGateway {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private connection: RedisClient | undefined;
   private closed = false;
-  /** Hears every answered job (metrics, sold-out hints), and each redeem the API refused itself; set by the app. */
-  onOutcome: (<N extends JobName>(name: N, payload: JobPayloads[N], outcome: Outcome<unknown>) => void) | undefined;
   /** Jobs added and not yet answered: graceful shutdown waits for them. */
   get pending(): number {
     let n = 0;
@@ -112,6 +140,8 @@ export class JobGateway {
       'redisUrl' | 'queuePrefix' | 'queuePartitions' | 'jobWaitTimeoutMs' | 'keepFinishedSeconds' | 'keepFinishedJobs' | 'queueEventsMaxLen'
     >,
     private readonly logger?: Logger,
+    /** Told every outcome this gateway answers. */
+    private readonly listeners: readonly OutcomeListener[] = [],
   ) {}
 
   async start(): Promise<void> {
@@ -137,29 +167,29 @@ export class JobGateway {
     await this.replies.start();
   }
 
-  /** Queues `payload` on the partition of `customerKey` and resolves with the job's outcome. */
-  async run<N extends JobName>(name: N, customerKey: string, payload: JobPayloads[N], opts: RunOptions): Promise<Outcome<unknown>> {
-    const partition = partitionOf(customerKey, this.config.queuePartitions);
+  /**
+   * Queues `job` on its customer's partition and waits for its outcome: answers the outcome, or
+   * — Redis away, the wait over, the job failed — how the operation stands without it.
+   */
+  async queueAndWait(job: AnyQueuedJob, op: OperationRef): Promise<JobAnswer> {
+    const partition = partitionOf(customerKeyOf(op.applicationId, job.customerId), this.config.queuePartitions);
     const queue = this.queues[partition]!;
-    const jobId = jobIdOf(opts.applicationId, opts.operationKey);
+    const jobId = jobIdOf(op.applicationId, op.operationKey);
     let waiter!: Waiter;
-    const done = new Promise<Outcome<unknown>>(
-      (resolve, reject) => (waiter = { resolve, reject, operationKey: opts.operationKey, added: false }),
-    );
-    done.catch(() => undefined); // observed below on every path; never an unhandled rejection
+    const done = new Promise<JobAnswer>((settle) => (waiter = { settle, added: false }));
     const set = this.waiters.get(jobId) ?? new Set<Waiter>();
     this.waiters.set(jobId, set.add(waiter));
-    const timer = setTimeout(() => void this.expire(queue, jobId, waiter), opts.timeoutMs ?? this.config.jobWaitTimeoutMs);
+    const timer = setTimeout(() => void this.expire(queue, jobId, waiter), op.timeoutMs ?? this.config.jobWaitTimeoutMs);
     try {
       if (this.connection!.status !== 'ready') {
         // Redis is away: nothing was sent now. A fresh key was never queued; a key seen before may
         // name a job an earlier request queued, which may still apply.
-        waiter.reject(operationUnavailable(opts.fresh ? 'not_applied' : 'pending', opts.operationKey));
+        waiter.settle(notAnswered(op.fresh ? 'not_applied' : 'pending'));
       } else
         try {
           await queue.add(
-            name,
-            { ...payload, lane: laneOf(partition, this.config.queuePartitions), replyTo: this.replies!.stream },
+            job.name,
+            { ...job.payload, lane: laneOf(partition, this.config.queuePartitions), replyTo: this.replies!.stream },
             {
               jobId,
               // A retried job goes to the back of its queue and would overtake the customer's later
@@ -172,14 +202,14 @@ export class JobGateway {
         } catch (err) {
           // Sent, but its fate is unknown (timed out, connection lost): it may be queued.
           this.logger?.warn({ err: (err as Error).message, jobId }, 'queue add failed');
-          waiter.reject(operationUnavailable('pending', opts.operationKey));
+          waiter.settle(notAnswered('pending'));
         }
       // A key seen before may name a job another process queued (its reply goes there) or one that
       // already finished: take the outcome from the job, now and until it comes.
-      if (!opts.fresh) this.watch(queue, jobId, waiter, done);
-      const outcome = await done;
-      this.onOutcome?.(name, payload, outcome);
-      return outcome;
+      if (!op.fresh) this.watch(queue, jobId, waiter, done);
+      const answer = await done;
+      if (answer.answered) this.tell(job, op.applicationId, answer.outcome);
+      return answer;
     } finally {
       clearTimeout(timer);
       set.delete(waiter);
@@ -187,17 +217,27 @@ export class JobGateway {
     }
   }
 
+  /**
+   * The answer of an operation the API decided without queueing its job (a refusal it can prove
+   * the worker would give): told to the listeners like a job's outcome.
+   */
+  answerWithoutQueue(job: AnyQueuedJob, applicationId: string, outcome: Outcome<unknown>): JobAnswer {
+    this.tell(job, applicationId, outcome);
+    return { answered: true, outcome };
+  }
+
+  private tell(job: AnyQueuedJob, applicationId: string, outcome: Outcome<unknown>) {
+    for (const listener of this.listeners) listener(job, applicationId, outcome);
+  }
+
   /** Reads a joined job until it is finished or `done` settles (replies of other processes never reach this one). */
   private watch(queue: Queue, jobId: string, waiter: Waiter, done: Promise<unknown>) {
     let over = false;
-    done.then(
-      () => (over = true),
-      () => (over = true),
-    );
+    void done.then(() => (over = true));
     const look = async () => {
       if (this.closed) return; // shutting down: the request is answered by its deadline
       const outcome = await this.finishedOutcome(queue, jobId);
-      if (outcome) waiter.resolve(outcome);
+      if (outcome) waiter.settle({ answered: true, outcome });
       else if (!over) setTimeout(() => void look(), JOIN_POLL_MS).unref();
     };
     void look();
@@ -222,10 +262,9 @@ export class JobGateway {
    * A withdrawal answers "not applied" only to the requests whose add had completed before it was
    * sent: their add found the job (or queued it) before it was withdrawn. An add still in flight
    * may reach Redis after the withdrawal and queue the job again — a client retrying with the key
-   * at the moment another request's wait ended (found by the database-kill chaos scenario: the
-   * retry was told "not applied", its add re-created the job, the job ran, and the client's next
-   * request without the key applied the credit a second time). Such a request keeps waiting, and
-   * its own wait ends with the truth about the job as it then stands.
+   * at the moment another request's wait ended. Told "not applied", that client could send the
+   * operation again without the key while the re-created job also ran: applied twice. Such a
+   * request keeps waiting, and its own wait ends with the truth about the job as it then stands.
    */
   private async expire(queue: Queue, jobId: string, waiter: Waiter): Promise<void> {
     let standing: Standing = 'pending';
@@ -238,21 +277,21 @@ export class JobGateway {
         standing = 'not_applied';
       } else {
         const finished = await this.finishedOutcome(queue, jobId);
-        if (finished) return waiter.resolve(finished);
+        if (finished) return waiter.settle({ answered: true, outcome: finished });
       }
     } catch (err) {
       this.logger?.warn({ err: (err as Error).message, jobId }, 'withdrawing a job failed');
     }
-    if (standing === 'pending') return waiter.reject(operationUnavailable('pending', waiter.operationKey));
+    if (standing === 'pending') return waiter.settle(notAnswered('pending'));
     // Every request whose add completed before the withdrawal learns it (the job is gone for all of them).
-    for (const w of addedBefore) w.reject(operationUnavailable('not_applied', w.operationKey));
-    if (!waiter.added) waiter.reject(operationUnavailable('pending', waiter.operationKey));
+    for (const w of addedBefore) w.settle(notAnswered('not_applied'));
+    if (!waiter.added) waiter.settle(notAnswered('pending'));
   }
 
   private reply(jobId: string, body: ReplyBody) {
     if (!this.waiters.has(jobId)) return; // answered already (a timeout, a joined job read meanwhile)
     if ('failed' in body) this.fail(jobId, body.failed);
-    else for (const w of this.waiters.get(jobId) ?? []) w.resolve(parse(body.outcome));
+    else for (const w of this.waiters.get(jobId) ?? []) w.settle({ answered: true, outcome: parse(body.outcome) });
   }
 
   private fail(jobId: string, reason: string) {
@@ -260,7 +299,7 @@ export class JobGateway {
     if (!waiting?.size) return;
     const errorId = randomUUID();
     this.logger?.error({ errorId, jobId, reason }, 'queued operation failed');
-    for (const w of waiting) w.reject(operationUnavailable('pending', w.operationKey, errorId));
+    for (const w of waiting) w.settle(notAnswered('pending', errorId));
   }
 
   /** The shared producer connection (readiness pings). */

@@ -1,15 +1,22 @@
-import { DomainError, isDomainError, type DomainErrorExtra, type ErrorKind } from '../errors.js';
+import { isDomainError, type DomainError, type DomainErrorExtra, type ErrorKind } from '../errors.js';
 
 /**
- * What a job returns. Domain refusals (limit exceeded, rule failed, insufficient points) are
- * results, not job failures, so BullMQ never retries them and the API answers them verbatim.
+ * A refusal as data: a domain error's fields, as a job returns them, an idempotency record stores
+ * them and the API answers them (api/answers.ts).
  */
-export type Outcome<T> =
-  | { ok: true; value: T }
-  | {
-      ok: false;
-      error: { kind: ErrorKind; message: string; details: string; extra: DomainErrorExtra };
-    };
+export interface Refusal {
+  kind: ErrorKind;
+  message: string;
+  details: string;
+  extra: DomainErrorExtra;
+}
+
+/**
+ * What an operation comes to. Domain refusals (limit exceeded, rule failed, insufficient points)
+ * are results, not job failures, so BullMQ never retries them and the API answers them verbatim.
+ * PERSISTED SHAPE: jobs return it (Redis) and idempotency records keep it (MongoDB).
+ */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Refusal };
 
 /** A refusal as an outcome. */
 export const refusalOutcome = (err: DomainError): Outcome<never> => ({
@@ -25,9 +32,4 @@ export async function toOutcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
     if (isDomainError(err)) return refusalOutcome(err);
     throw err;
   }
-}
-
-export function unwrapOutcome<T>(outcome: Outcome<T>): T {
-  if (outcome.ok) return outcome.value;
-  throw new DomainError(outcome.error.kind, outcome.error.message, outcome.error.details, outcome.error.extra);
 }

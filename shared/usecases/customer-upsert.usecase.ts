@@ -7,20 +7,13 @@
 import Joi from 'joi';
 import type { ApplicationRecord } from '../data/application.repository.js';
 import { retryTransient } from '../data/transient.js';
-import { DomainError } from '../errors.js';
 import type { Services } from '../services.js';
-import { invalidField } from './wallet-errors.js';
+import { customerArchived, invalidField } from '../client-errors.js';
 
 const bodySchema = Joi.object({
   name: Joi.string().max(200),
   email: Joi.string().email().max(320),
 });
-
-export const customerArchived = () =>
-  new DomainError('conflict', 'customer archived', 'this customer is archived: an operator can unarchive it (admin API)', {
-    code: 409,
-    reason: 'customer_archived',
-  });
 
 export interface UpsertedCustomer {
   source_id: string;

@@ -13,11 +13,10 @@
  * wait for that request: it joins the same job.
  */
 import { createHash } from 'node:crypto';
-import { DomainError } from '../errors.js';
-import { isGeneratedKey, newOperationKey } from '../queue/gateway.js';
-import { toOutcome, unwrapOutcome, type Outcome } from '../queue/outcome.js';
+import { idempotencyKeyReused, invalidField } from '../client-errors.js';
+import { isGeneratedKey, newOperationKey, type JobAnswer } from '../queue/gateway.js';
+import type { Outcome } from '../queue/outcome.js';
 import type { Services } from '../services.js';
-import { invalidField } from './wallet-errors.js';
 import { retryTransient } from '../data/transient.js';
 
 export const MAX_KEY_LENGTH = 255;
@@ -47,12 +46,6 @@ export const fingerprintOf = (route: string, body: unknown): string =>
 export const operationIdOf = (applicationId: string, key: string): string =>
   `idem:${createHash('sha256').update(`${applicationId}\n${key}`).digest('hex').slice(0, 32)}`;
 
-const keyReused = () =>
-  new DomainError('conflict', 'Idempotency-Key reused', 'this Idempotency-Key was used with a different request', {
-    code: 409,
-    key: 'Idempotency-Key',
-  });
-
 export function checkIdempotencyKey(key: unknown): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
@@ -65,7 +58,7 @@ export function checkIdempotencyKey(key: unknown): string | undefined {
 export const operationOf = (key: string | undefined): Operation =>
   key ? { operationKey: key, fresh: false, unqueued: false } : { operationKey: newOperationKey(), fresh: true, unqueued: true };
 
-/** What a request with a client key is answered: the first request's final response, and whether it is a replay. */
+/** A request that runs an operation, with the client's key if it sent one. */
 export interface IdempotentRequest {
   applicationId: string;
   key: string | undefined;
@@ -74,98 +67,96 @@ export interface IdempotentRequest {
   op: Operation;
   /** This request's id: a refusal it stores is replayed with it (the first answer, byte for byte). */
   requestId: string;
-  /** Called before the answer when it is another request's stored response (`Idempotent-Replayed`). */
-  onReplay?: () => void;
+}
+
+/** A request's answer, and whether it is another request's stored answer (`Idempotent-Replayed`). */
+export interface IdempotentAnswer {
+  answer: JobAnswer;
+  replayed: boolean;
 }
 
 /** A key's request in flight in this process: its fingerprint, and the answer it will give. */
 interface Flight {
   fingerprint: string;
-  answer: Promise<Outcome<unknown>>;
+  answer: Promise<IdempotentAnswer>;
 }
 /** Per repository (one per process and database): the keys with a request in flight here. */
 const flightsByRepo = new WeakMap<object, Map<string, Flight>>();
 
 /**
- * Runs `run` for operation `op`. Without a client key it just runs. With one: replays a stored
- * final response, refuses another request under the same key (409), and stores this run's final
- * response — unless a concurrent duplicate stored one first, which is then this request's answer
- * too: every request with a key is answered the same. A 503 is not final: the key stays in
- * progress and a retry joins the operation. The record's reads and writes retry through the
- * database's transient refusals (a deadlock, a write conflict) within the job wait.
+ * Answers operation `op` by `perform`. Without a client key it just performs. With one: replays a
+ * stored outcome, refuses another request under the same key (409), and stores this request's
+ * outcome — unless a concurrent duplicate stored one first, which is then this request's answer
+ * too: every request with a key is answered the same. An operation not answered (a 503) stores
+ * nothing: the key stays in progress and a retry joins the operation. The record's reads and
+ * writes retry through the database's transient refusals (a deadlock, a write conflict) within
+ * the job wait.
  *
  * Duplicates that reach this process while the first is in flight wait for its answer instead of
  * claiming the record themselves: a storefront retrying at once costs no database round trip, and
- * the database sees one claim per key and replica (a dozen concurrent claims of one key kept
- * deadlocking each other on the test database).
+ * the database sees one claim per key and replica (concurrent claims of one key can deadlock each
+ * other on the test database).
  */
-export async function withIdempotency<T>(
+export async function withIdempotency(
   deps: Pick<Services, 'repos' | 'config' | 'now'>,
   req: IdempotentRequest,
-  run: (op: Operation) => Promise<T>,
-): Promise<T> {
+  perform: (op: Operation) => Promise<JobAnswer>,
+): Promise<IdempotentAnswer> {
   const { key, applicationId } = req;
-  if (!key) return run(req.op);
+  if (!key) return { answer: await perform(req.op), replayed: false };
   const fingerprint = fingerprintOf(req.route, req.body);
   let flights = flightsByRepo.get(deps.repos.idempotency);
   if (!flights) flightsByRepo.set(deps.repos.idempotency, (flights = new Map()));
   const flightKey = `${applicationId}\n${key}`;
   const joined = flights.get(flightKey);
   if (joined) {
-    if (joined.fingerprint !== fingerprint) throw keyReused();
-    const outcome = (await joined.answer) as Outcome<T>;
-    // Its 503 is not an answer to replay (the key stays in progress): the same 503, unmarked.
-    return outcome.ok || outcome.error.kind !== 'unavailable' ? replay(req, outcome) : unwrapOutcome(outcome);
+    if (joined.fingerprint !== fingerprint) throw idempotencyKeyReused();
+    // The first request's outcome is this one's too, replayed; its 503 is not (the key stays in progress).
+    const { answer } = await joined.answer;
+    return { answer, replayed: answer.answered };
   }
-  let replayed = false;
-  const answer = answerOnce(deps, { ...req, key, fingerprint, onReplay: () => (replayed = true) }, run);
+  const answer = answerOnce(deps, { ...req, key, fingerprint }, perform);
   flights.set(flightKey, { fingerprint, answer });
   try {
-    const outcome = await answer;
-    if (replayed) req.onReplay?.();
-    return unwrapOutcome(outcome);
+    return await answer;
   } finally {
     flights.delete(flightKey);
   }
 }
 
-/** The first request of a key in this process: its answer as an outcome (a 503 too), stored when final. */
-async function answerOnce<T>(
+/** The first request of a key in this process: its answer, stored when it is an outcome. */
+async function answerOnce(
   deps: Pick<Services, 'repos' | 'config' | 'now'>,
   req: IdempotentRequest & { key: string; fingerprint: string },
-  run: (op: Operation) => Promise<T>,
-): Promise<Outcome<T>> {
+  perform: (op: Operation) => Promise<JobAnswer>,
+): Promise<IdempotentAnswer> {
   const { key, applicationId, fingerprint } = req;
   const repo = deps.repos.idempotency;
   const retry = <R>(call: () => Promise<R>) => retryTransient(call, deps.config.jobWaitTimeoutMs, 20);
   const expiresAt = new Date(deps.now().getTime() + deps.config.idempotencyTtlSeconds * 1000);
   const existing = await retry(() => repo.claimOrFind(applicationId, key, fingerprint, expiresAt));
   if (existing) {
-    if (existing.fingerprint !== fingerprint) throw keyReused();
-    if (existing.state === 'done' && existing.response) {
-      req.onReplay?.();
-      return existing.response as Outcome<T>;
-    }
+    if (existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
+    if (existing.state === 'done' && existing.response) return replayOf(existing.response as Outcome<unknown>);
   }
   // Claimed just now, a key of the client's: no request before this one queued a job under it. A
-  // generated key sent back had no record when its first request queued (found by the chaos suite:
-  // a retry with the key a 503 named was refused without the queue while that job later applied).
+  // generated key sent back had no record when its first request queued its job.
   const claimed = !existing && !isGeneratedKey(key);
-  const outcome = await toOutcome(() => run(claimed ? { ...req.op, unqueued: true } : req.op));
-  if (!outcome.ok && outcome.error.kind === 'unavailable') return outcome;
-  // As the database will hold it (no undefined fields), so that the first answer and its replays are one text.
-  const mine = JSON.parse(
-    JSON.stringify(
-      outcome.ok ? outcome : { ok: false, error: { ...outcome.error, extra: { ...outcome.error.extra, requestId: req.requestId } } },
-    ),
-  ) as Outcome<T>;
+  const answer = await perform(claimed ? { ...req.op, unqueued: true } : req.op);
+  if (!answer.answered) return { answer, replayed: false };
+  const mine = storedForm(answer.outcome, req.requestId);
   const stored = await retry(() => repo.complete(applicationId, key, mine));
-  if (stored.mine) return mine;
-  req.onReplay?.();
-  return stored.response as Outcome<T>;
+  if (stored.mine) return { answer: { answered: true, outcome: mine }, replayed: false };
+  return replayOf(stored.response as Outcome<unknown>);
 }
 
-function replay<T>(req: IdempotentRequest, response: Outcome<T>): T {
-  req.onReplay?.();
-  return unwrapOutcome(response);
+const replayOf = (outcome: Outcome<unknown>): IdempotentAnswer => ({ answer: { answered: true, outcome }, replayed: true });
+
+/**
+ * An outcome as the database will hold it (no undefined fields), a refusal carrying this
+ * request's id: the first answer and its replays are one text.
+ */
+function storedForm(outcome: Outcome<unknown>, requestId: string): Outcome<unknown> {
+  const withId = outcome.ok ? outcome : { ok: false, error: { ...outcome.error, extra: { ...outcome.error.extra, requestId } } };
+  return JSON.parse(JSON.stringify(withId)) as Outcome<unknown>;
 }

@@ -9,7 +9,7 @@ import { availability } from '../domain/availability.js';
 import { evaluateCoupon } from '../domain/engine.js';
 import { periodKeys } from '../domain/periods.js';
 import type { Services } from '../services.js';
-import { bodyNotObject, invalidSourceIdLV } from './coupon-errors.js';
+import { bodyNotObject, invalidSourceIdForList } from '../client-errors.js';
 import { presentCouponResult, type Presented } from './coupon-result.js';
 import { readUsage } from './limit-counters.js';
 
@@ -18,9 +18,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Resolves an optional `source_id` (docs/decisions.md#12: unknown → invalid source_id). */
 export async function resolveOptionalCustomer(deps: Pick<Services, 'repos'>, applicationId: string, sourceId: unknown) {
   if (sourceId === undefined || sourceId === null || sourceId === '') return null;
-  if (typeof sourceId !== 'string' || sourceId.length > 256) throw invalidSourceIdLV();
+  if (typeof sourceId !== 'string' || sourceId.length > 256) throw invalidSourceIdForList();
   const customer = await deps.repos.customers.resolve(applicationId, sourceId.trim());
-  if (!customer) throw invalidSourceIdLV();
+  if (!customer) throw invalidSourceIdForList();
   return customer;
 }
 

@@ -6,7 +6,7 @@ import type { ApplicationRecord } from '../data/application.repository.js';
 import { evaluateCoupon } from '../domain/engine.js';
 import { periodKeys } from '../domain/periods.js';
 import type { Services } from '../services.js';
-import { bodyNotObject, loginRequired, onlyOneCouponLV, validateCouponNotFound } from './coupon-errors.js';
+import { bodyNotObject, loginRequired, onlyOneCoupon, validateCouponNotFound } from '../client-errors.js';
 import { presentCouponResult, type Presented } from './coupon-result.js';
 import { findCoupon } from './find-coupon.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
@@ -23,7 +23,7 @@ export async function validateCoupon(
   const body = req.body ?? {};
   const details = body.coupon_details;
   if (!Array.isArray(details) || details.length === 0) throw validateCouponNotFound('coupon_missing');
-  if (details.length > 1) throw onlyOneCouponLV();
+  if (details.length > 1) throw onlyOneCoupon();
   const detail = details[0];
   if (!isObject(detail)) throw validateCouponNotFound('coupon_missing');
 

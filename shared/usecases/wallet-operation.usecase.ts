@@ -11,7 +11,10 @@ import type { WalletOperationInput } from '../queue/job-payloads.js';
 import type { JobRun } from './job-run.js';
 import { postLedgerEntry, type PostEntryInput } from './wallet-ledger.js';
 import { settledAsOf, type CreditRules, type PendingRule } from '../domain/point-buckets.js';
-import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeMissing, walletNotFound } from './wallet-errors.js';
+import { customerNotFound, insufficientPoints, invalidField, payloadEmpty, typeMissing, walletNotFound } from '../client-errors.js';
+import type { PreparedOperation } from '../queue/gateway.js';
+import { JOB } from '../queue/names.js';
+import { operationIdOf, type Operation } from './idempotency.js';
 
 /** The contract's Wallet transaction result object. */
 export interface WalletTransactionResult {
@@ -55,6 +58,16 @@ export async function prepareWalletOperation(
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();
   return walletOperationInput(req, customer, wallet, { type: body.type, points, description });
+}
+
+/** The operation of a wallet update: its job, whose ledger id derives from the operation key (a retry collides in the ledger). */
+export async function prepareWalletJob(
+  deps: Pick<Services, 'repos' | 'wallets'>,
+  req: { applicationId: string; sourceId: string; walletId: string; body: unknown; requestId: string },
+  op: Operation,
+): Promise<PreparedOperation> {
+  const payload = await prepareWalletOperation(deps, { ...req, txnId: operationIdOf(req.applicationId, op.operationKey) });
+  return { job: { name: JOB.walletTransaction, customerId: payload.customerId, payload } };
 }
 
 /**

@@ -955,7 +955,7 @@ describe('openapi.yaml matches real responses', function () {
 
   it('when the spec and the Express routes are compared, then each names the same routes', async () => {
     const services = f.api.services;
-    const app = buildApp({ services, logger: createLogger(services.config, 'spec'), jobs: f.api.jobs });
+    const app = buildApp({ services, logger: createLogger(services.config, 'spec'), jobs: f.api.jobs, metrics: f.api.metrics });
     const sample = (template: string) => template.replace(/\{[^}]+\}/g, 'x');
     const shape = (template: string) => template.replace(/\{[^}]+\}|:[A-Za-z]+/g, '{}');
     const documented = Object.entries(spec.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>

@@ -247,14 +247,14 @@ describe('operations: health, metrics, Bull Board', function () {
     const probe = await startTestApi({ QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-fail`, QUEUE_PARTITIONS: '1' }, { inProcessWorker: false });
     await pool.start();
     try {
-      const failed = await probe.jobs
-        .run('noop', 'k', {}, { applicationId: 'a', operationKey: 'k', fresh: true })
-        .catch((err: Error) => err);
-      expect(failed).to.be.instanceOf(Error);
-      // The client's 503 names an error id, never the worker's error text.
-      expect((failed as Error & { details: string }).details)
-        .to.match(/error id [0-9a-f-]{36}/)
-        .and.not.include('boom');
+      const answer = await probe.jobs.queueAndWait(
+        { name: 'noop', customerId: 'k', payload: {} },
+        { applicationId: 'a', operationKey: 'k', fresh: true },
+      );
+      // Not answered: pending, under an error id the client's 503 names — never the worker's error text.
+      expect(answer).to.deep.include({ answered: false, standing: 'pending' });
+      expect((answer as { errorId?: string }).errorId).to.match(/^[0-9a-f-]{36}$/);
+      expect(JSON.stringify(answer)).to.not.include('boom');
       // The API hears of the failure through Redis; the worker's own log line may land just after.
       for (let i = 0; i < 50 && !lines.some((l) => l.msg === 'job failed'); i++) await new Promise((r) => setTimeout(r, 20));
       const log = lines.find((l) => l.msg === 'job failed');

@@ -30,7 +30,7 @@ describe('admin API: manual wallet adjustments', () => {
     return app;
   }
 
-  it('when an operator credits and debits with a reason, then the ledger and the events show each with origin admin and the reason, a retry with the key applies once, and each is audited', async () => {
+  it('when an operator credits and debits with a reason, then the ledger and the events show each with origin admin and the reason, a retry with the key replays the answer, the key with another request is 409, and each adjustment is audited once', async () => {
     const app = await shop();
     await must('POST', `/applications/${app.id}/webhooks`, { url: 'http://127.0.0.1:9/hooks' });
     const credit = await call(api.url, 'POST', `/admin${adjustments(app.id, 'adj-1')}`, {
@@ -51,7 +51,14 @@ describe('admin API: manual wallet adjustments', () => {
       body: { type: 'credit', points: 25.5, reason: 'goodwill: late delivery' },
     });
     expect(again.status, again.text).to.equal(200);
-    expect(again.body.txn_id).to.equal(credit.body.txn_id);
+    expect(again.text).to.equal(credit.text);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    const reused = await call(api.url, 'POST', `/admin${adjustments(app.id, 'adj-1')}`, {
+      headers: { ...ADMIN_HEADERS, 'idempotency-key': 'goodwill-1' },
+      body: { type: 'credit', points: 99, reason: 'goodwill: late delivery' },
+    });
+    expect(reused.status, reused.text).to.equal(409);
+    expect(reused.body).to.include({ message: 'Idempotency-Key reused', key: 'Idempotency-Key' });
     const debit = await admin('POST', adjustments(app.id, 'adj-1'), { type: 'debit', points: 5, reason: 'correction' });
     expect(debit.status, debit.text).to.equal(200);
     expect(debit.body.loyalty_points).to.equal(20.5);
@@ -68,7 +75,7 @@ describe('admin API: manual wallet adjustments', () => {
       ['admin', 'goodwill: late delivery'],
     ]);
     const audited = await entriesOf(app.id);
-    expect(audited).to.have.length(3); // the retry with the key is a request of its own, recorded with the same ledger id
+    expect(audited).to.have.length(2); // the replay changed nothing: not audited
     expect(new Set(audited.map((e) => e.changes.request.after.txn_id)).size).to.equal(2);
     expect(audited.every((e) => e.target.type === 'customer' && e.actor.kind === 'admin_token')).to.equal(true);
   });

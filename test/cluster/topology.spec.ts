@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import type { JobAnswer } from '../../shared/queue/gateway.js';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Queue } from 'bullmq';
@@ -148,16 +149,15 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
             requestId: `r-${i}`,
           });
           runs.push(
-            gateway.jobs.run(JOB.walletTransaction, `${app.id}:${c.id}`, input, {
-              applicationId: app.id,
-              operationKey: input.txnId,
-              fresh: true,
-            }),
+            gateway.jobs.queueAndWait(
+              { name: JOB.walletTransaction, customerId: c.id, payload: input },
+              { applicationId: app.id, operationKey: input.txnId, fresh: true },
+            ),
           );
         }
       }
-      const outcomes = (await Promise.all(runs)) as { ok: boolean }[];
-      expect(outcomes.every((o) => o.ok)).to.equal(true);
+      const answers = (await Promise.all(runs)) as JobAnswer[];
+      expect(answers.every((a) => a.answered && a.outcome.ok)).to.equal(true);
       for (const c of six) {
         const ledger = await t.services.repos.walletTransactions.listForCustomer(app.id, c.id, wallet.id);
         const bySeq = [...ledger].sort((x, y) => x.seq! - y.seq!);

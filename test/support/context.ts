@@ -3,16 +3,18 @@
  * server on a free port, and factories for applications with credentials. Each test creates its
  * own application, so files and tests can run in any order.
  */
+import type { Metrics } from '../../shared/ops/metrics.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { buildApp } from '../../api/app.js';
+import { startApiQueues } from '../../api/queues.js';
 import { createHttpServer, listen } from '../../api/http-server.js';
 import { withDbName } from '../../scripts/embedded-servers.js';
 import { atTheEnd, ensureInfra } from './hooks.js';
 import { parseConfig, type Config } from '../../shared/config.js';
 import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
-import { JobGateway } from '../../shared/queue/gateway.js';
+import type { JobGateway } from '../../shared/queue/gateway.js';
 import { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { createProcessor } from '../../worker/processors/index.js';
 import { startWorkerWebhooks } from '../../worker/webhook-worker.js';
@@ -70,6 +72,7 @@ export interface TestApi {
   url: string;
   services: Services;
   jobs: JobGateway;
+  metrics: Metrics;
   webhooks: WebhookQueue;
   close(): Promise<void>;
 }
@@ -84,10 +87,9 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
   const services = await testServices(overrides);
   const logger = createLogger(services.config, 'api-test');
   await services.changes.start();
-  const jobs = new JobGateway(services.config, logger);
-  await jobs.start();
   const webhooks = new WebhookQueue(services.config);
   await webhooks.waitUntilReady();
+  const { jobs, metrics } = await startApiQueues(services, logger, webhooks);
   const worker = opts.inProcessWorker === false ? null : await startWorkerWebhooks(services.config, logger, services);
   const pool = worker ? new WorkerPool(services.config, logger, createProcessor(services, worker.recorder)) : null;
   await pool?.start();
@@ -95,13 +97,14 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
   // of wallet_balances would land among the commands other tests count (round trips, shard keys).
   const expiry = pool && overrides.EXPIRY_SWEEP_MS ? new ExpirySweeper(services.config, logger, services) : null;
   expiry?.start();
-  const app = buildApp({ services, logger, jobs, webhooks });
+  const app = buildApp({ services, logger, jobs, metrics, webhooks });
   const server: Server = await listen(createHttpServer(app, services.config), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     services,
     jobs,
+    metrics,
     webhooks,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { JobAnswer } from '../../shared/queue/gateway.js';
 import { JOB } from '../../shared/queue/names.js';
 import { prepareWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { createCustomers, createWallet } from '../fixtures/records.js';
@@ -37,16 +38,15 @@ describe('per-customer queues with two real worker processes', function () {
         });
         // Not awaited: adds are issued in this order on one connection, completions come later.
         runs.push(
-          api.jobs.run(JOB.walletTransaction, `${app.id}:${c.id}`, input, {
-            applicationId: app.id,
-            operationKey: input.txnId,
-            fresh: true,
-          }),
+          api.jobs.queueAndWait(
+            { name: JOB.walletTransaction, customerId: c.id, payload: input },
+            { applicationId: app.id, operationKey: input.txnId, fresh: true },
+          ),
         );
       }
     }
-    const outcomes = (await Promise.all(runs)) as { ok: boolean }[];
-    expect(outcomes.every((o) => o.ok)).to.equal(true);
+    const answers = (await Promise.all(runs)) as JobAnswer[];
+    expect(answers.every((a) => a.answered && a.outcome.ok)).to.equal(true);
     for (const c of customers) {
       const ledger = await api.services.repos.walletTransactions.listForCustomer(app.id, c.id, wallet.id);
       const bySeq = [...ledger].sort((x, y) => x.seq! - y.seq!);

@@ -3,8 +3,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { startRedisServer } from '../../scripts/embedded-servers.js';
 import { parseConfig } from '../../shared/config.js';
-import type { DomainError } from '../../shared/errors.js';
-import { JobGateway, jobIdOf } from '../../shared/queue/gateway.js';
+import { JobGateway, jobIdOf, type JobAnswer } from '../../shared/queue/gateway.js';
 import { JOB, partitionQueueName } from '../../shared/queue/names.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
@@ -160,13 +159,10 @@ describe('a withdrawal and a retry with the key at the same moment', function ()
     try {
       const op = { applicationId: 'app', operationKey: 'retried-key', fresh: false };
       const jobId = jobIdOf(op.applicationId, op.operationKey);
-      const settle = (p: Promise<unknown>) =>
-        p.then(
-          () => 'answered',
-          (err: DomainError) => String(err.extra?.applied ?? 'pending'),
-        );
+      const job = { name: JOB.noop, customerId: 'c', payload: {} };
+      const settle = (p: Promise<JobAnswer>) => p.then((a) => (a.answered ? 'answered' : a.standing));
       // No worker: the job waits. The first request's wait ends at 600 ms.
-      const first = settle(gateway.run(JOB.noop, 'app:c', {}, { ...op, timeoutMs: 600 }));
+      const first = settle(gateway.queueAndWait(job, { ...op, timeoutMs: 600 }));
       while (!(await queue.getJob(jobId))) await new Promise((r) => setTimeout(r, 20));
       // Redis holds every command from 300 to 1,300 ms: the first request's withdrawal (sent at
       // 600 ms) and then the retry's add (sent at 900 ms) reach it in that order, on one connection.
@@ -174,15 +170,15 @@ describe('a withdrawal and a retry with the key at the same moment', function ()
       await admin.call('CLIENT', 'PAUSE', '1000', 'ALL');
       await new Promise((r) => setTimeout(r, 600));
       let retryAnswered = false;
-      const retry = settle(gateway.run(JOB.noop, 'app:c', {}, { ...op, timeoutMs: 3000 })).then(async (standing) => {
+      const retry = settle(gateway.queueAndWait(job, { ...op, timeoutMs: 3000 })).then(async (standing) => {
         retryAnswered = true;
         // What the job is when the retry is answered: "not applied" must mean it is gone.
         return { standing, job: (await queue.getJob(jobId))?.id ?? null };
       });
-      expect(await first).to.equal('false'); // the first request's job was withdrawn: not applied
+      expect(await first).to.equal('not_applied'); // the first request's job was withdrawn
       const answer = await retry;
       expect(retryAnswered).to.equal(true);
-      if (answer.standing === 'false') expect(answer.job, 'told "not applied" while its job is queued').to.equal(null);
+      if (answer.standing === 'not_applied') expect(answer.job, 'told "not applied" while its job is queued').to.equal(null);
       else expect(answer.standing).to.equal('pending');
     } finally {
       await queue.close();

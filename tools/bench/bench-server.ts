@@ -6,12 +6,13 @@
 import { randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../api/app.js';
+import { sendJobAnswer } from '../../api/answers.js';
+import { startApiQueues } from '../../api/queues.js';
 import { createHttpServer } from '../../api/http-server.js';
 import { basicAuth } from '../../api/middleware/auth.js';
 import { loadConfig } from '../../shared/config.js';
 import { connectDatabase } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
-import { JobGateway } from '../../shared/queue/gateway.js';
 import { operationOf } from '../../shared/usecases/idempotency.js';
 import { JOB } from '../../shared/queue/names.js';
 import { createServices } from '../../shared/services.js';
@@ -22,12 +23,12 @@ async function main() {
   const logger = createLogger(config, 'bench-api');
   const db = await connectDatabase(config.mongodbUri!);
   const services = createServices(config, db);
-  const jobs = new JobGateway(config);
-  await jobs.start();
+  const { jobs, metrics } = await startApiQueues(services);
   const app = buildApp({
     services,
     logger,
     jobs,
+    metrics,
     extraRoutes: (a) => {
       a.post('/bench/baseline', basicAuth(services, 'list'), async (req, res) => {
         // One read of its own per request (not the coalesced reads of the routes): the database's
@@ -38,15 +39,10 @@ async function main() {
         ).lean();
         res.json({ ok: true, customer: customer?._id ?? null });
       });
-      a.post('/bench/noop-job', basicAuth(services, 'list'), async (_req, res) => {
-        res.json(
-          await jobs.run(
-            JOB.noop,
-            `${res.locals.app.id}:bench-${randomInt(200)}`,
-            {},
-            { applicationId: res.locals.app.id, ...operationOf(undefined) },
-          ),
-        );
+      a.post('/bench/noop-job', basicAuth(services, 'list'), async (req, res) => {
+        const op = operationOf(undefined);
+        const job = { name: JOB.noop, customerId: `bench-${randomInt(200)}`, payload: {} };
+        sendJobAnswer(req, res, await jobs.queueAndWait(job, { applicationId: res.locals.app.id, ...op }), op.operationKey);
       });
     },
   });

@@ -15,6 +15,9 @@ export async function foundOr404<T>(lookup: Promise<T | null>, what: Parameters<
 }
 /** Good credentials that may not do this: an operator's role, or an application it is not given (docs/admin-api.md#operators). */
 export const adminForbidden = (details: string) => new DomainError('forbidden', 'Forbidden', details, { code: 403 });
+/** The API process has no job queues (a queued admin change cannot be made). */
+export const queuesNotConnected = () =>
+  new DomainError('unavailable', 'Service Unavailable', 'the queues are not connected', { code: 503 });
 /** A duplicate id or code, or a delete or archive that what depends on the resource refuses. */
 export const adminConflict = (details: string, field?: string) =>
   new DomainError('conflict', 'conflict', details, { code: 409, ...(field ? { fields: { [field]: details } } : {}) });

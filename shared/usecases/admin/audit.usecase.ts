@@ -128,12 +128,22 @@ function redactBody(body: unknown): unknown {
   return JSON.parse(JSON.stringify(body ?? null, (k, v: unknown) => (k && SECRET.test(k) && v != null ? '[redacted]' : v))) as unknown;
 }
 
+/** How a change that answered came out: made, refused (nothing of it applies), or not known yet (it may still apply). */
+export type ChangeState = 'made' | 'refused' | 'may_apply';
+
 /**
  * Runs `change` as an audited change of `actor`: its entry written pending, its writes stamped,
- * the entry committed with what changed. A refused change (it throws) leaves no entry unless it
- * wrote part of itself (then the entry is committed from its stamp).
+ * the entry committed with what changed. A refused change (it throws, or `stateOf` says so of its
+ * result) leaves no entry unless it wrote part of itself (then the entry is committed from its
+ * stamp); one that may still apply leaves its entry pending, for a later read to settle.
  */
-export async function auditedChange<T>(deps: AuditDeps, actor: Actor, what: AuditedChange, change: () => Promise<T>): Promise<T> {
+export async function auditedChange<T>(
+  deps: AuditDeps,
+  actor: Actor,
+  what: AuditedChange,
+  change: () => Promise<T>,
+  stateOf: (result: T) => ChangeState = () => 'made',
+): Promise<T> {
   const { repos } = deps;
   // Earlier changes of this target left pending by a dead process are settled first: their stamp
   // may be pushed out of the target's last ids by later changes.
@@ -157,11 +167,16 @@ export async function auditedChange<T>(deps: AuditDeps, actor: Actor, what: Audi
     result = await withAuditStamp(entry.id, change);
   } catch (err) {
     // A refusal settles the entry now (committed if part of the change was written, else
-    // abandoned). A 503 that does not say "not applied" may still apply — a queued adjustment
-    // whose job runs later — so its entry stays pending and a later read settles it.
+    // abandoned). A 503 that does not say "not applied" may still apply, so its entry stays
+    // pending and a later read settles it.
     const mayStillApply = isDomainError(err) && err.kind === 'unavailable' && err.extra.applied !== false;
     await resolvePending(deps, entry, !mayStillApply).catch(() => undefined);
     throw err;
+  }
+  const state = stateOf(result);
+  if (state !== 'made') {
+    await resolvePending(deps, entry, state === 'refused').catch(() => undefined);
+    return result;
   }
   failpoint(deps, 'after-change');
   let targetId = entry.target.id;

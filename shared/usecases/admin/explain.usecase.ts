@@ -11,7 +11,7 @@ import { fromCents } from '../../domain/money.js';
 import { periodKeys } from '../../domain/periods.js';
 import type { Campaign } from '../../domain/types.js';
 import type { Services } from '../../services.js';
-import { loginRequired, validateCouponNotFound } from '../coupon-errors.js';
+import { loginRequired, validateCouponNotFound } from '../../client-errors.js';
 import { findCoupon } from '../find-coupon.js';
 import { readUsage } from '../limit-counters.js';
 import { resolveOptionalCustomer } from '../list-coupons.usecase.js';

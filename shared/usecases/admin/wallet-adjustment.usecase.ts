@@ -7,11 +7,16 @@
  */
 import Joi from 'joi';
 import { hasAtMostTwoDecimals } from '../../domain/points.js';
+import type { JobAnswer, PreparedOperation } from '../../queue/gateway.js';
 import type { WalletOperationInput } from '../../queue/job-payloads.js';
+import { JOB } from '../../queue/names.js';
 import type { Services } from '../../services.js';
 import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
 import { walletOperationInput } from '../wallet-operation.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
+import type { Actor } from '../../domain/roles.js';
+import { operationIdOf, type Operation } from '../idempotency.js';
+import { auditedChange } from './audit.usecase.js';
 
 const MAX_POINTS = 1e9;
 
@@ -35,4 +40,51 @@ export async function prepareAdjustment(
   if (customer.archivedAt) throw adminConflict('the customer is archived: unarchive it to adjust its points', 'customer');
   const wallet = await foundOr404(deps.repos.wallets.findByWalletId(req.applicationId, req.walletId), 'wallet');
   return walletOperationInput(req, customer, wallet, { type: v.type, points: v.points, description: v.reason, origin: 'admin' });
+}
+
+/** An adjustment's request: the customer already found (by the service's id), the wallet and body as sent. */
+export interface AdjustmentRequest {
+  applicationId: string;
+  customerId: string;
+  walletId: string;
+  body: unknown;
+  requestId: string;
+}
+
+/** The operation of an adjustment: its wallet job, whose ledger id derives from the operation key. */
+export async function prepareAdjustmentJob(
+  deps: Pick<Services, 'repos'>,
+  req: AdjustmentRequest,
+  op: Operation,
+): Promise<PreparedOperation> {
+  const txnId = operationIdOf(req.applicationId, op.operationKey);
+  const payload = await prepareAdjustment(deps, { ...req, customer: req.customerId, txnId });
+  return { job: { name: JOB.walletTransaction, customerId: payload.customerId, payload } };
+}
+
+/**
+ * Runs an adjustment as an audited change of `actor`. The entry records what was asked and the
+ * ledger id it gets, known before the job is queued: an entry whose answer came too late is
+ * settled later by that id (audit.usecase.ts). A refused adjustment, or one certainly not applied,
+ * leaves no entry.
+ */
+export function auditedAdjustment(
+  deps: Parameters<typeof auditedChange>[0],
+  actor: Actor,
+  req: AdjustmentRequest,
+  op: Operation,
+  perform: () => Promise<JobAnswer>,
+): Promise<JobAnswer> {
+  const what = {
+    type: 'customer' as const,
+    verb: 'adjust_points',
+    id: req.customerId,
+    application: req.applicationId,
+    many: 'Customer' as const,
+    body: { ...(req.body as object), wallet_id: req.walletId, txn_id: operationIdOf(req.applicationId, op.operationKey) },
+    requestId: req.requestId,
+  };
+  return auditedChange(deps, actor, what, perform, (answer) =>
+    answer.answered ? (answer.outcome.ok ? 'made' : 'refused') : answer.standing === 'not_applied' ? 'refused' : 'may_apply',
+  );
 }

@@ -1,7 +1,7 @@
 /** What redeem and revert share in a worker: the contract's result object and the campaign a job names. */
 import type { RevertInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
-import { couponNotFound } from './apply-errors.js';
+import { couponNotFound } from '../../client-errors.js';
 
 /** The contract's Redeem/revert result object. */
 export interface ApplyResult {

@@ -1,14 +1,20 @@
 /**
  * Redeem and revert, API side (`POST /coupons/apply`): the documented 400s in the documented
- * order, the customer and the coupon, before anything is queued. The job it prepares runs in a
- * worker (redeem-coupon.usecase.ts, revert-coupon.usecase.ts).
+ * order, the customer and the coupon, before anything is queued; then the job, or a sold-out
+ * refusal the API can prove (sold-out.usecase.ts). The job runs in a worker
+ * (redeem-coupon.usecase.ts, revert-coupon.usecase.ts).
  */
 import type { ApplicationRecord } from '../../data/application.repository.js';
+import { couponMissing, couponNotFound, invalidPayload, invalidQueryType, invalidSourceId, onlyOneCoupon } from '../../client-errors.js';
 import { MANDATORY_ITEM_PRICES, MANDATORY_ORDER_FIELDS, type Campaign } from '../../domain/types.js';
+import type { PreparedOperation } from '../../queue/gateway.js';
 import type { RedeemInput, RevertInput } from '../../queue/job-payloads.js';
+import { JOB } from '../../queue/names.js';
+import { refusalOutcome } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
 import { findCoupon } from '../find-coupon.js';
-import { couponMissing, couponNotFound, invalidPayload, invalidQueryType, invalidSourceId, onlyOneCoupon } from './apply-errors.js';
+import type { Operation } from '../idempotency.js';
+import { refuseIfSoldOut } from './sold-out.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
@@ -81,4 +87,19 @@ export async function prepareApply(
   return type === 'redeem'
     ? { type, input: { ...base, order }, campaign: found.campaign }
     : { type, input: base, campaign: found.campaign };
+}
+
+/** The operation of an apply request: its redeem or revert job, or the refusal of a sold-out coupon. */
+export async function prepareApplyOperation(
+  deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone'>,
+  req: { type: unknown; body: unknown; requestId: string },
+  op: Operation,
+): Promise<PreparedOperation> {
+  const prepared = await prepareApply(deps, app, req);
+  const { customerId } = prepared.input;
+  if (prepared.type === 'revert') return { job: { name: JOB.revert, customerId, payload: prepared.input } };
+  const job = { name: JOB.redeem, customerId, payload: prepared.input };
+  const refused = await refuseIfSoldOut(deps, app, prepared.campaign, prepared.input, op);
+  return refused ? { job, answered: refusalOutcome(refused) } : { job };
 }

@@ -17,7 +17,7 @@ import type { DomainError } from '../../errors.js';
 import type { RedeemInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { clearAll, countersFor, newAttempt, readUsage, reserveAll, undoAll, usageFrom, type Refused } from '../limit-counters.js';
-import { orderOfAnotherCustomer, refusalOf } from './apply-errors.js';
+import { orderOfAnotherCustomer, refusalOf } from '../../client-errors.js';
 import type { JobRun } from '../job-run.js';
 import { loadCampaign, MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
 import { cashbackTxnId, creditCashback } from './cashback.js';

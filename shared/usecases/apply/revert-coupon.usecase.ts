@@ -8,7 +8,7 @@ import type { RedemptionRecord } from '../../data/redemption-journal.repository.
 import type { RevertInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { clearAll, newAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
-import { noRedemption } from './apply-errors.js';
+import { noRedemption } from '../../client-errors.js';
 import type { JobRun } from '../job-run.js';
 import { MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
 import { cashbackRevertTxnId, revertCashback } from './cashback.js';

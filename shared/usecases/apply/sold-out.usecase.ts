@@ -30,24 +30,27 @@ import { periodKeys } from '../../domain/periods.js';
 import type { Campaign } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
 import { reasonOf } from '../../errors.js';
+import type { AnyQueuedJob, OutcomeListener } from '../../queue/gateway.js';
 import type { RedeemInput } from '../../queue/job-payloads.js';
-import { JOB, type JobName, type JobPayloads } from '../../queue/names.js';
+import { JOB } from '../../queue/names.js';
 import type { Outcome } from '../../queue/outcome.js';
 import type { Reason } from '../../reasons.js';
 import type { Services } from '../../services.js';
 import { countersFor, usageFrom } from '../limit-counters.js';
-import { refusalOf } from './apply-errors.js';
+import { refusalOf } from '../../client-errors.js';
 
 /** Limits reached for every customer at once: a refusal at one hints the campaign. */
 const CAMPAIGN_WIDE = new Set<Reason>(['total_limit', 'per_day_limit', 'per_week_limit', 'per_month_limit']);
 /** Every limit's refusal: what the API may answer without the queue. */
 const LIMITS = new Set<Reason>([...CAMPAIGN_WIDE, 'per_user_limit', 'bulk_code_used']);
 
-/** What a redeem's outcome tells the hints (the JobGateway's listener): a campaign-wide limit reached. */
-export function hearRedeemOutcome(hints: Services['soldOut'], name: JobName, payload: unknown, outcome: Outcome<unknown>): void {
-  if (name !== JOB.redeem || outcome.ok || !CAMPAIGN_WIDE.has(reasonOf(outcome.error))) return;
-  hints.mark((payload as JobPayloads['redeem']).campaignId);
-}
+/** The job gateway's listener that feeds the hints: a redeem refused at a campaign-wide limit marks its campaign. */
+export const soldOutListener =
+  (hints: Services['soldOut']): OutcomeListener =>
+  (job: AnyQueuedJob, _applicationId: string, outcome: Outcome<unknown>) => {
+    if (job.name !== JOB.redeem || outcome.ok || !CAMPAIGN_WIDE.has(reasonOf(outcome.error))) return;
+    hints.mark(job.payload.campaignId);
+  };
 
 /** What the API read for a redeem of a hinted campaign. */
 export interface SoldOutFacts {

@@ -101,8 +101,8 @@ const PENDING = new RegExp(
 const DEPENDENCY = new RegExp(`^a dependency is unavailable; retry later \\(error id ${UUID}\\)$`);
 
 /**
- * Classifies a 503 against the documented bodies (gateway.ts `operationUnavailable`,
- * contract-errors.ts `dependencyUnavailable`): exact fields, exact texts, the key consistent in
+ * Classifies a 503 against the documented bodies (shared/client-errors.ts `operationUnavailable`
+ * and `dependencyUnavailable`): exact fields, exact texts, the key consistent in
  * body, details and header, and never anything else (no internal error text).
  */
 export function classify503(body: any, headers: Headers, sentKey: string | undefined): { kind: Exchange['kind503']; problem?: string } {
