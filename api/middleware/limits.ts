@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import { bodyTooDeep, dependencyUnavailable, operationUnavailable } from '../../shared/client-errors.js';
 
@@ -35,7 +35,7 @@ export const limitBodyDepth: RequestHandler = (req, _res, next) => {
  * A bound on every client request: if no answer is ready after `ms` (a dependency hanging
  * without an error), answer 503 through `answer` (the error handler) and drop the late result.
  * The 503 tells the truth: before the request queued its operation, nothing was applied and
- * nothing will be (see {@link beginQueueing}); after, the operation may apply and the 503 names
+ * nothing will be (routes/queued-operation.ts sets `queuedOperation` as it queues); after, the operation may apply and the 503 names
  * its key. It answers directly rather than through `next`: Express's `next` of a request is one
  * cursor, and moving it past the routes here would send the late route's own error to the final
  * handler, which destroys the socket — by then perhaps carrying the client's next request.
@@ -53,14 +53,4 @@ export function answerWithin(ms: number, answer: ErrorRequestHandler): RequestHa
     res.once('close', () => clearTimeout(timer));
     next();
   };
-}
-
-/**
- * Called by a route right before it queues an operation: once the deadline has answered (the
- * client was told nothing was applied), nothing may be queued any more; from now on a deadline
- * answer names the operation's key instead.
- */
-export function beginQueueing(res: Response, operationKey: string): void {
-  if (res.headersSent) throw dependencyUnavailable(randomUUID()); // answered already: not sent again
-  res.locals.queuedOperation = operationKey;
 }

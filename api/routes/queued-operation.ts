@@ -8,13 +8,14 @@
  * A refusal is an outcome from the moment it is made (in the preparation here, or in the worker)
  * until the answer turns it into HTTP; an operation not answered in time is a 503 naming its key.
  */
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { JobAnswer, JobGateway, PreparedOperation } from '../../shared/queue/gateway.js';
 import { toOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
-import { checkIdempotencyKey, operationOf, withIdempotency, type Operation } from '../../shared/usecases/idempotency.js';
+import { checkIdempotencyKey, claimOperation, operationOf, type Operation } from '../../shared/usecases/idempotency.js';
 import { sendJobAnswer } from '../answers.js';
-import { beginQueueing } from '../middleware/limits.js';
+import { dependencyUnavailable } from '../../shared/client-errors.js';
 
 export interface QueuedRequest {
   applicationId: string;
@@ -35,22 +36,30 @@ export interface QueuedRequest {
 export async function answerQueuedOperation(services: Services, jobs: JobGateway, req: Request, res: Response, q: QueuedRequest) {
   const key = checkIdempotencyKey(req.get('idempotency-key'));
   const op = operationOf(key);
-  res.setHeader('Idempotency-Key', op.operationKey);
-  const { answer, replayed } = await withIdempotency(
-    services,
-    { applicationId: q.applicationId, key, route: q.route, body: req.body, op, requestId: String(req.id) },
-    (run) => (q.around ? q.around(run, () => perform(jobs, res, q, run)) : perform(jobs, res, q, run)),
-  );
+  const { operationKey } = op;
+  res.setHeader('Idempotency-Key', operationKey);
+  const claim = await claimOperation(services, {
+    applicationId: q.applicationId,
+    key,
+    route: q.route,
+    body: req.body,
+    op,
+    requestId: String(req.id),
+  });
+  // The route's checks, then the gateway: the job queued and waited for, or the answer the API proved.
+  const perform = async (op: Operation): Promise<JobAnswer> => {
+    const prepared = await toOutcome(() => q.prepare(op));
+    if (!prepared.ok) return { answered: true, outcome: prepared };
+    const { job, answered } = prepared.value;
+    if (answered) return jobs.answerWithoutQueue(job, q.applicationId, answered);
+    // Once the deadline has answered (nothing applied), nothing may be queued any more; from now on
+    // a deadline answer names the operation's key (middleware/limits.ts answerWithin).
+    if (res.headersSent) throw dependencyUnavailable(randomUUID());
+    res.locals.queuedOperation = operationKey;
+    return jobs.queueAndWait(job, { applicationId: q.applicationId, ...op });
+  };
+  const { answer, replayed } =
+    claim.answered ?? (await claim.settle(q.around ? q.around(claim.op, () => perform(claim.op)) : perform(claim.op)));
   if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-  sendJobAnswer(req, res, answer, op.operationKey, q.status);
-}
-
-/** Prepares the operation, then has the gateway queue it and wait (or answer what the API proved). */
-async function perform(jobs: JobGateway, res: Response, q: QueuedRequest, op: Operation): Promise<JobAnswer> {
-  const prepared = await toOutcome(() => q.prepare(op));
-  if (!prepared.ok) return { answered: true, outcome: prepared };
-  const { job, answered } = prepared.value;
-  if (answered) return jobs.answerWithoutQueue(job, q.applicationId, answered);
-  beginQueueing(res, op.operationKey);
-  return jobs.queueAndWait(job, { applicationId: q.applicationId, ...op });
+  sendJobAnswer(req, res, answer, operationKey, q.status);
 }

@@ -75,6 +75,15 @@ export interface IdempotentAnswer {
   replayed: boolean;
 }
 
+/**
+ * What a request learns when it claims its key: the answer it already has (another request's), or
+ * the operation to perform — whose answer it hands to `settle`, which stores it and says what the
+ * request answers.
+ */
+export type Claim =
+  | { answered: IdempotentAnswer }
+  | { answered?: undefined; op: Operation; settle: (answer: Promise<JobAnswer>) => Promise<IdempotentAnswer> };
+
 /** A key's request in flight in this process: its fingerprint, and the answer it will give. */
 interface Flight {
   fingerprint: string;
@@ -84,8 +93,9 @@ interface Flight {
 const flightsByRepo = new WeakMap<object, Map<string, Flight>>();
 
 /**
- * Answers operation `op` by `perform`. Without a client key it just performs. With one: replays a
- * stored outcome, refuses another request under the same key (409), and stores this request's
+ * Claims a request's operation. Without a client key there is nothing to claim: the request
+ * performs its operation. With one: a stored outcome is replayed, another request under the same
+ * key is refused (409), and otherwise this request performs the operation and `settle` stores its
  * outcome — unless a concurrent duplicate stored one first, which is then this request's answer
  * too: every request with a key is answered the same. An operation not answered (a 503) stores
  * nothing: the key stays in progress and a retry joins the operation. The record's reads and
@@ -97,13 +107,9 @@ const flightsByRepo = new WeakMap<object, Map<string, Flight>>();
  * the database sees one claim per key and replica (concurrent claims of one key can deadlock each
  * other on the test database).
  */
-export async function withIdempotency(
-  deps: Pick<Services, 'repos' | 'config' | 'now'>,
-  req: IdempotentRequest,
-  perform: (op: Operation) => Promise<JobAnswer>,
-): Promise<IdempotentAnswer> {
+export async function claimOperation(deps: Pick<Services, 'repos' | 'config' | 'now'>, req: IdempotentRequest): Promise<Claim> {
   const { key, applicationId } = req;
-  if (!key) return { answer: await perform(req.op), replayed: false };
+  if (!key) return { op: req.op, settle: async (answer) => ({ answer: await answer, replayed: false }) };
   const fingerprint = fingerprintOf(req.route, req.body);
   let flights = flightsByRepo.get(deps.repos.idempotency);
   if (!flights) flightsByRepo.set(deps.repos.idempotency, (flights = new Map()));
@@ -113,41 +119,45 @@ export async function withIdempotency(
     if (joined.fingerprint !== fingerprint) throw idempotencyKeyReused();
     // The first request's outcome is this one's too, replayed; its 503 is not (the key stays in progress).
     const { answer } = await joined.answer;
-    return { answer, replayed: answer.answered };
+    return { answered: { answer, replayed: answer.answered } };
   }
-  const answer = answerOnce(deps, { ...req, key, fingerprint }, perform);
-  flights.set(flightKey, { fingerprint, answer });
-  try {
-    return await answer;
-  } finally {
+  let resolveFlight!: (answered: IdempotentAnswer) => void;
+  let rejectFlight!: (err: unknown) => void;
+  const flight = new Promise<IdempotentAnswer>((resolve, reject) => ((resolveFlight = resolve), (rejectFlight = reject)));
+  flight.catch(() => undefined); // observed by the duplicates that join it, if any
+  flights.set(flightKey, { fingerprint, answer: flight });
+  // This request's answer (or failure) is also every duplicate's that joined it meanwhile.
+  const finish = (answered: IdempotentAnswer): IdempotentAnswer => {
     flights.delete(flightKey);
-  }
-}
-
-/** The first request of a key in this process: its answer, stored when it is an outcome. */
-async function answerOnce(
-  deps: Pick<Services, 'repos' | 'config' | 'now'>,
-  req: IdempotentRequest & { key: string; fingerprint: string },
-  perform: (op: Operation) => Promise<JobAnswer>,
-): Promise<IdempotentAnswer> {
-  const { key, applicationId, fingerprint } = req;
+    resolveFlight(answered);
+    return answered;
+  };
+  const fail = (err: unknown): never => {
+    flights.delete(flightKey);
+    rejectFlight(err);
+    throw err;
+  };
   const repo = deps.repos.idempotency;
   const retry = <R>(call: () => Promise<R>) => retryTransient(call, deps.config.jobWaitTimeoutMs, 20);
   const expiresAt = new Date(deps.now().getTime() + deps.config.idempotencyTtlSeconds * 1000);
-  const existing = await retry(() => repo.claimOrFind(applicationId, key, fingerprint, expiresAt));
-  if (existing) {
-    if (existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
-    if (existing.state === 'done' && existing.response) return replayOf(existing.response as Outcome<unknown>);
+  let existing: Awaited<ReturnType<typeof repo.claimOrFind>>;
+  try {
+    existing = await retry(() => repo.claimOrFind(applicationId, key, fingerprint, expiresAt));
+    if (existing && existing.fingerprint !== fingerprint) throw idempotencyKeyReused();
+  } catch (err) {
+    return fail(err);
   }
+  if (existing?.state === 'done' && existing.response) return { answered: finish(replayOf(existing.response as Outcome<unknown>)) };
   // Claimed just now, a key of the client's: no request before this one queued a job under it. A
   // generated key sent back had no record when its first request queued its job.
   const claimed = !existing && !isGeneratedKey(key);
-  const answer = await perform(claimed ? { ...req.op, unqueued: true } : req.op);
-  if (!answer.answered) return { answer, replayed: false };
-  const mine = storedForm(answer.outcome, req.requestId);
-  const stored = await retry(() => repo.complete(applicationId, key, mine));
-  if (stored.mine) return { answer: { answered: true, outcome: mine }, replayed: false };
-  return replayOf(stored.response as Outcome<unknown>);
+  const store = async (answer: JobAnswer): Promise<IdempotentAnswer> => {
+    if (!answer.answered) return { answer, replayed: false };
+    const mine = storedForm(answer.outcome, req.requestId);
+    const stored = await retry(() => repo.complete(applicationId, key, mine));
+    return stored.mine ? { answer: { answered: true, outcome: mine }, replayed: false } : replayOf(stored.response as Outcome<unknown>);
+  };
+  return { op: claimed ? { ...req.op, unqueued: true } : req.op, settle: (answer) => answer.then(store).then(finish, fail) };
 }
 
 const replayOf = (outcome: Outcome<unknown>): IdempotentAnswer => ({ answer: { answered: true, outcome }, replayed: true });
