@@ -37,9 +37,11 @@ type Flat<T> = { [K in keyof T]: T[K] };
 
 /**
  * The record a repository returns for a stored document — derived from the document's type
- * ({@link DocOf}), never written twice: `_id` becomes `id` (a string), the ObjectId references
- * named in `Refs` become `<name>Id` strings (a nullable one stays nullable), an optional field
- * becomes present-or-null, and the fields in `Drop` (internal to the store) are left out.
+ * ({@link DocOf}), never written twice: `_id` becomes `id` (a string), the references named in
+ * `Refs` (ObjectIds, or another document's string id) become `<name>Id` strings (a nullable one
+ * stays nullable), an optional field becomes present-or-null, and the fields in `Drop` (internal
+ * to the store) are left out. A record that reshapes a field for its callers drops it here and
+ * declares its new form beside, where its repository's mapping fills it in.
  */
 export type RecordOf<D, Refs extends keyof D = never, Drop extends keyof D = never> = { id: string } & {
   -readonly [K in Exclude<keyof D, '_id' | Drop> as K extends Refs ? `${K & string}Id` : K]-?: K extends Refs

@@ -11,6 +11,7 @@ const fields = {
   application: { type: Schema.Types.ObjectId, required: true },
   wallet: { type: Schema.Types.ObjectId, required: true },
   customer: { type: Schema.Types.ObjectId, required: true },
+  /** Spendable points (hundredths). */
   points: { type: Number, required: true, default: 0 },
   /** Number of ledger entries applied so far; the next entry takes slot `version`. */
   version: { type: Number, required: true, default: 0 },
