@@ -2,9 +2,10 @@ import type { InferRawDocType, ResolveSchemaOptions } from 'mongoose';
 
 /**
  * The type of a stored document, derived from its schema's definition and options: a field is
- * written once, in the definition. Each path is typed as mongoose infers it (`InferRawDocType`:
- * `_id`, timestamps; a path that is neither required nor given a value by default is optional and
- * may hold null), except the paths declared with {@link typed}, which hold exactly their type.
+ * written once, in the definition. Each path is typed as mongoose infers it (`InferRawDocType`,
+ * with `_id` and the timestamps: a path that is not required and has no default but null is
+ * optional and may hold null), except the paths declared with {@link typed}, which hold exactly
+ * their type.
  */
 export type DocOf<Fields, Options> = Flat<
   Omit<InferRawDocType<Fields, ResolveSchemaOptions<Options>>, TypedPaths<Fields>> & {
