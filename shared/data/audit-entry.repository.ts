@@ -1,20 +1,10 @@
 import { Types, type Model } from 'mongoose';
-import type { AuditActor, AuditChanges, AuditEntryDoc, AuditTarget } from './audit-entry.schema.js';
+import type { AuditChanges, AuditEntryDoc } from './audit-entry.schema.js';
 import type { Models } from './db.js';
+import type { RecordOf } from './stored.js';
 
 /** An audit entry as the use cases see it (string id). */
-export interface AuditEntryRecord {
-  id: string;
-  at: Date;
-  state: AuditEntryDoc['state'];
-  actor: AuditActor;
-  action: string;
-  target: AuditTarget;
-  before: Record<string, unknown> | null;
-  changes: AuditChanges | null;
-  requestId: string | null;
-  recovered: boolean;
-}
+export type AuditEntryRecord = RecordOf<AuditEntryDoc>;
 
 const toRecord = (d: AuditEntryDoc): AuditEntryRecord => ({
   id: String(d._id),

@@ -2,13 +2,9 @@ import { Types } from 'mongoose';
 import { normalizeCode, type CouponCodeDoc } from './coupon-code.schema.js';
 import { isDuplicateKeyError, type Models } from './db.js';
 import { findIdPage, type IdPageQuery } from './admin-queries.js';
+import type { RecordOf } from './stored.js';
 
-export interface CouponCodeRecord {
-  id: string;
-  campaignId: string;
-  kind: 'fixed' | 'bulk';
-  code: string;
-}
+export type CouponCodeRecord = RecordOf<CouponCodeDoc, 'campaign', 'application' | 'codeNormalized' | 'createdAt'>;
 
 const toRecord = (d: CouponCodeDoc): CouponCodeRecord => ({
   id: String(d._id),

@@ -3,16 +3,11 @@ import type { CustomerDoc } from './customer.schema.js';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import { applicationScopedAdmin } from './admin-queries.js';
+import type { RecordOf } from './stored.js';
 
-export interface CustomerRecord {
-  id: string;
-  applicationId: string;
-  sourceId: string;
-  name?: string;
-  email?: string;
-  archivedAt: Date | null;
-  erasedAt: Date | null;
-}
+/** A customer; `name` and `email` are absent when not given (or erased), as stored. */
+export type CustomerRecord = RecordOf<CustomerDoc, 'application', 'name' | 'email' | 'createdAt' | 'updatedAt'> &
+  Pick<CustomerDoc, 'name' | 'email'>;
 
 const toRecord = (d: CustomerDoc): CustomerRecord => ({
   id: String(d._id),

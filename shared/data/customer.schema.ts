@@ -1,32 +1,23 @@
-import { Schema, type Types } from 'mongoose';
+import { Schema } from 'mongoose';
 import { auditStamped } from './audit-stamp.js';
+import { typed, type DocOf } from './stored.js';
 
-export interface CustomerDoc {
-  _id: Types.ObjectId;
-  application: Types.ObjectId;
+const fields = {
+  application: { type: Schema.Types.ObjectId, required: true },
   /** The client application's own customer id. */
-  sourceId: string;
-  name?: string;
-  email?: string;
+  sourceId: { type: String, required: true },
+  name: typed<string | undefined>()(String),
+  email: typed<string | undefined>()(String),
   /** Set when archived: the client routes then treat the customer as unknown. */
-  archivedAt?: Date | null;
+  archivedAt: { type: Date, default: null },
   /** Set when the person's data was erased (name, e-mail gone; `sourceId` replaced by `erased-<id>`). */
-  erasedAt?: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+  erasedAt: { type: Date, default: null },
+} as const;
+const options = { collection: 'customers', timestamps: true, versionKey: false } as const;
 
-export const customerSchema = new Schema<CustomerDoc>(
-  {
-    application: { type: Schema.Types.ObjectId, required: true },
-    sourceId: { type: String, required: true },
-    name: String,
-    email: String,
-    archivedAt: { type: Date, default: null },
-    erasedAt: { type: Date, default: null },
-  },
-  { collection: 'customers', timestamps: true, versionKey: false },
-);
+export type CustomerDoc = DocOf<typeof fields, typeof options>;
+
+export const customerSchema = new Schema<CustomerDoc>(fields, options);
 // Serves resolving `source_id` within an application (list, validate, apply, wallets) and keeps it unique.
 customerSchema.index({ application: 1, sourceId: 1 }, { unique: true });
 // Serves the admin's pages of an application's customers (by _id, after a cursor).

@@ -8,12 +8,9 @@ import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { CounterKind, CounterLane, LimitCounterDoc, PeriodCount } from './limit-counter.schema.js';
+import type { PeriodKeys } from '../domain/periods.js';
 
-export interface PeriodKeys {
-  day: string;
-  week: string;
-  month: string;
-}
+export type { PeriodKeys };
 
 /** What a redemption counts in one counter: its id and the limits that guard a take. */
 export interface CounterSpec {

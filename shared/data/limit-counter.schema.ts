@@ -1,4 +1,5 @@
-import { Schema, type Types } from 'mongoose';
+import { Schema } from 'mongoose';
+import { typed, type DocOf } from './stored.js';
 
 /** A period count: `k` the period key (`2026-11-23`, `2026-W48`, `2026-11`), `n` the count in it. */
 export interface PeriodCount {
@@ -16,7 +17,18 @@ export interface PeriodCount {
  */
 export type CounterLane = string;
 
-export type CounterKind = 'campaign' | 'customer' | 'code';
+const fields = {
+  _id: { type: String, required: true },
+  application: { type: Schema.Types.ObjectId, required: true },
+  campaign: { type: Schema.Types.ObjectId, required: true },
+  kind: { type: String, enum: ['campaign', 'customer', 'code'], required: true },
+  total: { type: Number, required: true, default: 0 },
+  d: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
+  w: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
+  m: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
+  lanes: typed<Record<string, CounterLane> | undefined>()({ type: Schema.Types.Mixed }),
+} as const;
+const options = { collection: 'limit_counters', versionKey: false } as const;
 
 /**
  * A limit counter. Its size never depends on how many redemptions it has counted: a total, the
@@ -28,30 +40,8 @@ export type CounterKind = 'campaign' | 'customer' | 'code';
  * Invariant: `total` (and each period's `n`) = completed redemptions + the lanes' steps that are
  * not settled yet. Changed only by single-document updates guarded by the limit and the lane.
  */
-export interface LimitCounterDoc {
-  _id: string;
-  application: Types.ObjectId;
-  campaign: Types.ObjectId;
-  kind: CounterKind;
-  total: number;
-  d?: PeriodCount;
-  w?: PeriodCount;
-  m?: PeriodCount;
-  lanes?: Record<string, CounterLane>;
-}
+export type LimitCounterDoc = DocOf<typeof fields, typeof options>;
+export type CounterKind = LimitCounterDoc['kind'];
 
-export const limitCounterSchema = new Schema<LimitCounterDoc>(
-  {
-    _id: { type: String, required: true },
-    application: { type: Schema.Types.ObjectId, required: true },
-    campaign: { type: Schema.Types.ObjectId, required: true },
-    kind: { type: String, enum: ['campaign', 'customer', 'code'], required: true },
-    total: { type: Number, required: true, default: 0 },
-    d: { type: Schema.Types.Mixed },
-    w: { type: Schema.Types.Mixed },
-    m: { type: Schema.Types.Mixed },
-    lanes: { type: Schema.Types.Mixed },
-  },
-  { collection: 'limit_counters', versionKey: false },
-);
+export const limitCounterSchema = new Schema<LimitCounterDoc>(fields, options);
 // No secondary index: every read and write goes by `_id` (list/validate read a batch with `$in`).

@@ -1,31 +1,17 @@
 import { Types, type Model, type UpdateQuery } from 'mongoose';
-import type { Role } from '../domain/roles.js';
 import { findIdPage } from './admin-queries.js';
 import type { Models } from './db.js';
 import type { OperatorDoc, OperatorSessionDoc, OperatorTokenDoc } from './operator.schema.js';
+import type { RecordOf } from './stored.js';
 
-/** An operator as the use cases see it: string ids, no password hash. */
-export interface OperatorRecord {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
+/** An operator as the use cases see it: string ids, whether it has a password instead of its hash. */
+export type OperatorRecord = RecordOf<OperatorDoc, never, 'applications' | 'passwordHash'> & {
   applications: string[] | null;
   hasPassword: boolean;
-  disabled: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+};
 
-export interface OperatorTokenRecord {
-  id: string;
-  operatorId: string;
-  name: string;
-  hint: string;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  createdAt: Date;
-}
+/** A token as listed: its digest stays in the store. */
+export type OperatorTokenRecord = RecordOf<OperatorTokenDoc, 'operator', 'digest' | 'updatedAt'>;
 
 const toRecord = (d: OperatorDoc): OperatorRecord => ({
   id: String(d._id),
@@ -52,16 +38,8 @@ const toTokenRecord = (d: OperatorTokenDoc): OperatorTokenRecord => ({
 const isObjectId = (id: string) => /^[0-9a-f]{24}$/.test(id);
 const ids = (xs: string[] | null) => (xs ? xs.map((x) => new Types.ObjectId(x)) : null);
 
-export interface OperatorSessionRecord {
-  id: string;
-  operatorId: string;
-  address: string;
-  userAgent: string;
-  expiresAt: Date;
-  lastSeenAt: Date;
-  revokedAt: Date | null;
-  createdAt: Date;
-}
+/** A session as listed: its digest stays in the store. */
+export type OperatorSessionRecord = RecordOf<OperatorSessionDoc, 'operator', 'digest' | 'updatedAt'>;
 
 const toSessionRecord = (d: OperatorSessionDoc): OperatorSessionRecord => ({
   id: String(d._id),

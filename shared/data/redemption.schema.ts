@@ -1,9 +1,42 @@
-import { Schema, type Types } from 'mongoose';
+import { Schema } from 'mongoose';
+import { typed, type DocOf } from './stored.js';
+import type { PeriodKeys } from '../domain/periods.js';
 import type { RefusalReason } from '../reasons.js';
 
 /** The states of a stored redemption cycle. */
 export const REDEMPTION_STATES = ['completed', 'refused', 'reverted'] as const;
 export type RedemptionState = (typeof REDEMPTION_STATES)[number];
+
+const fields = {
+  /** `<campaign>:<order ref>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
+  _id: { type: String, required: true },
+  application: { type: Schema.Types.ObjectId, required: true },
+  campaign: { type: Schema.Types.ObjectId, required: true },
+  couponCode: { type: Schema.Types.ObjectId, default: null },
+  customer: { type: Schema.Types.ObjectId, required: true },
+  orderId: { type: String, required: true },
+  /** 1 for the first redemption of this order with this campaign, +1 after each revert. */
+  cycle: { type: Number, required: true },
+  key: { type: String, required: true },
+  state: { type: String, enum: REDEMPTION_STATES },
+  /** The contract fields of the request, echoed in the result. */
+  couponId: { type: String, default: '' },
+  code: { type: String, default: '' },
+  discountCents: { type: Number, default: 0 },
+  cashbackCents: { type: Number, default: 0 },
+  /** Period keys of the moment of redemption: a revert frees these, not today's. */
+  periods: typed<PeriodKeys>()({ day: String, week: String, month: String }),
+  /** Ids of the limit counters this redemption counts in (limit-counter.schema.ts). */
+  counters: typed<string[]>()({ type: [String], default: undefined }),
+  refusal: typed<{ reason: RefusalReason; message: string } | null>()({ type: Schema.Types.Mixed, default: null }),
+  cashbackWallet: { type: String, default: null },
+  /** The job that wrote this cycle / that reverted it: a re-run of either finds its own work. */
+  redeemJobId: { type: String, default: '' },
+  revertJobId: { type: String, default: null },
+  /** Attempts settled on this cycle: `c` committed, `x` abandoned. */
+  att: typed<Record<string, 'c' | 'x'> | undefined>()({ type: Schema.Types.Mixed }),
+} as const;
+const options = { collection: 'redemptions', timestamps: true, versionKey: false } as const;
 
 /**
  * The journal of one redemption of a campaign for one order (a "cycle"; a redeem after a revert
@@ -15,63 +48,9 @@ export type RedemptionState = (typeof REDEMPTION_STATES)[number];
  * A document with `att` only (no `state`) marks abandoned attempts of a cycle not written yet;
  * readers skip it and the next commit of that cycle fills it in.
  */
-export interface RedemptionDoc {
-  /** `<campaign>:<order ref>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
-  _id: string;
-  application: Types.ObjectId;
-  campaign: Types.ObjectId;
-  couponCode: Types.ObjectId | null;
-  customer: Types.ObjectId;
-  orderId: string;
-  /** 1 for the first redemption of this order with this campaign, +1 after each revert. */
-  cycle: number;
-  key: string;
-  state?: RedemptionState;
-  /** The contract fields of the request, echoed in the result. */
-  couponId: string;
-  code: string;
-  discountCents: number;
-  cashbackCents: number;
-  cashbackWallet: string | null;
-  /** Period keys of the moment of redemption: a revert frees these, not today's. */
-  periods: { day: string; week: string; month: string };
-  /** Ids of the limit counters this redemption counts in (limit-counter.schema.ts). */
-  counters: string[];
-  refusal: { reason: RefusalReason; message: string } | null;
-  /** The job that wrote this cycle / that reverted it: a re-run of either finds its own work. */
-  redeemJobId: string;
-  revertJobId: string | null;
-  /** Attempts settled on this cycle: `c` committed, `x` abandoned. */
-  att?: Record<string, 'c' | 'x'>;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type RedemptionDoc = DocOf<typeof fields, typeof options>;
 
-export const redemptionSchema = new Schema<RedemptionDoc>(
-  {
-    _id: { type: String, required: true },
-    application: { type: Schema.Types.ObjectId, required: true },
-    campaign: { type: Schema.Types.ObjectId, required: true },
-    couponCode: { type: Schema.Types.ObjectId, default: null },
-    customer: { type: Schema.Types.ObjectId, required: true },
-    orderId: { type: String, required: true },
-    cycle: { type: Number, required: true },
-    key: { type: String, required: true },
-    state: { type: String, enum: REDEMPTION_STATES },
-    couponId: { type: String, default: '' },
-    code: { type: String, default: '' },
-    discountCents: { type: Number, default: 0 },
-    cashbackCents: { type: Number, default: 0 },
-    periods: { day: String, week: String, month: String },
-    counters: { type: [String], default: undefined },
-    refusal: { type: Schema.Types.Mixed, default: null },
-    cashbackWallet: { type: String, default: null },
-    redeemJobId: { type: String, default: '' },
-    revertJobId: { type: String, default: null },
-    att: { type: Schema.Types.Mixed },
-  },
-  { collection: 'redemptions', timestamps: true, versionKey: false },
-);
+export const redemptionSchema = new Schema<RedemptionDoc>(fields, options);
 // Serves the admin redemption listing of a customer, newest first.
 redemptionSchema.index({ application: 1, customer: 1, createdAt: -1 });
 // Serves the application's whole listing and its date ranges, newest first (a state or campaign

@@ -1,31 +1,28 @@
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
+import type { RecordOf } from './stored.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
 import { nextDue, type Bucket } from '../domain/point-buckets.js';
 
-export interface BalanceRecord {
-  id: string;
+/**
+ * A customer's balance in one wallet, as the ledger reads it; its `updatedAt` is when it last moved
+ * (or was created): the next entry is dated after it.
+ */
+export type BalanceRecord = RecordOf<WalletBalanceDoc, never, 'application' | 'customer' | 'wallet' | 'buckets' | 'nextDue'> & {
+  /** The wallet's `_id` (not its client-visible `walletId`). */
   walletDbId: string;
-  /** Spendable points (hundredths). */
-  points: number;
-  version: number;
   /** Credits that expire or are still pending (shared/domain/point-buckets.ts), soonest first. */
   buckets: Bucket[];
   /** The balance has had buckets (its entries record them, even none). */
   bucketed: boolean;
-  /** When it last moved (or was created): the next entry is dated after it. */
-  updatedAt: Date;
-}
+};
 
 /** A balance with a transition due (the expiry sweep). */
-export interface DueBalance {
-  id: string;
-  applicationId: string;
-  customerId: string;
+export type DueBalance = Pick<RecordOf<WalletBalanceDoc, 'application' | 'customer'>, 'id' | 'applicationId' | 'customerId'> & {
   walletDbId: string;
   due: Date;
-}
+};
 
 /** A balance's `_id`: `<application>:<customer>:<wallet>`. */
 export const balanceIdOf = (applicationId: string, customerId: string, walletDbId: string) =>

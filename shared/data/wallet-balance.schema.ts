@@ -1,4 +1,31 @@
-import { Schema, type Types } from 'mongoose';
+import { Schema } from 'mongoose';
+import { typed, type DocOf } from './stored.js';
+import type { Bucket } from '../domain/point-buckets.js';
+
+const fields = {
+  /**
+   * `<application>:<customer>:<wallet>`: found by `_id`, filtered also on the application and
+   * customer it carries (the shard key, shared/data/shard-keys.ts; `balanceFilter`).
+   */
+  _id: { type: String, required: true },
+  application: { type: Schema.Types.ObjectId, required: true },
+  wallet: { type: Schema.Types.ObjectId, required: true },
+  customer: { type: Schema.Types.ObjectId, required: true },
+  /** Spendable points (hundredths). */
+  points: { type: Number, required: true, default: 0 },
+  /** Number of ledger entries applied so far; the next entry takes slot `version`. */
+  version: { type: Number, required: true, default: 0 },
+  /** Credits that expire or are pending (shared/domain/point-buckets.ts); absent on balances that never had one. */
+  buckets: typed<Bucket[] | undefined>()({
+    type: [
+      { _id: false, id: String, points: Number, availableAt: { type: Date, default: null }, expiresAt: { type: Date, default: null } },
+    ],
+    default: undefined,
+  }),
+  /** The earliest instant a bucket becomes available or expires; absent when none will. */
+  nextDue: { type: Date },
+} as const;
+const options = { collection: 'wallet_balances', timestamps: { createdAt: false, updatedAt: true }, versionKey: false } as const;
 
 /**
  * A customer's balance in one wallet, in hundredths of a point.
@@ -6,43 +33,9 @@ import { Schema, type Types } from 'mongoose';
  * `version` v to v + 1 only by applying the one ledger entry that holds slot v (see
  * shared/usecases/wallet-ledger.ts), which makes a re-run or a concurrent duplicate a no-op.
  */
-export interface WalletBalanceDoc {
-  /**
-   * `<application>:<customer>:<wallet>`: found by `_id`, filtered also on the application and
-   * customer it carries (the shard key, shared/data/shard-keys.ts; `balanceFilter`).
-   */
-  _id: string;
-  application: Types.ObjectId;
-  wallet: Types.ObjectId;
-  customer: Types.ObjectId;
-  points: number;
-  /** Number of ledger entries applied so far; the next entry takes slot `version`. */
-  version: number;
-  /** Credits that expire or are pending (shared/domain/point-buckets.ts); absent on balances that never had one. */
-  buckets?: { id: string; points: number; availableAt: Date | null; expiresAt: Date | null }[];
-  /** The earliest instant a bucket becomes available or expires; absent when none will. */
-  nextDue?: Date;
-  updatedAt: Date;
-}
+export type WalletBalanceDoc = DocOf<typeof fields, typeof options>;
 
-export const walletBalanceSchema = new Schema<WalletBalanceDoc>(
-  {
-    _id: { type: String, required: true },
-    application: { type: Schema.Types.ObjectId, required: true },
-    wallet: { type: Schema.Types.ObjectId, required: true },
-    customer: { type: Schema.Types.ObjectId, required: true },
-    points: { type: Number, required: true, default: 0 },
-    version: { type: Number, required: true, default: 0 },
-    buckets: {
-      type: [
-        { _id: false, id: String, points: Number, availableAt: { type: Date, default: null }, expiresAt: { type: Date, default: null } },
-      ],
-      default: undefined,
-    },
-    nextDue: { type: Date },
-  },
-  { collection: 'wallet_balances', timestamps: { createdAt: false, updatedAt: true }, versionKey: false },
-);
+export const walletBalanceSchema = new Schema<WalletBalanceDoc>(fields, options);
 // Wallet read (a customer's balances) and the shard key's index. Not unique: the `_id` already is
 // one per (application, customer, wallet) — and, carrying the shard key, unique across shards too —
 // so a second unique index would only cost every balance move an index check.

@@ -1,4 +1,49 @@
-import { Schema, type Types } from 'mongoose';
+import { Schema } from 'mongoose';
+import { typed, type DocOf } from './stored.js';
+import type { Bucket } from '../domain/point-buckets.js';
+
+const fields = {
+  /** The slot it holds (`<balance>:<version>`), or `refused:`/`void:<application>:<customer>:<txnId>`: found by `_id`. */
+  _id: { type: String, required: true },
+  application: { type: Schema.Types.ObjectId, required: true },
+  wallet: { type: Schema.Types.ObjectId, required: true },
+  customer: { type: Schema.Types.ObjectId, required: true },
+  /** Deterministic per operation (job id or redemption cycle), so a re-run collides with it. */
+  txnId: { type: String, required: true },
+  /** `available` / `expired`: a transition time made (a pending credit became spendable, points expired: docs/wallets.md). */
+  type: { type: String, enum: ['credit', 'debit', 'available', 'expired'], required: true },
+  /** Hundredths of a point, > 0. */
+  points: { type: Number, required: true },
+  /** The balance version this entry applies at (null for a refused entry). */
+  seq: { type: Number, default: null },
+  before: { type: Number, default: null },
+  after: { type: Number, default: null },
+  description: { type: String, default: '' },
+  state: { type: String, enum: ['posted', 'refused', 'void'], default: 'posted' },
+  /** What caused it: a wallet update, an operator's adjustment, a cashback credit / its revert, or time (a transition). */
+  origin: { type: String, enum: ['api', 'admin', 'cashback', 'cashback_revert', 'time'], default: 'api' },
+  /** The balance's buckets after this entry (only on balances that have or had buckets): rolling it forward restores them. */
+  buckets: typed<Bucket[] | undefined>()({
+    type: [
+      { _id: false, id: String, points: Number, availableAt: { type: Date, default: null }, expiresAt: { type: Date, default: null } },
+    ],
+    default: undefined,
+  }),
+  /**
+   * The bucket the entry concerns (docs/wallets.md), with its dates: a credit that went `pending`, a
+   * pending credit `cancelled` by a revert (neither moves the spendable points), or a transition
+   * (`available`, `expired`). Absent on the other entries.
+   */
+  bucket: typed<
+    { move: 'pending' | 'cancelled' | 'available' | 'expired'; availableAt: Date | null; expiresAt: Date | null } | null | undefined
+  >()({
+    type: { _id: false, move: String, availableAt: Date, expiresAt: Date },
+    default: null,
+  }),
+  /** A transition's: the txnId of the operation (or the sweep's settle job) that posted it. */
+  trigger: { type: String, default: null },
+} as const;
+const options = { collection: 'wallet_transactions', timestamps: true, versionKey: false } as const;
 
 /**
  * Ledger entry. Written first, at the balance's current slot, then applied to the balance: an
@@ -7,66 +52,9 @@ import { Schema, type Types } from 'mongoose';
  * `refused` entry records a refused debit; a `void` entry holds a txnId that must never post (a
  * cashback whose redemption was reverted before it was credited).
  */
-export interface WalletTransactionDoc {
-  /** The slot it holds (`<balance>:<version>`), or `refused:`/`void:<application>:<customer>:<txnId>`: found by `_id`. */
-  _id: string;
-  application: Types.ObjectId;
-  wallet: Types.ObjectId;
-  customer: Types.ObjectId;
-  /** Deterministic per operation (job id or redemption cycle), so a re-run collides with it. */
-  txnId: string;
-  /** `available` / `expired`: a transition time made (a pending credit became spendable, points expired: docs/wallets.md). */
-  type: 'credit' | 'debit' | 'available' | 'expired';
-  /** Hundredths of a point, > 0. */
-  points: number;
-  /** The balance version this entry applies at (null for a refused entry). */
-  seq: number | null;
-  before: number | null;
-  after: number | null;
-  description: string;
-  state: 'posted' | 'refused' | 'void';
-  /** What caused it: a wallet update, an operator's adjustment, a cashback credit / its revert, or time (a transition). */
-  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert' | 'time';
-  /** The balance's buckets after this entry (only on balances that have or had buckets): rolling it forward restores them. */
-  buckets?: { id: string; points: number; availableAt: Date | null; expiresAt: Date | null }[];
-  /**
-   * The bucket the entry concerns (docs/wallets.md), with its dates: a credit that went `pending`, a
-   * pending credit `cancelled` by a revert (neither moves the spendable points), or a transition
-   * (`available`, `expired`). Absent on the other entries.
-   */
-  bucket?: { move: 'pending' | 'cancelled' | 'available' | 'expired'; availableAt: Date | null; expiresAt: Date | null } | null;
-  /** A transition's: the txnId of the operation (or the sweep's settle job) that posted it. */
-  trigger?: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type WalletTransactionDoc = DocOf<typeof fields, typeof options>;
 
-export const walletTransactionSchema = new Schema<WalletTransactionDoc>(
-  {
-    _id: { type: String, required: true },
-    application: { type: Schema.Types.ObjectId, required: true },
-    wallet: { type: Schema.Types.ObjectId, required: true },
-    customer: { type: Schema.Types.ObjectId, required: true },
-    txnId: { type: String, required: true },
-    type: { type: String, enum: ['credit', 'debit', 'available', 'expired'], required: true },
-    points: { type: Number, required: true },
-    seq: { type: Number, default: null },
-    before: { type: Number, default: null },
-    after: { type: Number, default: null },
-    description: { type: String, default: '' },
-    state: { type: String, enum: ['posted', 'refused', 'void'], default: 'posted' },
-    origin: { type: String, enum: ['api', 'admin', 'cashback', 'cashback_revert', 'time'], default: 'api' },
-    buckets: {
-      type: [
-        { _id: false, id: String, points: Number, availableAt: { type: Date, default: null }, expiresAt: { type: Date, default: null } },
-      ],
-      default: undefined,
-    },
-    bucket: { type: { _id: false, move: String, availableAt: Date, expiresAt: Date }, default: null },
-    trigger: { type: String, default: null },
-  },
-  { collection: 'wallet_transactions', timestamps: true, versionKey: false },
-);
+export const walletTransactionSchema = new Schema<WalletTransactionDoc>(fields, options);
 // Serves the journal write of a wallet operation: a re-run of the same operation collides here.
 // It starts with the shard key (application, customer), as a unique index of a sharded collection
 // must (shared/data/shard-keys.ts); a txnId is one customer's. (Databases created before this

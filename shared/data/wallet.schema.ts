@@ -1,43 +1,30 @@
-import { Schema, type Types } from 'mongoose';
+import { Schema } from 'mongoose';
 import { auditStamped } from './audit-stamp.js';
+import { typed, type DocOf } from './stored.js';
 import type { ExpiryRule, PendingRule } from '../domain/point-buckets.js';
 
-/** A custom wallet defined by an application (contract: Wallet object, minus the balance). */
-export interface WalletDoc {
-  _id: Types.ObjectId;
-  application: Types.ObjectId;
-  walletId: string;
-  name: string;
-  currency: string;
-  singularUnitName: string;
-  pluralUnitName: string;
-  timezone: string;
+const fields = {
+  application: { type: Schema.Types.ObjectId, required: true },
+  walletId: { type: String, required: true },
+  name: { type: String, required: true },
+  currency: { type: String, required: true },
+  singularUnitName: { type: String, required: true },
+  pluralUnitName: { type: String, required: true },
+  timezone: { type: String, required: true },
+  // Shapes checked by the admin API (shared/usecases/admin/wallets.usecase.ts): stored as given.
   /** When credited points expire (docs/wallets.md); null or absent: never. Applies to later credits only. */
-  pointsExpiry?: ExpiryRule;
+  pointsExpiry: typed<ExpiryRule | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** How long credits stay pending before they can be spent; null or absent: spendable at once. */
-  pendingCredits?: PendingRule;
+  pendingCredits: typed<PendingRule | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Set when archived: the client routes then treat the wallet as unknown. */
-  archivedAt?: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+  archivedAt: { type: Date, default: null },
+} as const;
+const options = { collection: 'wallets', timestamps: true, versionKey: false } as const;
 
-export const walletSchema = new Schema<WalletDoc>(
-  {
-    application: { type: Schema.Types.ObjectId, required: true },
-    walletId: { type: String, required: true },
-    name: { type: String, required: true },
-    currency: { type: String, required: true },
-    singularUnitName: { type: String, required: true },
-    pluralUnitName: { type: String, required: true },
-    timezone: { type: String, required: true },
-    // Shapes checked by the admin API (shared/usecases/admin/wallets.usecase.ts): stored as given.
-    pointsExpiry: { type: Schema.Types.Mixed, default: null },
-    pendingCredits: { type: Schema.Types.Mixed, default: null },
-    archivedAt: { type: Date, default: null },
-  },
-  { collection: 'wallets', timestamps: true, versionKey: false },
-);
+/** A custom wallet defined by an application (contract: Wallet object, minus the balance). */
+export type WalletDoc = DocOf<typeof fields, typeof options>;
+
+export const walletSchema = new Schema<WalletDoc>(fields, options);
 // Serves wallet read (all wallets of an application) and update (one wallet by its wallet_id),
 // and keeps wallet ids unique within an application (archived wallets' ids stay taken).
 walletSchema.index({ application: 1, walletId: 1 }, { unique: true });

@@ -6,17 +6,11 @@
 import { Types, type UpdateQuery } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
+import type { RecordOf } from './stored.js';
 import type { DeliveryStatus, WebhookDeliveryDoc } from './webhook-delivery.schema.js';
 
 /** A delivery as the use cases see it: the document with string ids. */
-export type DeliveryRecord = Omit<WebhookDeliveryDoc, '_id' | 'application' | 'endpoint' | 'customer' | 'event' | 'body' | 'job'> & {
-  id: string;
-  applicationId: string;
-  endpointId: string;
-  customerId: string;
-  eventId: string;
-  body: string;
-};
+export type DeliveryRecord = RecordOf<WebhookDeliveryDoc, 'application' | 'endpoint' | 'customer' | 'event', 'job'>;
 
 /** What identifies one queued job of a delivery. */
 export interface DeliveryTicket {

@@ -1,10 +1,11 @@
 import { Types } from 'mongoose';
 import { findIdPage, type IdPageQuery } from './admin-queries.js';
 import type { Models } from './db.js';
+import type { RecordOf } from './stored.js';
 import type { WebhookEndpointDoc } from './webhook-endpoint.schema.js';
 
 /** An endpoint as the use cases see it: the document with string ids. */
-export type WebhookEndpointRecord = Omit<WebhookEndpointDoc, '_id' | 'application'> & { id: string; applicationId: string };
+export type WebhookEndpointRecord = RecordOf<WebhookEndpointDoc, 'application'>;
 
 const toRecord = (d: WebhookEndpointDoc): WebhookEndpointRecord => ({
   id: String(d._id),
