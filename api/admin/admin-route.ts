@@ -34,9 +34,9 @@ export interface AdminCall extends AdminDeps {
 }
 
 /**
- * What names the target of a change: a route parameter (`{ param: 'campaign' }`; the log keeps the
- * target's id in the service, read before the change); `'created'`: the change creates it (the
- * entry finds it by the stamp of its writes); `'none'`: a change of many (`many`).
+ * What names the target of a change: a route parameter (`{ param: 'campaign' }`; unless `many`,
+ * the log keeps the target's id in the service, read before the change); `'created'`: the change
+ * creates it (the entry finds it by the stamp of its writes); `'none'`: a change of many (`many`).
  */
 export type AuditTarget = { param: string } | 'created' | 'none';
 
@@ -81,7 +81,10 @@ export interface CustomRoute extends RouteShape {
 
 export type AdminRoute = PlainRoute | CustomRoute;
 
-/** The audit record of one call of a route (`named`: the target and request a custom handler names). */
+/**
+ * The audit record of one call of a route (`named`: the target and request a custom handler
+ * names), filed under the application of the route's `:app`, if it has one.
+ */
 function auditRecordOf(audit: RouteAudit<AuditTarget | 'handler'>, call: AdminCall, named?: { id: string; body: unknown }): AuditedChange {
   const { req } = call;
   const id = typeof audit.target === 'object' ? call.param(audit.target.param) : (named?.id ?? null);
