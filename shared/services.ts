@@ -65,13 +65,14 @@ export interface Services {
   soldOut: SoldOutHints;
   /**
    * An application's webhook endpoints (active and disabled; empty: none), for recording events
-   * and signing deliveries. Other processes see an admin change within `CACHE_CHECK_MS`; the
-   * process that makes it (and one that sees a 410) forgets the application at once.
+   * and signing deliveries. An admin change is announced to every process (`changes`); a process
+   * that sees a 410 forgets the application's endpoints itself.
    */
   webhookEndpoints: RecheckCache<WebhookEndpointRecord[]>;
   /**
    * Announces an admin change to every process (and drops this one's cached state of the
-   * application at once). Composition roots `start()` it to hear the others' announcements.
+   * application at once): called by the admin use cases that change what the caches above hold
+   * (shared/usecases/admin/announce.ts). Composition roots `start()` it to hear the others' announcements.
    */
   changes: ConfigChanges;
   now: () => Date;

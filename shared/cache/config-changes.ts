@@ -1,18 +1,19 @@
 /**
- * Configuration changes reach every process at once (issue 19): a change made through the admin
- * API is announced on a Redis channel, and every API and worker process drops what its caches
- * hold of that application before the admin API answers — so a campaign created, archived or
- * edited is what the very next request sees, on every replica. The caches' re-check timer
- * (`CACHE_CHECK_MS`) stays as the fallback for changes made elsewhere (the database edited by
- * hand) and for announcements a process missed while its Redis connection was down: a process
- * that reconnects drops everything it holds.
+ * Configuration changes reach every process at once: the admin use case that changes what the
+ * caches hold announces it on a Redis channel (shared/usecases/admin/announce.ts), and every API
+ * and worker process drops what its caches hold of that application before the use case returns,
+ * so before the admin API answers — a campaign created, archived or edited is what the very next
+ * request sees, on every replica. The caches' re-check timer (`CACHE_CHECK_MS`) stays as the
+ * fallback for changes made elsewhere (the database edited by hand) and for announcements a
+ * process missed while its Redis connection was down: a process that reconnects drops everything
+ * it holds.
  *
  * Ordering: Redis queues a PUBLISH's messages to the subscribers and its reply to the publisher
  * in one pass of its event loop, but writes them out in reverse (its pending-write list is
  * prepended), so the reply can reach the publisher before the messages reach the subscribers'
- * sockets — seen once under load: a validate on another replica still saw an archived campaign.
- * So the announcer then sends a PING on the same connection and waits for it: Redis reads it only
- * after that pass, when every message is in its subscriber's socket. Only then does the admin API
+ * sockets, and a validate on another replica could still see an archived campaign. So the
+ * announcer then sends a PING on the same connection and waits for it: Redis reads it only after
+ * that pass, when every message is in its subscriber's socket. Only then does the admin API
  * answer, and only then can a client send the request that must see the change: the announcement
  * is in each process's socket before that request exists, and a process reads its sockets in the
  * order they became readable. (On a Redis Cluster the message reaches the other nodes over the

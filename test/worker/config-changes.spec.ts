@@ -1,16 +1,21 @@
 /**
- * Admin changes are usable at once (issue 19, item 6): with 2 API and 2 worker processes whose
- * caches would otherwise re-check only every minute (the longest CACHE_CHECK_MS allowed), a campaign created through one API is
- * validated through the other and redeemed by either worker with no pause, and an archive is
- * refused by the next validate and redeem, and a wallet's archive or settings apply to the next wallet
- * update through either API — because every change made through the admin API is
- * announced to every process (shared/cache/config-changes.ts) before the admin API answers.
+ * Admin changes are usable at once: with 2 API and 2 worker processes whose caches would otherwise
+ * re-check only every minute (the longest CACHE_CHECK_MS allowed), a campaign created through one
+ * API is validated through the other and redeemed by either worker with no pause, an archive is
+ * refused by the next validate and redeem, a wallet's archive or settings apply to the next wallet
+ * update through either API, a rotated secret or a disabled application is refused by the other API
+ * at once, and a new webhook endpoint receives the events of the next redemptions whichever worker
+ * records them — because the admin use case that makes a change announces it to every process
+ * (shared/usecases/admin/announce.ts) before it returns: also when a tool calls it, not the API.
  */
 import { expect } from 'chai';
+import type { Services } from '../../shared/services.js';
+import { createCampaign, setCampaignArchived } from '../../shared/usecases/admin/campaigns.usecase.js';
 import { makeOrder } from '../fixtures/records.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
-import { call } from '../support/context.js';
+import { call, testServices } from '../support/context.js';
 import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.js';
+import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 
 /** So long that only the announcements can make a change visible during the test. */
 const CACHE_CHECK_MS = '60000';
@@ -22,7 +27,12 @@ describe('admin changes reach every API and worker process at once', function ()
   let apis: [string, string];
   let app: { id: string; auth: string };
   before(async () => {
-    const env = { CACHE_CHECK_MS, ADMIN_TOKEN: ADMIN_HEADERS.authorization.slice('Bearer '.length), JOB_WAIT_TIMEOUT_MS: '60000' };
+    const env = {
+      CACHE_CHECK_MS,
+      ADMIN_TOKEN: ADMIN_HEADERS.authorization.slice('Bearer '.length),
+      JOB_WAIT_TIMEOUT_MS: '60000',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', // the test's receiver
+    };
     const started = await Promise.all([startApiProcess(env), startApiProcess(env), startWorkerProcess(env), startWorkerProcess(env)]);
     procs.push(...started);
     apis = [started[0].url!, started[1].url!];
@@ -120,5 +130,110 @@ describe('admin changes reach every API and worker process at once', function ()
         late.push(`round ${i}, spendable: ${spendable.text}`);
     }
     expect(late).to.deep.equal([]);
+  });
+
+  /** A new application with customer c1, through the first API: its credentials as a Basic header. */
+  async function newApplication(name: string) {
+    const created = await call(apis[0], 'POST', '/admin/applications', { headers: ADMIN_HEADERS, body: { name, currency: 'INR' } });
+    expect(created.status, created.text).to.equal(201);
+    const customers = await call(apis[0], 'POST', `/admin/applications/${created.body.id}/customers`, {
+      headers: ADMIN_HEADERS,
+      body: { customers: [{ source_id: 'c1' }] },
+    });
+    expect(customers.status, customers.text).to.equal(200);
+    const basic = (secret: string) => `Basic ${Buffer.from(`${created.body.api_key}:${secret}`).toString('base64')}`;
+    return { id: created.body.id as string, secret: created.body.secret as string, basic };
+  }
+
+  it(`when a secret is rotated or the application disabled through one API, then the other refuses the old credentials at once (${ROUNDS / 10} times)`, async () => {
+    const other = await newApplication('credentials');
+    let secret = other.secret;
+    const wallets = (api: string, auth: string) => call(api, 'GET', '/wallets/customer/c1', { auth });
+    const change = (api: string, method: string, path: string, body?: unknown) =>
+      call(api, method, `/admin/applications/${other.id}${path}`, { headers: ADMIN_HEADERS, ...(body === undefined ? {} : { body }) });
+    const late: string[] = [];
+    for (let i = 0; i < ROUNDS / 10; i++) {
+      const [writer, reader] = i % 2 === 0 ? apis : [apis[1], apis[0]];
+      expect((await wallets(reader, other.basic(secret))).status).to.equal(200); // the reader holds the credentials now
+      const rotated = await change(writer, 'POST', '/rotate-secret');
+      expect(rotated.status, rotated.text).to.equal(200);
+      const old = await wallets(reader, other.basic(secret));
+      if (old.status !== 401) late.push(`round ${i}, old secret: ${old.status} ${old.text}`);
+      secret = rotated.body.secret as string;
+      const fresh = await wallets(reader, other.basic(secret));
+      if (fresh.status !== 200) late.push(`round ${i}, new secret: ${fresh.status} ${fresh.text}`);
+      expect((await change(writer, 'PATCH', '', { status: 'disabled' })).status).to.equal(200);
+      const disabled = await wallets(reader, other.basic(secret));
+      if (disabled.status !== 401) late.push(`round ${i}, disabled: ${disabled.status} ${disabled.text}`);
+      expect((await change(writer, 'PATCH', '', { status: 'active' })).status).to.equal(200);
+      const enabled = await wallets(reader, other.basic(secret));
+      if (enabled.status !== 200) late.push(`round ${i}, enabled again: ${enabled.status} ${enabled.text}`);
+    }
+    expect(late).to.deep.equal([]);
+  });
+
+  it('when a webhook endpoint is created through one API, then the events of the next redemptions reach it, whichever worker records them', async () => {
+    const receiver = await new WebhookReceiver().up();
+    try {
+      const other = await newApplication('webhooks');
+      const auth = other.basic(other.secret);
+      const admin = (method: string, path: string, body: unknown) =>
+        call(apis[0], method, `/admin/applications/${other.id}${path}`, { headers: ADMIN_HEADERS, body });
+      const created = await admin('POST', '/campaigns', {
+        name: 'hooked',
+        code: 'HOOK10',
+        discount: { kind: 'discount', type: 'flat', value: 10 },
+      });
+      expect(created.status, created.text).to.equal(201);
+      const redeem = async (api: string) => {
+        const body = { source_id: 'c1', coupon_details: [{ coupon_code: 'HOOK10' }], order: makeOrder() };
+        const r = await call(api, 'POST', '/coupons/apply?type=redeem', { auth, body });
+        expect(r.status, r.text).to.equal(200);
+        return body.order.order_id;
+      };
+      // Both workers (most likely) record a redemption of this application: each holds its endpoints now — none.
+      for (let i = 0; i < 8; i++) await redeem(apis[i % 2]!);
+      const endpoint = await admin('POST', '/webhooks', { url: receiver.url, event_types: ['redemption.completed'] });
+      expect(endpoint.status, endpoint.text).to.equal(201);
+      const orders: string[] = [];
+      for (let i = 0; i < 8; i++) orders.push(await redeem(apis[1 - (i % 2)]!));
+      const delivered = () => new Set(receiver.received.map((r) => r.json?.data?.order_id as string));
+      await waitFor('the events of every redemption', () => orders.every((o) => delivered().has(o)), 30_000).catch(() => undefined);
+      expect(
+        orders.filter((o) => !delivered().has(o)),
+        'redemptions whose event did not arrive',
+      ).to.deep.equal([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it(`when a campaign is created or archived by a use case called outside the admin API (a tool's own process), then both APIs follow it at once (${ROUNDS / 10} times)`, async () => {
+    let services: Services | undefined;
+    try {
+      services = await testServices();
+      await services.changes.start();
+      const late: string[] = [];
+      for (let i = 0; i < ROUNDS / 10; i++) {
+        const code = `TOOL${i}`;
+        const campaign = await createCampaign(services, app.id, {
+          name: code,
+          code,
+          discount: { kind: 'discount', type: 'flat', value: 10 },
+        });
+        for (const api of apis) {
+          const v = await validate(api, code);
+          if (v.status !== 200 || v.body.is_applicable !== true) late.push(`created, validate ${code}: ${v.status} ${v.text}`);
+        }
+        await setCampaignArchived(services, app.id, String(campaign.id), true);
+        for (const api of apis) {
+          const v = await validate(api, code);
+          if (v.body?.is_applicable !== false && v.status === 200) late.push(`archived, validate ${code}: ${v.text}`);
+        }
+      }
+      expect(late).to.deep.equal([]);
+    } finally {
+      await services?.changes.close();
+    }
   });
 });

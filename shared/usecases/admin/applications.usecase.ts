@@ -1,4 +1,8 @@
-/** Admin use cases on applications (create lives in create-application.usecase.ts). */
+/**
+ * Admin use cases on applications (create lives in create-application.usecase.ts). A change of an
+ * application is announced to every process (announce.ts): their credential and application caches
+ * hold it. A new one is not: its id and API key are made here, so no process can hold them yet.
+ */
 import Joi from 'joi';
 import type { ApplicationRecord } from '../../data/application.repository.js';
 import { generateSecret, hashSecret } from '../../domain/credentials.js';
@@ -7,9 +11,11 @@ import type { Services } from '../../services.js';
 import { adminConflict, adminNotFound, validateInput } from './admin-errors.js';
 import { createApplication } from './create-application.usecase.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { announcing, type AnnounceDeps } from './announce.js';
 import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
+type ChangeDeps = Deps & AnnounceDeps;
 
 export const timezoneSchema = Joi.string()
   .max(64)
@@ -71,42 +77,46 @@ export async function requireApplication(deps: Deps, id: string): Promise<Applic
   return app;
 }
 
-export async function updateApplication(deps: Deps, id: string, input: unknown) {
+export async function updateApplication(deps: ChangeDeps, id: string, input: unknown) {
   await requireApplication(deps, id);
   const { rate_limit, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
     rate_limit?: { requests: number; window_seconds: number } | null;
   };
-  const updated = await deps.repos.applications.update(id, {
-    ...valid,
-    ...(rate_limit !== undefined
-      ? { rateLimit: rate_limit && { requests: rate_limit.requests, windowSeconds: rate_limit.window_seconds } }
-      : {}),
-  });
+  const updated = await announcing(deps, id, () =>
+    deps.repos.applications.update(id, {
+      ...valid,
+      ...(rate_limit !== undefined
+        ? { rateLimit: rate_limit && { requests: rate_limit.requests, windowSeconds: rate_limit.window_seconds } }
+        : {}),
+    }),
+  );
   if (!updated) throw adminNotFound('application');
   return presentApplication(updated);
 }
 
-/** A new secret, shown once; the old one stops working within the cache interval. */
-export async function rotateSecret(deps: Deps, id: string) {
+/** A new secret, shown once; the old one stops working at once, on every process. */
+export async function rotateSecret(deps: ChangeDeps, id: string) {
   const app = await requireApplication(deps, id);
   const secret = generateSecret();
-  await deps.repos.applications.update(id, { secretHash: hashSecret(app.apiKey, secret) });
+  await announcing(deps, id, () => deps.repos.applications.update(id, { secretHash: hashSecret(app.apiKey, secret) }));
   return { id, api_key: app.apiKey, secret };
 }
 
 /**
  * Archives (`archive` true) or unarchives an application, idempotently. Archived, its credentials
- * are refused within the cache interval and it leaves the default listing; its data and admin
+ * are refused at once, on every process, and it leaves the default listing; its data and admin
  * routes stay. Unarchived, its credentials work again (status permitting).
  */
-export async function setApplicationArchived(deps: ArchiveDeps, id: string, archive: boolean) {
+export async function setApplicationArchived(deps: ArchiveDeps & AnnounceDeps, id: string, archive: boolean) {
   const app = await requireApplication(deps, id);
-  const { resource } = await toggleArchived(app, archive, deps.now, (archivedAt) => deps.repos.applications.update(id, { archivedAt }));
+  const { resource } = await toggleArchived(app, archive, deps.now, (archivedAt) =>
+    announcing(deps, id, () => deps.repos.applications.update(id, { archivedAt })),
+  );
   return presentApplication(resource);
 }
 
 /** Deletes an empty application; one with customers, wallets or campaigns (archived ones included) is refused (409): archive it instead. */
-export async function deleteApplication(deps: Deps, id: string) {
+export async function deleteApplication(deps: ChangeDeps, id: string) {
   await requireApplication(deps, id);
   for (const [what, repo] of [
     ['customers', deps.repos.customers],
@@ -115,6 +125,6 @@ export async function deleteApplication(deps: Deps, id: string) {
   ] as const) {
     if (await repo.existsInApplication(id)) throw adminConflict(`application has ${what}: delete them first, or archive the application`);
   }
-  await deps.repos.applications.delete(id);
+  await announcing(deps, id, () => deps.repos.applications.delete(id));
   return { id, deleted: true as const };
 }

@@ -1,4 +1,8 @@
-/** Admin use cases on campaigns and their codes. Every change bumps the application's config version. */
+/**
+ * Admin use cases on campaigns and their codes. Every change bumps the application's config version
+ * and is announced to every process (announce.ts): their campaign caches reload the application's
+ * campaigns. The preview writes nothing and announces nothing.
+ */
 import { randomInt } from 'node:crypto';
 import Joi from 'joi';
 import type { CampaignInput } from '../../data/campaign.repository.js';
@@ -10,9 +14,11 @@ import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-
 import { requireApplication } from './applications.usecase.js';
 import { checkCampaignRules, createCampaignSchema, toAdminCampaign, toCampaignInput, updateCampaignSchema } from './campaign-format.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { announcing, type AnnounceDeps } from './announce.js';
 import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
+type ChangeDeps = Pick<Services, 'repos' | 'now'> & AnnounceDeps;
 
 async function resolveAssigned(deps: Deps, applicationId: string, sourceIds: string[] | undefined): Promise<string[] | undefined> {
   if (sourceIds === undefined) return undefined;
@@ -67,24 +73,31 @@ async function checkedDraft(deps: Pick<Services, 'repos' | 'now'>, applicationId
 }
 
 /** Creates a campaign; `valid_from` defaults to now. A fixed code's id is the campaign's id. */
-export async function createCampaign(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, input: unknown) {
+export async function createCampaign(deps: ChangeDeps, applicationId: string, input: unknown) {
   const { campaign } = await checkedDraft(deps, applicationId, input);
   if (campaign.codeType === 'fixed' && (await deps.repos.couponCodes.findByCode(applicationId, campaign.code!))) throw codeTaken();
-  const created = await deps.repos.campaigns.create(applicationId, campaign);
-  if (created.codeType === 'fixed' && !(await deps.repos.couponCodes.insertFixed(applicationId, created.id, created.code!))) {
-    // Lost a race for the code: remove the campaign rather than leave it codeless.
-    await deps.repos.campaigns.delete(applicationId, created.id);
-    throw codeTaken();
-  }
-  await deps.repos.applications.bumpConfigVersion(applicationId);
+  // Announced also when the code is refused below: the campaign was stored (then removed) meanwhile.
+  const created = await announcing(deps, applicationId, async () => {
+    const stored = await deps.repos.campaigns.create(applicationId, campaign);
+    if (stored.codeType === 'fixed' && !(await deps.repos.couponCodes.insertFixed(applicationId, stored.id, stored.code!))) {
+      // Lost a race for the code: remove the campaign rather than leave it codeless.
+      await deps.repos.campaigns.delete(applicationId, stored.id);
+      throw codeTaken();
+    }
+    await deps.repos.applications.bumpConfigVersion(applicationId);
+    return stored;
+  });
   return present(deps, applicationId, created);
 }
 
-export async function updateCampaign(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, campaignId: string, input: unknown) {
+export async function updateCampaign(deps: ChangeDeps, applicationId: string, campaignId: string, input: unknown) {
   const current = await requireCampaign(deps, applicationId, campaignId);
   const { change } = await checkedDraft(deps, applicationId, input, current);
-  const updated = await deps.repos.campaigns.update(applicationId, campaignId, change);
-  await deps.repos.applications.bumpConfigVersion(applicationId);
+  const updated = await announcing(deps, applicationId, async () => {
+    const stored = await deps.repos.campaigns.update(applicationId, campaignId, change);
+    await deps.repos.applications.bumpConfigVersion(applicationId);
+    return stored;
+  });
   return present(deps, applicationId, updated!);
 }
 
@@ -105,13 +118,17 @@ export async function getCampaign(deps: Deps, applicationId: string, campaignId:
  * this moment or expired`), while its redemptions can still be reverted; its codes stay reserved.
  * Unarchived, it is as it was (400 when its cashback wallet has been archived meanwhile).
  */
-export async function setCampaignArchived(deps: ArchiveDeps, applicationId: string, campaignId: string, archive: boolean) {
+export async function setCampaignArchived(deps: ArchiveDeps & AnnounceDeps, applicationId: string, campaignId: string, archive: boolean) {
   const current = await requireCampaign(deps, applicationId, campaignId);
   if (!archive && current.archivedAt) await checkWallet(deps, applicationId, current);
-  const { resource, changed } = await toggleArchived(current, archive, deps.now, (archivedAt) =>
-    deps.repos.campaigns.setArchived(applicationId, campaignId, archivedAt),
+  // Saved (bumped and announced) only when it changes.
+  const { resource } = await toggleArchived(current, archive, deps.now, (archivedAt) =>
+    announcing(deps, applicationId, async () => {
+      const stored = await deps.repos.campaigns.setArchived(applicationId, campaignId, archivedAt);
+      await deps.repos.applications.bumpConfigVersion(applicationId);
+      return stored;
+    }),
   );
-  if (changed) await deps.repos.applications.bumpConfigVersion(applicationId);
   return present(deps, applicationId, resource);
 }
 
@@ -119,13 +136,15 @@ export async function setCampaignArchived(deps: ArchiveDeps, applicationId: stri
  * Deletes a campaign that was never redeemed, with its codes (which become free). One with
  * redemptions — whatever their state — keeps its history: 409, archive it instead.
  */
-export async function deleteCampaign(deps: Deps, applicationId: string, campaignId: string) {
+export async function deleteCampaign(deps: Deps & AnnounceDeps, applicationId: string, campaignId: string) {
   await requireCampaign(deps, applicationId, campaignId);
   if ((await deps.repos.redemptions.list(applicationId, { campaignId, limit: 1 })).length > 0)
     throw adminConflict('campaign has redemptions: archive it instead');
-  await deps.repos.campaigns.delete(applicationId, campaignId);
-  await deps.repos.couponCodes.deleteByCampaign(applicationId, campaignId);
-  await deps.repos.applications.bumpConfigVersion(applicationId);
+  await announcing(deps, applicationId, async () => {
+    await deps.repos.campaigns.delete(applicationId, campaignId);
+    await deps.repos.couponCodes.deleteByCampaign(applicationId, campaignId);
+    await deps.repos.applications.bumpConfigVersion(applicationId);
+  });
   return { id: campaignId, deleted: true as const };
 }
 
@@ -179,10 +198,19 @@ export async function previewCampaign(deps: Pick<Services, 'repos' | 'now'>, app
  * Generates or imports bulk codes, in batches of 1000.
  * Returns how many were inserted and which imported codes were already taken.
  */
-export async function addBulkCodes(deps: Deps, applicationId: string, campaignId: string, input: unknown) {
+export async function addBulkCodes(deps: Deps & AnnounceDeps, applicationId: string, campaignId: string, input: unknown) {
   const campaign = await requireCampaign(deps, applicationId, campaignId);
   if (campaign.codeType !== 'bulk') throw adminInvalid('"code_type" of this campaign is fixed: bulk codes need a bulk campaign');
-  const valid = validateInput(codesSchema, input) as { generate?: { count: number; prefix?: string; length?: number }; codes?: string[] };
+  const valid = validateInput(codesSchema, input) as CodesInput;
+  // Announced also when generating is refused part-way: the batches before it are stored.
+  const { inserted, taken } = await announcing(deps, applicationId, () => insertCodes(deps, applicationId, campaignId, valid));
+  return { inserted, taken, total: await deps.repos.couponCodes.countByCampaign(applicationId, campaignId) };
+}
+
+type CodesInput = { generate?: { count: number; prefix?: string; length?: number }; codes?: string[] };
+
+/** Inserts the codes asked for, then bumps the application's config version. */
+async function insertCodes(deps: Deps, applicationId: string, campaignId: string, valid: CodesInput) {
   let inserted = 0;
   const taken: string[] = [];
   if (valid.codes) {
@@ -203,7 +231,7 @@ export async function addBulkCodes(deps: Deps, applicationId: string, campaignId
     }
   }
   await deps.repos.applications.bumpConfigVersion(applicationId);
-  return { inserted, taken, total: await deps.repos.couponCodes.countByCampaign(applicationId, campaignId) };
+  return { inserted, taken };
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Admin use cases on customers. */
+/** Admin use cases on customers. No in-process cache holds customers: their changes announce nothing (announce.ts). */
 import Joi from 'joi';
 import type { CustomerRecord } from '../../data/customer.repository.js';
 import type { Services } from '../../services.js';

@@ -14,9 +14,8 @@ import type { Services } from '../../services.js';
 import { adminConflict, adminInvalid, foundOr404, validateInput } from './admin-errors.js';
 import { walletOperationInput } from '../wallet-operation.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
-import type { Actor } from '../../domain/roles.js';
 import { operationIdOf, type Operation } from '../idempotency.js';
-import { auditedChange } from './audit.usecase.js';
+import type { ChangeState } from './audit.usecase.js';
 
 const MAX_POINTS = 1e9;
 
@@ -62,29 +61,13 @@ export async function prepareAdjustmentJob(
   return { job: { name: JOB.walletTransaction, customerId: payload.customerId, payload } };
 }
 
-/**
- * Runs an adjustment as an audited change of `actor`. The entry records what was asked and the
- * ledger id it gets, known before the job is queued: an entry whose answer came too late is
- * settled later by that id (audit.usecase.ts). A refused adjustment, or one certainly not applied,
- * leaves no entry.
- */
-export function auditedAdjustment(
-  deps: Parameters<typeof auditedChange>[0],
-  actor: Actor,
-  req: AdjustmentRequest,
-  op: Operation,
-  perform: () => Promise<JobAnswer>,
-): Promise<JobAnswer> {
-  const what = {
-    type: 'customer' as const,
-    verb: 'adjust_points',
-    id: req.customerId,
-    application: req.applicationId,
-    many: 'Customer' as const,
-    body: { ...(req.body as object), wallet_id: req.walletId, txn_id: operationIdOf(req.applicationId, op.operationKey) },
-    requestId: req.requestId,
-  };
-  return auditedChange(deps, actor, what, perform, (answer) =>
-    answer.answered ? (answer.outcome.ok ? 'made' : 'refused') : answer.standing === 'not_applied' ? 'refused' : 'may_apply',
-  );
-}
+/** What an adjustment's audit entry records: what was asked, and the ledger id it gets (which settles an entry left pending). */
+export const adjustmentRecord = (req: AdjustmentRequest, op: Operation) => ({
+  ...(req.body as object),
+  wallet_id: req.walletId,
+  txn_id: operationIdOf(req.applicationId, op.operationKey),
+});
+
+/** How an adjustment came out, for its audit entry: a refusal, or an answer of "not applied", leaves none. */
+export const adjustmentState = (answer: JobAnswer): ChangeState =>
+  answer.answered ? (answer.outcome.ok ? 'made' : 'refused') : answer.standing === 'not_applied' ? 'refused' : 'may_apply';

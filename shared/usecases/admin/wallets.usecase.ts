@@ -1,4 +1,7 @@
-/** Admin use cases on wallets and their ledgers. */
+/**
+ * Admin use cases on wallets and their ledgers. A change of a wallet is announced to every process
+ * (announce.ts): their wallet caches hold it, by `wallet_id`.
+ */
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import { isDuplicateKeyError } from '../../data/db.js';
@@ -12,9 +15,11 @@ import { expirySchema, pendingRuleOf, pendingSchema } from './points-settings.js
 import { currencySchema, requireApplication, timezoneSchema } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
+import { announcing, type AnnounceDeps } from './announce.js';
 import { idPage, pageOf, parsePageQuery, timeCursor } from './paging.js';
 
 type Deps = Pick<Services, 'repos'>;
+type ChangeDeps = Deps & AnnounceDeps;
 
 /** Everything has a default but the currency of an application that has none (docs/admin-api.md). */
 const createSchema = Joi.object({
@@ -53,7 +58,7 @@ const generateWalletId = () => `wal_${randomBytes(8).toString('hex')}`;
  * application's, the currency to the application's (400 when it has none). An id already used
  * in the application — archived wallets' included — is 409.
  */
-export async function createWallet(deps: Deps, applicationId: string, input: unknown) {
+export async function createWallet(deps: ChangeDeps, applicationId: string, input: unknown) {
   const app = await requireApplication(deps, applicationId);
   const v = validateInput(createSchema, input) as Record<string, string | undefined> & {
     points_expiry: ExpiryRule;
@@ -61,8 +66,9 @@ export async function createWallet(deps: Deps, applicationId: string, input: unk
   };
   const currency = v.currency ?? app.currency;
   if (!currency) throw adminInvalid('"currency" is required: the application has no currency to default to');
+  let w: WalletRecord;
   try {
-    const w = await deps.repos.wallets.create(applicationId, {
+    w = await deps.repos.wallets.create(applicationId, {
       walletId: v.wallet_id ?? generateWalletId(),
       name: v.wallet_name!,
       currency,
@@ -72,18 +78,22 @@ export async function createWallet(deps: Deps, applicationId: string, input: unk
       pointsExpiry: v.points_expiry,
       pendingCredits: pendingRuleOf(v.pending),
     });
-    return present(w);
   } catch (err) {
+    // Refused whole (the insert wrote nothing): nothing to announce.
     if (isDuplicateKeyError(err)) throw adminConflict('"wallet_id" already exists in this application');
     throw err;
   }
+  // The caches keep no wallet that was not found, but a read of this wallet_id begun before the
+  // insert is shared by the reads that come while it loads: announced, they read it anew.
+  await deps.changes.announce(applicationId);
+  return present(w);
 }
 
 /**
  * Changes a wallet's names or points settings. A new `points_expiry` or `pending` applies to
  * credits made after it (each credit keeps the rules it was made under: docs/wallets.md).
  */
-export async function updateWallet(deps: Deps, applicationId: string, walletId: string, input: unknown) {
+export async function updateWallet(deps: ChangeDeps, applicationId: string, walletId: string, input: unknown) {
   const wallet = await requireWallet(deps, applicationId, walletId);
   const v = validateInput(updateSchema, input) as {
     wallet_name?: string;
@@ -92,13 +102,15 @@ export async function updateWallet(deps: Deps, applicationId: string, walletId: 
     points_expiry?: ExpiryRule;
     pending?: { days?: number; until?: string } | null;
   };
-  const updated = await deps.repos.wallets.update(applicationId, wallet.id, {
-    ...(v.wallet_name !== undefined ? { name: v.wallet_name } : {}),
-    ...(v.singular_unit_name !== undefined ? { singularUnitName: v.singular_unit_name } : {}),
-    ...(v.plural_unit_name !== undefined ? { pluralUnitName: v.plural_unit_name } : {}),
-    ...(v.points_expiry !== undefined ? { pointsExpiry: v.points_expiry } : {}),
-    ...(v.pending !== undefined ? { pendingCredits: pendingRuleOf(v.pending) } : {}),
-  });
+  const updated = await announcing(deps, applicationId, () =>
+    deps.repos.wallets.update(applicationId, wallet.id, {
+      ...(v.wallet_name !== undefined ? { name: v.wallet_name } : {}),
+      ...(v.singular_unit_name !== undefined ? { singularUnitName: v.singular_unit_name } : {}),
+      ...(v.plural_unit_name !== undefined ? { pluralUnitName: v.plural_unit_name } : {}),
+      ...(v.points_expiry !== undefined ? { pointsExpiry: v.points_expiry } : {}),
+      ...(v.pending !== undefined ? { pendingCredits: pendingRuleOf(v.pending) } : {}),
+    }),
+  );
   return present(await foundOr404(Promise.resolve(updated), 'wallet'));
 }
 
@@ -129,7 +141,7 @@ async function requireWallet(deps: Deps, applicationId: string, walletId: string
  * longer shows it and updates answer 404 `wallet not found`; balances and ledgers stay, frozen.
  * Archiving is refused (409) while a campaign that is not archived credits its cashback there.
  */
-export async function setWalletArchived(deps: ArchiveDeps, applicationId: string, walletId: string, archive: boolean) {
+export async function setWalletArchived(deps: ArchiveDeps & AnnounceDeps, applicationId: string, walletId: string, archive: boolean) {
   const wallet = await requireWallet(deps, applicationId, walletId);
   if (archive && !wallet.archivedAt) {
     const live = (await deps.repos.campaigns.findByCashbackWallet(applicationId, walletId)).filter((c) => !c.archivedAt);
@@ -137,20 +149,20 @@ export async function setWalletArchived(deps: ArchiveDeps, applicationId: string
       throw adminConflict(`wallet receives the cashback of campaign ${live[0]!.id}: change or archive that campaign first`);
   }
   const { resource } = await toggleArchived(wallet, archive, deps.now, (archivedAt) =>
-    deps.repos.wallets.setArchived(applicationId, wallet.id, archivedAt),
+    announcing(deps, applicationId, () => deps.repos.wallets.setArchived(applicationId, wallet.id, archivedAt)),
   );
   return present(resource);
 }
 
 /** Deletes a wallet without ledger entries that no campaign names; otherwise 409 (archive it). */
-export async function deleteWallet(deps: Deps, applicationId: string, walletId: string) {
+export async function deleteWallet(deps: ChangeDeps, applicationId: string, walletId: string) {
   const wallet = await requireWallet(deps, applicationId, walletId);
   if (await deps.repos.walletTransactions.hasEntries(applicationId, { walletDbId: wallet.id }))
     throw adminConflict('wallet has transactions: archive it instead');
   const named = await deps.repos.campaigns.findByCashbackWallet(applicationId, walletId);
   if (named.length > 0)
     throw adminConflict(`wallet is the cashback wallet of campaign ${named[0]!.id}: change that campaign first, or archive the wallet`);
-  await deps.repos.wallets.delete(applicationId, wallet.id);
+  await announcing(deps, applicationId, () => deps.repos.wallets.delete(applicationId, wallet.id));
   return { wallet_id: walletId, deleted: true as const };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Admin use cases on webhook endpoints (docs/admin-api.md, docs/events.md): register, list,
  * update (including disable and re-enable), rotate the signing secret. A secret is shown only in
- * the answer that creates it.
+ * the answer that creates it. Every change is announced to every process (announce.ts): their
+ * caches hold each application's list of endpoints, by which events are recorded and signed.
  */
 import Joi from 'joi';
 import type { WebhookEndpointRecord } from '../../data/webhook-endpoint.repository.js';
@@ -13,9 +14,9 @@ import type { Services } from '../../services.js';
 import { adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { idPage, parsePageQuery } from './paging.js';
+import { announcing, type AnnounceDeps } from './announce.js';
 
-/** `webhookEndpoints`: this process's cache, forgotten at each change (other processes see it within `CACHE_CHECK_MS`). */
-type Deps = Pick<Services, 'repos' | 'config' | 'now' | 'webhookEndpoints'>;
+type Deps = Pick<Services, 'repos' | 'config' | 'now'> & AnnounceDeps;
 
 const url = Joi.string().max(2048);
 const eventTypes = Joi.array()
@@ -66,13 +67,14 @@ export async function createWebhook(deps: Deps, applicationId: string, input: un
   const v = validateInput(createSchema, input) as { url: string; event_types: string[]; description?: string };
   await checkUrl(deps, v.url);
   const secret = generateWebhookSecret();
-  const e = await deps.repos.webhookEndpoints.create(applicationId, {
-    url: v.url,
-    eventTypes: v.event_types,
-    description: v.description ?? '',
-    secret,
-  });
-  deps.webhookEndpoints.forget(applicationId);
+  const e = await announcing(deps, applicationId, () =>
+    deps.repos.webhookEndpoints.create(applicationId, {
+      url: v.url,
+      eventTypes: v.event_types,
+      description: v.description ?? '',
+      secret,
+    }),
+  );
   return { ...presentWebhook(e), secret };
 }
 
@@ -93,20 +95,22 @@ export async function updateWebhook(deps: Deps, applicationId: string, id: strin
     status?: 'active' | 'disabled';
   };
   if (v.url !== undefined) await checkUrl(deps, v.url);
-  const updated = await deps.repos.webhookEndpoints.update(
-    applicationId,
-    id,
-    {
-      ...(v.url !== undefined ? { url: v.url } : {}),
-      ...(v.event_types !== undefined ? { eventTypes: v.event_types } : {}),
-      ...(v.description !== undefined ? { description: v.description } : {}),
-      ...(v.status !== undefined ? { status: v.status } : {}),
-    },
-    deps.now(),
-  );
-  if (!updated) throw adminNotFound('webhook');
-  deps.webhookEndpoints.forget(applicationId);
-  if (v.status === 'disabled') await deps.repos.webhookDeliveries.cancelPendingOfEndpoint(id, 'endpoint disabled (admin)');
+  const updated = await announcing(deps, applicationId, async () => {
+    const stored = await deps.repos.webhookEndpoints.update(
+      applicationId,
+      id,
+      {
+        ...(v.url !== undefined ? { url: v.url } : {}),
+        ...(v.event_types !== undefined ? { eventTypes: v.event_types } : {}),
+        ...(v.description !== undefined ? { description: v.description } : {}),
+        ...(v.status !== undefined ? { status: v.status } : {}),
+      },
+      deps.now(),
+    );
+    if (!stored) throw adminNotFound('webhook');
+    if (v.status === 'disabled') await deps.repos.webhookDeliveries.cancelPendingOfEndpoint(id, 'endpoint disabled (admin)');
+    return stored;
+  });
   return presentWebhook(updated);
 }
 
@@ -116,8 +120,7 @@ export async function rotateWebhookSecret(deps: Deps, applicationId: string, id:
   const v = validateInput(rotateSchema, input ?? {}) as { previous_secret_expires_in: number };
   const secret = generateWebhookSecret();
   const expiresAt = new Date(deps.now().getTime() + v.previous_secret_expires_in * 1000);
-  const rotated = await deps.repos.webhookEndpoints.rotateSecret(endpoint, secret, expiresAt);
+  const rotated = await announcing(deps, applicationId, () => deps.repos.webhookEndpoints.rotateSecret(endpoint, secret, expiresAt));
   if (!rotated) throw adminInvalid('the secret was rotated concurrently: retry');
-  deps.webhookEndpoints.forget(applicationId);
   return { id, secret, previous_secret_expires_at: expiresAt };
 }

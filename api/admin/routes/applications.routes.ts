@@ -1,0 +1,61 @@
+/** The admin routes of applications (docs/admin-api.md). */
+import { adminForbidden } from '../../../shared/usecases/admin/admin-errors.js';
+import {
+  createApplicationFromAdmin,
+  deleteApplication,
+  listApplications,
+  rotateSecret,
+  setApplicationArchived,
+  updateApplication,
+} from '../../../shared/usecases/admin/applications.usecase.js';
+import type { AdminRoute } from '../admin-route.js';
+import { lifecycleRoutes } from './lifecycle.js';
+
+/** The path of one application: every route under it is refused (403) to an operator not given it. */
+export const APP = '/applications/:app';
+
+export const APPLICATION_ROUTES: readonly AdminRoute[] = [
+  {
+    method: 'post',
+    path: '/applications',
+    action: 'change',
+    audit: { type: 'application', verb: 'create', target: 'created' },
+    status: 201,
+    handler: async ({ services, actor, req }) => {
+      // A new application would be outside a limited operator's applications.
+      if (actor.applications !== null) throw adminForbidden('an operator limited to some applications may not create one');
+      return createApplicationFromAdmin(services, req.body);
+    },
+  },
+  {
+    method: 'get',
+    path: '/applications',
+    action: 'read',
+    audit: null,
+    status: 200,
+    handler: ({ services, actor, req }) => listApplications(services, req.query, actor.applications),
+  },
+  {
+    method: 'patch',
+    path: APP,
+    action: 'change',
+    audit: { type: 'application', verb: 'update', target: { param: 'app' } },
+    status: 200,
+    handler: (c) => updateApplication(c.services, c.param('app'), c.req.body),
+  },
+  {
+    method: 'post',
+    path: `${APP}/rotate-secret`,
+    action: 'change',
+    audit: { type: 'application', verb: 'rotate_secret', target: { param: 'app' } },
+    status: 200,
+    handler: (c) => rotateSecret(c.services, c.param('app')),
+  },
+  ...lifecycleRoutes(
+    APP,
+    'application',
+    'app',
+    (c, archive) => setApplicationArchived(c.services, c.param('app'), archive),
+    (c) => deleteApplication(c.services, c.param('app')),
+  ),
+];
