@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The layers (docs/architecture.md, "Layers"): every import points down. Bottom up:
- *   shared/{errors,client-errors,reasons,config,redis-url,logger,process}.ts and shared/domain/ (pure rules)
+ *   shared/{errors,client-errors,admin-errors,reasons,config,redis-url,logger,process}.ts and shared/domain/ (pure rules)
  *   shared/data/ (schemas, repositories) and shared/net/ (the outbound webhook client)
  *   shared/queue/ (persisted names and payloads, partitions, the gateway)
  *   shared/cache/ and shared/ops/ (in-process caches and change announcements; health, metrics)

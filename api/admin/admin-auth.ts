@@ -8,10 +8,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';
 import { ADMIN_TOKEN_ACTOR, type Actor } from '../../shared/domain/roles.js';
-import { DomainError } from '../../shared/errors.js';
 import { presentsToken } from '../../shared/ops/token.js';
 import type { Services } from '../../shared/services.js';
-import { adminForbidden } from '../../shared/usecases/admin/admin-errors.js';
+import { adminForbidden, adminTokenInvalid } from '../../shared/admin-errors.js';
 import { actorOfToken } from '../../shared/usecases/admin/operators.usecase.js';
 import { actorOfSession, CSRF_HEADER, csrfTokenOf, SESSION_COOKIE } from '../../shared/usecases/admin/sessions.usecase.js';
 import { notFoundRoute } from '../middleware/error-handler.js';
@@ -62,7 +61,7 @@ export function adminAuth(services: Services): RequestHandler {
             : session
               ? await actorOfSession(services, session)
               : null;
-      if (!actor) return next(new DomainError('unauthorized', 'unauthorized', 'admin token invalid', { code: 401 }));
+      if (!actor) return next(adminTokenInvalid());
       if (session && !SAFE_METHODS.has(req.method)) {
         const sent = req.headers[CSRF_HEADER];
         if (typeof sent !== 'string' || !sameText(sent, csrfTokenOf(session)))

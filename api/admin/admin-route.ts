@@ -10,7 +10,7 @@ import { may, refusalOf, type Actor, type AdminAction } from '../../shared/domai
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { Services } from '../../shared/services.js';
-import { adminForbidden } from '../../shared/usecases/admin/admin-errors.js';
+import { adminForbidden } from '../../shared/admin-errors.js';
 import { auditedChange, type AuditedChange, type ChangeState, type TargetType } from '../../shared/usecases/admin/audit.usecase.js';
 import { actorOf } from './admin-auth.js';
 

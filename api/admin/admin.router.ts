@@ -11,7 +11,7 @@ import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { RedisClient } from '../../shared/queue/redis.js';
 import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import type { Services } from '../../shared/services.js';
-import { adminForbidden } from '../../shared/usecases/admin/admin-errors.js';
+import { adminForbidden } from '../../shared/admin-errors.js';
 import { actorOf, adminAuth } from './admin-auth.js';
 import { handlerOf, type AdminRoute } from './admin-route.js';
 import { loginThrottle } from './login-throttle.js';

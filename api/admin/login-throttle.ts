@@ -10,17 +10,16 @@
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../../shared/config.js';
 import type { RedisClient } from '../../shared/queue/redis.js';
+import { signInUnavailable } from '../../shared/admin-errors.js';
 import { DomainError } from '../../shared/errors.js';
 import type { LoginThrottle } from '../../shared/usecases/admin/sessions.usecase.js';
 
-/** Redis did not answer: sign-in is refused rather than let through uncounted. */
-const unavailable = () => new DomainError('unavailable', 'Service Unavailable', 'sign-in is unavailable; retry later');
 const orUnavailable = async <T>(run: () => Promise<T>): Promise<T> => {
   try {
     return await run();
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    throw unavailable();
+    throw signInUnavailable();
   }
 };
 

@@ -7,7 +7,7 @@
 import type { Request, RequestHandler } from 'express';
 import { stringifySetCookie } from 'cookie';
 import type { Services } from '../../shared/services.js';
-import { adminInvalid } from '../../shared/usecases/admin/admin-errors.js';
+import { adminInvalid } from '../../shared/admin-errors.js';
 import { revokeSession, SESSION_COOKIE, signIn, type LoginThrottle } from '../../shared/usecases/admin/sessions.usecase.js';
 import { actorOf } from './admin-auth.js';
 

@@ -5,6 +5,8 @@
  * (Bearer, or Basic with the token as password so a browser can log in through its prompt); off,
  * a plain 404 like any unknown route, when no admin token is configured.
  */
+import { adminTokenInvalid } from '../../shared/admin-errors.js';
+import { sendRefusal } from '../answers.js';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -43,10 +45,8 @@ export function bullBoard(
       return next(err);
     }
     // The challenge makes a browser show its login prompt (any user name, the token as password).
-    res
-      .status(401)
-      .set('WWW-Authenticate', 'Basic realm="coupons-admin"')
-      .json({ code: 401, message: 'unauthorized', details: 'admin token invalid', request_id: String(req.id ?? '') });
+    res.set('WWW-Authenticate', 'Basic realm="coupons-admin"');
+    sendRefusal(req, res, adminTokenInvalid());
   });
   const board = adapter.getRouter() as Express;
   // The board is an Express app of its own: keep the parent's choice of not naming the framework.

@@ -5,7 +5,7 @@
  * its change audited once its operation key — hence the ledger id it gets — is known: an entry its
  * answer leaves pending is settled from the ledger.
  */
-import { queuesNotConnected } from '../../../shared/usecases/admin/admin-errors.js';
+import { queuesNotConnected } from '../../../shared/admin-errors.js';
 import { requireCustomer } from '../../../shared/usecases/admin/customers.usecase.js';
 import {
   adjustmentRecord,

@@ -1,5 +1,5 @@
 /** The admin routes of applications (docs/admin-api.md). */
-import { adminForbidden } from '../../../shared/usecases/admin/admin-errors.js';
+import { adminForbidden } from '../../../shared/admin-errors.js';
 import {
   createApplicationFromAdmin,
   deleteApplication,

@@ -1,5 +1,5 @@
 /** The admin routes of webhook endpoints, their deliveries and the application's events (docs/admin-api.md#webhooks). */
-import { DomainError } from '../../../shared/errors.js';
+import { webhookQueueNotConnected } from '../../../shared/admin-errors.js';
 import type { WebhookQueue } from '../../../shared/queue/webhook-queue.js';
 import { listDeliveries, listEvents, pingWebhook, redeliver } from '../../../shared/usecases/admin/webhook-deliveries.usecase.js';
 import { createWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../../shared/usecases/admin/webhooks.usecase.js';
@@ -10,7 +10,7 @@ const WEBHOOK = `${APP}/webhooks/:webhook`;
 
 /** The webhook queue, for the routes that queue deliveries; without it they answer 503. */
 function queueOf({ webhooks }: AdminCall): WebhookQueue {
-  if (!webhooks) throw new DomainError('unavailable', 'Service Unavailable', 'the webhook queue is not connected', { code: 503 });
+  if (!webhooks) throw webhookQueueNotConnected();
   return webhooks;
 }
 

@@ -16,7 +16,7 @@ import type { Actor } from '../../domain/roles.js';
 import { isDomainError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import Joi from 'joi';
-import { adminForbidden, adminInvalid } from './admin-errors.js';
+import { adminForbidden, adminInvalid } from '../../admin-errors.js';
 import { PERSONAL_FIELDS } from './customers.usecase.js';
 import { DEFAULT_LIMIT, idCursor, MAX_LIMIT, pageOf } from './paging.js';
 

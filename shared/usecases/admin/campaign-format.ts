@@ -23,7 +23,7 @@ import {
   type Scalar,
 } from '../../domain/types.js';
 import type { CampaignInput } from '../../data/campaign.repository.js';
-import { adminInvalid } from './admin-errors.js';
+import { adminInvalid } from '../../admin-errors.js';
 
 const scalar = Joi.alternatives(Joi.string().max(200), Joi.number(), Joi.boolean());
 const condition = (fields: readonly string[]) =>

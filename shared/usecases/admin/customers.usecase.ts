@@ -2,7 +2,8 @@
 import Joi from 'joi';
 import type { CustomerRecord } from '../../data/customer.repository.js';
 import type { Services } from '../../services.js';
-import { adminConflict, foundOr404, validateInput } from './admin-errors.js';
+import { adminConflict } from '../../admin-errors.js';
+import { foundOr404, validateInput } from './admin-input.js';
 import { requireApplication } from './applications.usecase.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
 import { idPage, pageOf, parsePageQuery, textCursor } from './paging.js';

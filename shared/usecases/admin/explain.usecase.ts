@@ -15,7 +15,7 @@ import { loginRequired, validateCouponNotFound } from '../../client-errors.js';
 import { findCoupon } from '../find-coupon.js';
 import { readUsage } from '../limit-counters.js';
 import { resolveOptionalCustomer } from '../list-coupons.usecase.js';
-import { validateInput } from './admin-errors.js';
+import { validateInput } from './admin-input.js';
 import { requireApplication } from './applications.usecase.js';
 
 /** At most this many campaigns are explained without a code (the fixed ones first); `truncated` says when more exist. */

@@ -10,7 +10,8 @@ import type { OperatorRecord, OperatorTokenRecord } from '../../data/operator.re
 import { hashPassword, newToken, TOKEN_PREFIX, tokenDigest } from '../../domain/passwords.js';
 import { may, ROLES, type Actor } from '../../domain/roles.js';
 import type { Services } from '../../services.js';
-import { adminConflict, adminForbidden, adminInvalid, adminNotFound, validateInput } from './admin-errors.js';
+import { adminConflict, adminForbidden, adminInvalid, adminNotFound } from '../../admin-errors.js';
+import { validateInput } from './admin-input.js';
 import { idPage, parsePageQuery } from './paging.js';
 
 type Deps = Pick<Services, 'repos' | 'now' | 'config'>;

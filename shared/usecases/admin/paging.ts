@@ -9,7 +9,7 @@ import type { IdPageQuery } from '../../data/admin-queries.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../data/webhook-delivery.schema.js';
 import { REDEMPTION_STATES, type RedemptionState } from '../../data/redemption.schema.js';
 import { EVENT_TYPES, type EventType } from '../../domain/events.js';
-import { adminInvalid } from './admin-errors.js';
+import { adminInvalid } from '../../admin-errors.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

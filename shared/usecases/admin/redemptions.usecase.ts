@@ -2,7 +2,7 @@
 import type { Services } from '../../services.js';
 import { campaignCounterId } from '../../data/limit-counter.repository.js';
 import { periodKeys } from '../../domain/periods.js';
-import { adminInvalid, adminNotFound } from './admin-errors.js';
+import { adminInvalid, adminNotFound } from '../../admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
 import { pageOf, parsePageQuery, timeCursor } from './paging.js';

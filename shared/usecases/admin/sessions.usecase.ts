@@ -10,9 +10,9 @@ import Joi from 'joi';
 import type { OperatorSessionRecord } from '../../data/operator.repository.js';
 import { decoyHash, hashedAtOtherCost, hashPassword, tokenDigest, verifyPassword } from '../../domain/passwords.js';
 import type { Actor } from '../../domain/roles.js';
-import { DomainError } from '../../errors.js';
 import type { Services } from '../../services.js';
-import { adminForbidden, adminNotFound, validateInput } from './admin-errors.js';
+import { adminForbidden, adminNotFound, tooManySignIns, wrongCredentials } from '../../admin-errors.js';
+import { validateInput } from './admin-input.js';
 import { mayActOnCredentialsOf, operatorActor, presentOperator } from './operators.usecase.js';
 
 type Deps = Pick<Services, 'repos' | 'now' | 'config'>;
@@ -36,11 +36,6 @@ const signInSchema = Joi.object({
   password: Joi.string().max(256).required(),
 });
 
-/** The same for every refused sign-in, whatever was wrong. */
-const wrongCredentials = () => new DomainError('unauthorized', 'unauthorized', 'wrong e-mail or password', { code: 401 });
-export const tooManySignIns = (seconds: number) =>
-  new DomainError('rate_limited', 'Too Many Requests', `too many failed sign-ins: retry in ${seconds} s`, { code: 429 });
-
 /** The CSRF token of a session: derived from its secret cookie value, so nothing more is stored. */
 export const csrfTokenOf = (sessionToken: string): string => createHmac('sha256', sessionToken).update('csrf').digest('base64url');
 
@@ -58,7 +53,7 @@ export async function signIn(deps: Deps, throttle: LoginThrottle, input: unknown
   const v = validateInput(signInSchema, input) as { email: string; password: string };
   const email = v.email.trim().toLowerCase();
   const wait = await throttle.waitFor(email, client.address);
-  if (wait > 0) throw Object.assign(tooManySignIns(wait), { retryAfter: wait });
+  if (wait > 0) throw tooManySignIns(wait);
   const found = await deps.repos.operators.findForSignIn(email);
   // The same work whether or not the account exists: a check against a decoy hash costs what a real one does.
   const cost = deps.config.passwordHashCost;
