@@ -21,6 +21,25 @@ export type { components, operations, paths };
 /** Every schema of the spec by name, e.g. `Schemas['CouponResult']`. */
 export type Schemas = components['schemas'];
 
+/**
+ * The campaign format's lists (docs/campaigns.md), each the `enum` of the spec's schema of that
+ * name, in the spec's order — e.g. `discountBaseValues` holds every `Schemas['DiscountBase']`.
+ * Generated with the types (openapi-typescript's `--enum-values`): what a form offers.
+ */
+export {
+  cartConditionFieldValues,
+  conditionOperatorValues,
+  discountBaseValues,
+  itemConditionFieldValues,
+  limitKeyValues,
+  metadataScopeValues,
+  metadataTypeValues,
+  selectedItemsFieldValues,
+  selectorMatchValues,
+  selectorOperatorValues,
+  selectorPropertyValues,
+} from './schema.js';
+
 /** The five client routes and the application's own customer upsert (HTTP Basic: the application's API key and secret). */
 export type ClientPaths = Pick<
   paths,

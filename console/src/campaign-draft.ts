@@ -4,79 +4,52 @@
  * number where the text is one and the text otherwise, so the admin API — the one place the
  * format is checked — refuses it with a message for that field.
  */
+import { limitKeyValues, type Schemas } from '@coupons/client';
 import type { Campaign } from './api';
 
-export const BASES = [
-  'selling_price_subtotal',
-  'original_price_subtotal',
-  'shipping',
-  'selected_items_selling_price_subtotal',
-  'selected_items_original_price_subtotal',
-  'valid_cart_selling_price_subtotal',
-  'valid_cart_original_price_subtotal',
-] as const;
-export const OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq', 'in', 'nin'] as const;
-export const SELECTOR_OPERATORS = ['in', 'nin', 'eq', 'neq'] as const;
-export const CART_FIELDS = [
-  'selling_price_subtotal',
-  'original_price_subtotal',
-  'shipping',
-  'tax',
-  'payment_mode',
-  'items_count',
-  'total_qty',
-] as const;
-export const SELECTED_FIELDS = [
-  'selected_items_total_qty',
-  'selected_items_selling_price_subtotal',
-  'selected_items_original_price_subtotal',
-] as const;
-export const PRODUCT_FIELDS = ['selling_price', 'original_price', 'cart_qty', 'shipping', 'product_id', 'sku', 'name'] as const;
-export const ITEM_PROPERTIES = ['product_id', 'sku', 'name'] as const;
-export const LIMITS = ['total', 'per_customer', 'per_day', 'per_week', 'per_month'] as const;
 /** The text fields of an order or item: their condition values stay text; every other known field is a number. */
 const TEXT_FIELDS = new Set(['payment_mode', 'product_id', 'sku', 'name']);
 
-export type Operator = (typeof OPERATORS)[number];
 export interface ConditionRow {
   field: string;
-  operator: Operator;
+  operator: Schemas['ConditionOperator'];
   value: string;
 }
 export interface SelectorRow {
   property: string;
-  operator: (typeof SELECTOR_OPERATORS)[number];
+  operator: Schemas['SelectorOperator'];
   values: string;
 }
 export interface SelectorDraft {
   enabled: boolean;
-  match: 'AND' | 'OR';
+  match: Schemas['SelectorMatch'];
   properties: SelectorRow[];
 }
 export interface MetadataKeyRow {
   key: string;
-  type: 'string' | 'number' | 'boolean';
-  scope: 'both' | 'order' | 'item';
+  type: Schemas['MetadataType'];
+  scope: Schemas['MetadataScope'];
 }
 
 export interface Draft {
   name: string;
   description: string;
   terms: string;
-  code_type: 'fixed' | 'bulk';
+  code_type: Campaign['code_type'];
   code: string;
   bulk_code_usage_limit: string;
-  assignment: 'all_users' | 'assigned_users';
+  assignment: Campaign['assignment'];
   assigned: string;
-  status: 'active' | 'disabled';
+  status: Campaign['status'];
   valid_from: string;
   valid_until: string;
   days: number[];
   hours: { from: string; to: string }[];
-  limits: Record<(typeof LIMITS)[number], string>;
+  /** Each limit as typed; one not there is empty (no limit). */
+  limits: Partial<Record<Schemas['LimitKey'], string>>;
   discount: {
-    kind: 'discount' | 'cashback';
-    type: 'percentage' | 'flat';
+    kind: Campaign['discount']['kind'];
+    type: Campaign['discount']['type'];
     value: string;
     max: string;
     wallet_id: string;
@@ -84,7 +57,7 @@ export interface Draft {
     pending_days: string;
     pending_until: string | null;
   };
-  base: (typeof BASES)[number];
+  base: Schemas['DiscountBase'];
   cart_conditions: ConditionRow[];
   item_selector: SelectorDraft;
   excluded_items: SelectorDraft;
@@ -110,7 +83,7 @@ export function emptyDraft(): Draft {
     valid_until: '',
     days: [],
     hours: [],
-    limits: { total: '', per_customer: '', per_day: '', per_week: '', per_month: '' },
+    limits: {},
     discount: { kind: 'discount', type: 'percentage', value: '', max: '', wallet_id: '', pending_days: '', pending_until: null },
     base: 'selling_price_subtotal',
     cart_conditions: [],
@@ -135,8 +108,8 @@ function selectorDraft(s: Campaign['item_selector']): SelectorDraft {
   };
 }
 
-const conditionRows = (cs: Campaign['cart_conditions']): ConditionRow[] =>
-  (cs ?? []).map((c) => ({ field: c.field, operator: c.operator as Operator, value: text(c.value as Scalar | Scalar[]) }));
+const conditionRows = (cs: Schemas['Condition'][] | undefined): ConditionRow[] =>
+  (cs ?? []).map((c) => ({ field: c.field, operator: c.operator, value: text(c.value) }));
 
 /** A saved campaign in the form. */
 export function draftOf(c: Campaign): Draft {
@@ -154,9 +127,7 @@ export function draftOf(c: Campaign): Draft {
     valid_until: c.valid_until ?? '',
     days: c.schedule?.days_of_week ?? [],
     hours: c.schedule?.hours ?? [],
-    limits: Object.fromEntries(
-      LIMITS.map((k) => [k, text((c.limits as Record<string, number | null> | undefined)?.[k])]),
-    ) as Draft['limits'],
+    limits: Object.fromEntries(limitKeyValues.map((k) => [k, text(c.limits[k])])),
     discount: {
       kind: c.discount.kind,
       type: c.discount.type,
@@ -166,7 +137,7 @@ export function draftOf(c: Campaign): Draft {
       pending_days: c.discount.pending && 'days' in c.discount.pending ? String(c.discount.pending.days) : '',
       pending_until: c.discount.pending && 'until' in c.discount.pending ? c.discount.pending.until : null,
     },
-    base: (c.discount_calculated_on_property ?? 'selling_price_subtotal') as Draft['base'],
+    base: c.discount_calculated_on_property ?? 'selling_price_subtotal',
     cart_conditions: conditionRows(c.cart_conditions),
     item_selector: selectorDraft(c.item_selector),
     excluded_items: selectorDraft(c.excluded_items),
@@ -225,7 +196,7 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
     ...(d.valid_from.trim() ? { valid_from: d.valid_from.trim() } : {}),
     valid_until: d.valid_until.trim() || null,
     schedule: d.days.length || d.hours.length ? { days_of_week: [...d.days].sort(), hours: d.hours } : null,
-    limits: Object.fromEntries(LIMITS.map((k) => [k, optionalNumber(d.limits[k])])),
+    limits: Object.fromEntries(limitKeyValues.map((k) => [k, optionalNumber(d.limits[k] ?? '')])),
     discount: {
       kind: d.discount.kind,
       type: d.discount.type,

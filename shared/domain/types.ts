@@ -2,22 +2,30 @@
  * Plain domain types shared by the rules engine, the use cases and the data layer.
  * Money inside the domain is integer cents; amounts from requests are converted at the edge.
  */
+import type {
+  DISCOUNT_BASES,
+  LIMIT_KEYS,
+  METADATA_SCOPES,
+  METADATA_TYPES,
+  OPERATORS,
+  SELECTOR_MATCHES,
+  SELECTOR_OPERATORS,
+} from './contract-lists.generated.js';
 import type { PendingRule } from './point-buckets.js';
 
-/** The seven bases a discount can be computed on (contract: "Discount types"). */
-export const DISCOUNT_BASES = [
-  'selling_price_subtotal',
-  'original_price_subtotal',
-  'shipping',
-  'selected_items_selling_price_subtotal',
-  'selected_items_original_price_subtotal',
-  'valid_cart_selling_price_subtotal',
-  'valid_cart_original_price_subtotal',
-] as const;
-export type DiscountBase = (typeof DISCOUNT_BASES)[number];
+/**
+ * The campaign format's lists — bases, operators, the fields each kind of rule may test, selector
+ * properties, operators and matches, limit keys, metadata key types and scopes — are declared
+ * once, as openapi.yaml's enums, and generated into contract-lists.generated.ts
+ * (`npm run contract:lists`), re-exported here; the types below are derived from them.
+ */
+export * from './contract-lists.generated.js';
 
-export const OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq', 'in', 'nin'] as const;
+/** The seven bases a discount can be computed on (contract: "Discount types"). */
+export type DiscountBase = (typeof DISCOUNT_BASES)[number];
 export type Operator = (typeof OPERATORS)[number];
+/** A key of a campaign's `limits` in the admin format (`per_customer`, …). */
+export type LimitKey = (typeof LIMIT_KEYS)[number];
 
 export type Scalar = string | number | boolean;
 
@@ -33,39 +41,16 @@ export interface Condition {
   value: Scalar | Scalar[];
 }
 
-/** Cart-level fields a cart condition may test. Mandatory ones fail when not sent (list rule 5). */
-export const ORDER_CONDITION_FIELDS = [
-  'selling_price_subtotal',
-  'original_price_subtotal',
-  'shipping',
-  'tax',
-  'payment_mode',
-  'items_count',
-  'total_qty',
-] as const;
 /** The order totals apply requires, in the order their absence is reported (docs/decisions.md, "Apply mandatory fields"). */
 export const MANDATORY_ORDER_FIELDS = ['original_price_subtotal', 'selling_price_subtotal'] as const;
 
-/** Item fields a product validation may test. */
-export const ITEM_CONDITION_FIELDS = ['selling_price', 'original_price', 'cart_qty', 'shipping', 'product_id', 'sku', 'name'] as const;
 /** The item prices apply requires (with `product_id` and a `shipping` key), in the order their absence is reported. */
 export const MANDATORY_ITEM_PRICES = ['original_price', 'selling_price'] as const;
-
-/** Aggregates over the selected items; combined with AND. */
-export const SELECTED_ITEMS_FIELDS = [
-  'selected_items_total_qty',
-  'selected_items_selling_price_subtotal',
-  'selected_items_original_price_subtotal',
-] as const;
-
-/** Item properties a selector may match on (plus `metadata.<declared key>`). */
-export const SELECTOR_PROPERTIES = ['product_id', 'sku', 'name'] as const;
 
 /**
  * How a selector tests a property: `in` — equals one of the values; `nin` — equals none of them;
  * `eq` / `neq` — the same with a single value ("equal" / "not equal").
  */
-export const SELECTOR_OPERATORS = ['in', 'nin', 'eq', 'neq'] as const;
 export type SelectorOperator = (typeof SELECTOR_OPERATORS)[number];
 
 /**
@@ -81,14 +66,13 @@ export interface PropertyMatch {
 
 /** Chooses items: `AND` — an item has all the properties; `OR` — any of them. */
 export interface ItemSelector {
-  match: 'AND' | 'OR';
+  match: (typeof SELECTOR_MATCHES)[number];
   properties: PropertyMatch[];
 }
 
-export type MetadataType = 'string' | 'number' | 'boolean';
+export type MetadataType = (typeof METADATA_TYPES)[number];
 
 /** Where a declared metadata key is read: the order's metadata, each item's, or both. */
-export const METADATA_SCOPES = ['both', 'order', 'item'] as const;
 export type MetadataScope = (typeof METADATA_SCOPES)[number];
 
 /** A metadata key the campaign declares; only these are evaluated and echoed (docs/decisions.md#19). */

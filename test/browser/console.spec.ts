@@ -14,6 +14,7 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumOrSkip } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
+import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
 import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
@@ -702,14 +703,7 @@ describe('console: the promotions console in a real browser', function () {
       }
       await page.screenshot({ path: join(SHOTS, 'campaign-editor.png'), fullPage: true });
     });
-    const bases = [
-      'original_price_subtotal',
-      'shipping',
-      'selected_items_selling_price_subtotal',
-      'selected_items_original_price_subtotal',
-      'valid_cart_selling_price_subtotal',
-      'valid_cart_original_price_subtotal',
-    ];
+    const bases = DISCOUNT_BASES.filter((b) => b !== 'selling_price_subtotal');
     const made = [{ name: 'Editor subtotal', code: 'EDIT0', cashback: false }];
     for (const [i, base] of bases.entries()) {
       const c = { name: `Editor ${base}`, code: `EDIT${i + 1}`, base, cashback: i % 2 === 0 };

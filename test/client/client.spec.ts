@@ -22,7 +22,7 @@ const run = promisify(execFile);
 const CLIENT_DIR = 'client';
 const GENERATOR = join(CLIENT_DIR, 'node_modules', '.bin', 'openapi-typescript');
 /** The flags of client/package.json's `generate` script (the same output, or the check fails). */
-const GENERATE_FLAGS = ['--output', join(CLIENT_DIR, 'src', 'schema.ts'), '--default-non-nullable=false'];
+const GENERATE_FLAGS = ['--output', join(CLIENT_DIR, 'src', 'schema.ts'), '--default-non-nullable=false', '--enum-values'];
 
 describe('client/: the typed client against a running service', function () {
   this.timeout(120_000);

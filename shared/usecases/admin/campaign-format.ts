@@ -9,17 +9,22 @@ import { isMoneyField } from '../../domain/messages.js';
 import { isReadAt } from '../../domain/metadata.js';
 import { zonedLocalToUtc } from '../../domain/periods.js';
 import {
+  CART_CONDITION_FIELDS,
   DISCOUNT_BASES,
   ITEM_CONDITION_FIELDS,
+  LIMIT_KEYS,
   METADATA_SCOPES,
+  METADATA_TYPES,
   OPERATORS,
-  ORDER_CONDITION_FIELDS,
   SELECTED_ITEMS_FIELDS,
+  SELECTOR_MATCHES,
   SELECTOR_OPERATORS,
   SELECTOR_PROPERTIES,
   type Campaign,
   type Condition,
   type ItemSelector,
+  type LimitKey,
+  type Limits,
   type Scalar,
 } from '../../domain/types.js';
 import type { CampaignInput } from '../../data/campaign.repository.js';
@@ -43,7 +48,9 @@ const condition = (fields: readonly string[]) =>
     }),
   });
 const selector = Joi.object({
-  match: Joi.string().valid('AND', 'OR').required(),
+  match: Joi.string()
+    .valid(...SELECTOR_MATCHES)
+    .required(),
   properties: Joi.array()
     .items(
       Joi.object({
@@ -70,6 +77,14 @@ const selector = Joi.object({
 }).allow(null);
 const dateTime = Joi.string().pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/, 'ISO date-time');
 const limit = Joi.number().integer().min(1).allow(null);
+/** The domain's name of each limit of the admin format. */
+const LIMIT_FIELDS: Record<LimitKey, keyof Limits> = {
+  total: 'total',
+  per_customer: 'perCustomer',
+  per_day: 'perDay',
+  per_week: 'perWeek',
+  per_month: 'perMonth',
+};
 
 const fields = {
   name: Joi.string().min(1).max(200),
@@ -100,7 +115,7 @@ const fields = {
       )
       .min(1),
   }).allow(null),
-  limits: Joi.object({ total: limit, per_customer: limit, per_day: limit, per_week: limit, per_month: limit }),
+  limits: Joi.object(Object.fromEntries(LIMIT_KEYS.map((k) => [k, limit]))),
   discount: Joi.object({
     kind: Joi.string().valid('discount', 'cashback').required(),
     type: Joi.string().valid('percentage', 'flat').required(),
@@ -117,7 +132,7 @@ const fields = {
     pending: pendingSchema.when('kind', { is: 'discount', then: Joi.valid(null) }),
   }),
   discount_calculated_on_property: Joi.string().valid(...DISCOUNT_BASES),
-  cart_conditions: Joi.array().items(condition(ORDER_CONDITION_FIELDS)).max(50),
+  cart_conditions: Joi.array().items(condition(CART_CONDITION_FIELDS)).max(50),
   item_selector: selector,
   selected_items_validations: Joi.array().items(condition(SELECTED_ITEMS_FIELDS)).max(10),
   product_validations: Joi.array().items(condition(ITEM_CONDITION_FIELDS)).max(50),
@@ -128,7 +143,9 @@ const fields = {
         key: Joi.string()
           .pattern(/^[A-Za-z0-9_]{1,64}$/)
           .required(),
-        type: Joi.string().valid('string', 'number', 'boolean').required(),
+        type: Joi.string()
+          .valid(...METADATA_TYPES)
+          .required(),
         scope: Joi.string()
           .valid(...METADATA_SCOPES)
           .default('both'),
@@ -204,16 +221,7 @@ export function toCampaignInput(a: Record<string, any>, tz: string, customerIds:
   if (a.valid_until !== undefined) out.validUntil = a.valid_until === null ? null : toDate(a.valid_until, tz);
   if (a.schedule !== undefined)
     out.schedule = a.schedule === null ? null : { daysOfWeek: a.schedule.days_of_week, hours: a.schedule.hours };
-  if (a.limits !== undefined) {
-    const l = a.limits;
-    out.limits = {
-      total: l.total ?? null,
-      perCustomer: l.per_customer ?? null,
-      perDay: l.per_day ?? null,
-      perWeek: l.per_week ?? null,
-      perMonth: l.per_month ?? null,
-    };
-  }
+  if (a.limits !== undefined) out.limits = Object.fromEntries(LIMIT_KEYS.map((k) => [LIMIT_FIELDS[k], a.limits[k] ?? null]));
   if (a.discount !== undefined) {
     const d = a.discount;
     out.discount = {
@@ -289,13 +297,7 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
     valid_from: c.validFrom.toISOString(),
     valid_until: c.validUntil ? c.validUntil.toISOString() : null,
     schedule: c.schedule ? { days_of_week: c.schedule.daysOfWeek, hours: c.schedule.hours } : null,
-    limits: {
-      total: c.limits.total ?? null,
-      per_customer: c.limits.perCustomer ?? null,
-      per_day: c.limits.perDay ?? null,
-      per_week: c.limits.perWeek ?? null,
-      per_month: c.limits.perMonth ?? null,
-    },
+    limits: Object.fromEntries(LIMIT_KEYS.map((k) => [k, c.limits[LIMIT_FIELDS[k]] ?? null])),
     discount: {
       kind: c.discount.kind,
       type: c.discount.type,

@@ -1,0 +1,25 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { admin, must } from '../../api';
+import { hrefOf } from '../../route';
+
+/** Saves `body` (a new campaign, or the changes of `campaign`), then goes back to the application's campaigns. */
+export function useSaveCampaign(app: string, campaign: string | undefined, body: Record<string, unknown> | null) {
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      if (campaign !== undefined)
+        return must(
+          admin.PATCH('/admin/applications/{app}/campaigns/{campaign}', {
+            params: { path: { app, campaign } },
+            body: body as never,
+          }),
+        );
+      return must(admin.POST('/admin/applications/{app}/campaigns', { params: { path: { app } }, body: body as never }));
+    },
+    onSuccess: async () => {
+      await queries.invalidateQueries({ queryKey: ['campaigns', app] });
+      await queries.invalidateQueries({ queryKey: ['campaign', app, campaign] });
+      window.location.hash = hrefOf({ page: 'campaigns', app });
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import { selectorOperatorValues } from '@coupons/client';
+import type { SelectorDraft, SelectorRow } from '../../campaign-draft';
+import { asOptions, Choice, Labelled, type ErrorOf } from './controls';
+
+/**
+ * An item selector (`path`: item_selector or excluded_items): whether it is used, how its tests
+ * combine, and its tests — a property of `properties`, an operator and values.
+ */
+export function Selector({
+  legend,
+  path,
+  selector: s,
+  properties,
+  onChange,
+  err,
+}: {
+  legend: string;
+  path: string;
+  selector: SelectorDraft;
+  properties: string[];
+  onChange: (s: SelectorDraft) => void;
+  err: ErrorOf;
+}) {
+  const message = err(path);
+  const changeTest = (i: number, change: Partial<SelectorRow>) =>
+    onChange({ ...s, properties: s.properties.map((x, j) => (j === i ? { ...x, ...change } : x)) });
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      <label className="inline">
+        <input type="checkbox" checked={s.enabled} onChange={(e) => onChange({ ...s, enabled: e.target.checked })} /> Use{' '}
+        {path.replace('_', ' ')}
+      </label>
+      {message && <span className="field-error">{message}</span>}
+      {s.enabled && (
+        <>
+          <Labelled label={`${legend.split(' (')[0]}: match`} path={`${path}.match`} err={err}>
+            <Choice
+              value={s.match}
+              options={[
+                ['AND', 'AND: every test holds'],
+                ['OR', 'OR: any test holds'],
+              ]}
+              onChange={(match) => onChange({ ...s, match })}
+            />
+          </Labelled>
+          {s.properties.map((p, i) => (
+            <div className="rule-row" key={i}>
+              <Labelled label={`${path} test ${i + 1} property`} path={`${path}.properties.${i}.property`} err={err}>
+                <Choice
+                  value={p.property}
+                  options={asOptions(properties.includes(p.property) ? properties : [p.property, ...properties])}
+                  onChange={(property) => changeTest(i, { property })}
+                />
+              </Labelled>
+              <Labelled label={`${path} test ${i + 1} operator`} path={`${path}.properties.${i}.operator`} err={err}>
+                <Choice
+                  value={p.operator}
+                  options={asOptions(selectorOperatorValues)}
+                  onChange={(operator) => changeTest(i, { operator })}
+                />
+              </Labelled>
+              <Labelled label={`${path} test ${i + 1} values (comma-separated)`} path={`${path}.properties.${i}.values`} err={err} deep>
+                <input value={p.values} onChange={(e) => changeTest(i, { values: e.target.value })} />
+              </Labelled>
+              <button
+                type="button"
+                className="link"
+                onClick={() => onChange({ ...s, properties: s.properties.filter((_, j) => j !== i) })}
+                aria-label={`Remove ${path} test ${i + 1}`}
+              >
+                Remove
+              </button>
+            </div>
+          ))}
+          <button
+            type="button"
+            onClick={() => onChange({ ...s, properties: [...s.properties, { property: properties[0]!, operator: 'in', values: '' }] })}
+          >
+            Add test
+          </button>
+        </>
+      )}
+    </fieldset>
+  );
+}
