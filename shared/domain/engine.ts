@@ -1,36 +1,31 @@
 /**
- * The one rules engine behind list, validate and redeem. Pure: plain data in, a decision out;
- * `now` and the usage counters are passed in, nothing is read or written here.
+ * The one rules engine behind list, validate, redeem, "Try a cart" (explain) and the campaign
+ * preview's rule texts. Pure: plain data in, a decision out; `now` and the usage counters are
+ * passed in, nothing is read or written here.
  *
- * Order of checks — the first failure decides the refusal and its message:
- *
- *  1. availability — status, validity period (inclusive), schedule in the application's
- *     timezone → `not_available`: `coupon is not available at this moment or expired`;
- *  2. limits, in this order: total, per customer (only when the customer is known), per day,
- *     per week, per month (a null/undefined limit is unlimited; reached when usage >= limit),
- *     then a bulk code's own uses against `bulkCodeUsageLimit` (default 1) →
- *     `coupon code redemption <kind>_limit exceeded` (a used bulk code reads `total_limit`);
- *  3. no order in the request (`order === undefined`) → applicable, zero result, order null
- *     (list rule 1: no order or item checks);
- *  4. the order payload (see `parseOrder`) → `invalid_payload` with the parser's message;
- *  5. cart conditions, AND, in configured order → `cart_rule` with the first failure's rule
- *     text; a condition on a mandatory order field is always evaluated, one on an optional field
- *     (shipping, tax, payment_mode, metadata.*) that was not sent is skipped (list rule 5);
- *  6. item selection: with a selector or a `selected_items_*` base, no selected item →
- *     `selection` (the coupon tray message); then the selected-items validations, AND, on
- *     aggregates of the selected items → `selection` (the tray message);
- *  7. product validations on each selected item (every item without a selector), skipping
- *     optional item fields not sent → `product_rule` with the rule text;
- *  8. the discount (or cashback): see {@link computeDiscount}.
+ * The rules are the steps of {@link RULE_STEPS}, in the order they are checked. Each step says
+ * whether it refuses (the hot path), which rows explain shows for it, and which messages it can
+ * give a customer. {@link evaluateCoupon} stops at the first step that refuses: its refusal and
+ * message are the answer. {@link explainCoupon} walks the same steps and shows every row.
+ * {@link campaignRuleTexts} lists the steps' messages. An applicable coupon's amounts are
+ * computed after the steps (shared/domain/discount.ts).
  */
 import { availability } from './availability.js';
-import { conditionHolds, firstFailing, holds } from './conditions.js';
+import { conditionHolds, firstFailing } from './conditions.js';
+import { baseCents, computeDiscount, eligibleItems, isSelectedItemsBase, type DiscountResult } from './discount.js';
 import * as M from './messages.js';
-import { declaredMetadata } from './metadata.js';
-import { percentOf, roundHalfAway, spreadLargestRemainder } from './money.js';
-import type { RefusalReason } from '../reasons.js';
+import {
+  aggregateMandatory,
+  itemFieldMandatory,
+  itemFieldValue,
+  matchesSelector,
+  orderFieldMandatory,
+  orderFieldValue,
+  selectedAggregates,
+} from './order-fields.js';
 import { parseOrder, type ParsedItem, type ParsedOrder, type ParseResult } from './order.js';
-import type { Campaign, Condition, DiscountBase, ItemSelector, Scalar, UsageCounts } from './types.js';
+import type { RefusalReason } from '../reasons.js';
+import type { Campaign, Condition, Limits, UsageCounts } from './types.js';
 
 /** Everything the engine needs for one coupon, one customer, one moment. */
 export interface EvaluateInput {
@@ -46,23 +41,77 @@ export interface EvaluateInput {
   order: unknown;
 }
 
-/** The amounts of an applicable coupon, in cents. */
-export interface DiscountResult {
-  /** What the order pays less; 0 for cashback coupons (docs/decisions.md#20c). */
-  totalDiscountCents: number;
-  /** What a cashback coupon promises; 0 for discount coupons. */
-  totalCashbackCents: number;
-  /** `max(0, selling subtotal - total discount)`; 0 when no order was sent. */
-  totalAmountCents: number;
-  /**
-   * Per parsed item (same index), summing exactly to `totalDiscountCents`; null for every item
-   * when the discount is not item-level (whole-cart and shipping bases). Empty without an order.
-   */
-  itemDiscountCents: (number | null)[];
-}
-
 export type Evaluation =
   { applicable: true; order: ParsedOrder | null; result: DiscountResult } | { applicable: false; reason: RefusalReason; message: string };
+
+/** A step's refusal: the reason, and the contract message the customer is shown. */
+export type Refusal = Extract<Evaluation, { applicable: false }>;
+
+/** One row of an explanation: what was checked, with the figures it was checked on. */
+export interface RuleCheck {
+  /** `availability`, `limit.<kind>`, `order`, `cart_condition`, `selection`, `selected_items_validation`, `product_validation`, `discount`. */
+  rule: string;
+  /** null: not reached (an earlier rule refused). */
+  passed: boolean | null;
+  /** A sentence for people: the rule text, or what was found. */
+  text: string;
+  /** The figures, money in cents (the presenting layer converts). */
+  figures: Record<string, unknown>;
+}
+
+/** A row as a step reports it: checked, so passed or not. */
+export type StepCheck = RuleCheck & { passed: boolean };
+
+/** {@link evaluateCoupon}'s decision with every rule it went through and their figures. */
+export interface Explanation {
+  evaluation: Evaluation;
+  checks: RuleCheck[];
+}
+
+/** One message a customer can be shown because of a campaign's rule, and the rule (a path of the campaign format). */
+export interface RuleText {
+  rule: string;
+  text: string;
+}
+
+/** What {@link campaignRuleTexts} reads of a campaign. */
+export type RuleTextsCampaign = Pick<
+  Campaign,
+  'codeType' | 'limits' | 'cartConditions' | 'itemSelector' | 'selectedItemsValidations' | 'productValidations'
+>;
+
+/**
+ * One walk of the steps for one coupon and one request: the input, and what is worked out from
+ * it on first use and kept for the steps after (the parsed order, the selected items).
+ */
+export interface RuleContext {
+  readonly input: EvaluateInput;
+  readonly campaign: Campaign;
+  /** The parse of `input.order`: undefined until read, null when no order was sent. */
+  parsed?: ParseResult | null;
+  /** Per item of the parsed order, whether it is selected: undefined until read. */
+  selected?: boolean[];
+  /** The selected items, in order: undefined until read. */
+  selectedItems?: ParsedItem[];
+}
+
+/**
+ * A rule of the engine. `refusal` is what list, validate and redeem run: no figures, no rows.
+ * `explain` gives explain's rows for the same rule: one of them fails exactly when `refusal`
+ * refuses. `texts` gives every message the rule can answer for a campaign (the campaign preview).
+ */
+export interface RuleStep {
+  /** The step's name: `availability`, `limits`, `order`, `cart_conditions`, … */
+  readonly name: string;
+  /**
+   * Whether the step reads the parsed order. The walk ends before the first such step when no
+   * order was sent (applicable, nothing computed: list rule 1) or when it could not be read.
+   */
+  readonly needsOrder: boolean;
+  refusal(ctx: RuleContext): Refusal | null;
+  explain(ctx: RuleContext): StepCheck[];
+  texts(campaign: RuleTextsCampaign): RuleText[];
+}
 
 /**
  * List evaluates every coupon against the same request order: parse it once per request object.
@@ -79,126 +128,139 @@ function parseOnce(raw: unknown): ParseResult {
   return parsed;
 }
 
-const refuse = (reason: RefusalReason, message: string): Evaluation => ({ applicable: false, reason, message });
+/** The parse of the request's order; null when no order was sent. */
+function readOrder(ctx: RuleContext): ParseResult | null {
+  if (ctx.parsed === undefined) ctx.parsed = ctx.input.order === undefined ? null : parseOnce(ctx.input.order);
+  return ctx.parsed;
+}
+
+/** The parsed order, or null when none was sent or it could not be read. */
+function readableOrder(ctx: RuleContext): ParsedOrder | null {
+  const parsed = readOrder(ctx);
+  return parsed?.ok ? parsed.order : null;
+}
+
+/** The parsed order, for a step that declares `needsOrder` (the walk runs it only with one). */
+const orderOf = (ctx: RuleContext): ParsedOrder => readableOrder(ctx)!;
+
+/** Per item, whether it is selected: by the item selector, or every item without one. */
+function selectedOf(ctx: RuleContext): boolean[] {
+  if (!ctx.selected) {
+    const selector = ctx.campaign.itemSelector;
+    ctx.selected = orderOf(ctx).items.map((item) => (selector ? matchesSelector(item, ctx.campaign, selector) : true));
+  }
+  return ctx.selected;
+}
+
+function selectedItemsOf(ctx: RuleContext): ParsedItem[] {
+  if (!ctx.selectedItems) {
+    const selected = selectedOf(ctx);
+    ctx.selectedItems = orderOf(ctx).items.filter((_, i) => selected[i]);
+  }
+  return ctx.selectedItems;
+}
+
+const refuse = (reason: RefusalReason, message: string): Refusal => ({ applicable: false, reason, message });
+
+const row = (rule: string, passed: boolean, text: string, figures: Record<string, unknown> = {}): StepCheck => ({
+  rule,
+  passed,
+  text,
+  figures,
+});
+
+/** A condition's own figures in a row: what it tests, and the value it found. */
+const conditionFigures = (c: Condition, actual: unknown) => ({
+  field: c.field,
+  operator: c.operator,
+  value: c.value,
+  actual: actual ?? null,
+});
 
 const reached = (limit: number | null | undefined, used: number): boolean => limit !== null && limit !== undefined && used >= limit;
 
-/** Step 2: the first limit reached, in the documented order; null when none is. */
-export function limitRefusal(campaign: Campaign, usage: UsageCounts, customerKnown: boolean): Evaluation | null {
-  const l = campaign.limits;
-  if (reached(l.total, usage.total)) return refuse('total_limit', M.TOTAL_LIMIT_EXCEEDED);
-  if (customerKnown && reached(l.perCustomer, usage.perCustomer)) return refuse('per_user_limit', M.PER_USER_LIMIT_EXCEEDED);
-  if (reached(l.perDay, usage.perDay)) return refuse('per_day_limit', M.PER_DAY_LIMIT_EXCEEDED);
-  if (reached(l.perWeek, usage.perWeek)) return refuse('per_week_limit', M.PER_WEEK_LIMIT_EXCEEDED);
-  if (reached(l.perMonth, usage.perMonth)) return refuse('per_month_limit', M.PER_MONTH_LIMIT_EXCEEDED);
+/** A counted limit's names, and its refusal once reached. */
+interface CountedLimit {
+  /** In explain's rule (`limit.<name>`) and the campaign format's path (`limits.<name>`). */
+  name: string;
+  reason: RefusalReason;
+  message: string;
+}
+
+const TOTAL: CountedLimit = { name: 'total', reason: 'total_limit', message: M.TOTAL_LIMIT_EXCEEDED };
+const PER_CUSTOMER: CountedLimit = { name: 'per_customer', reason: 'per_user_limit', message: M.PER_USER_LIMIT_EXCEEDED };
+const PER_DAY: CountedLimit = { name: 'per_day', reason: 'per_day_limit', message: M.PER_DAY_LIMIT_EXCEEDED };
+const PER_WEEK: CountedLimit = { name: 'per_week', reason: 'per_week_limit', message: M.PER_WEEK_LIMIT_EXCEEDED };
+const PER_MONTH: CountedLimit = { name: 'per_month', reason: 'per_month_limit', message: M.PER_MONTH_LIMIT_EXCEEDED };
+
+/**
+ * What is done with one counted limit: its setting (null/undefined: unlimited), its use, and
+ * whether it is counted (per customer: only for a known customer). A value other than undefined
+ * ends the visit.
+ */
+type LimitVisitor<T> = (l: CountedLimit, limit: number | null | undefined, used: number, counted: boolean) => T | undefined;
+
+/**
+ * Visits the counted limits in the order they are checked: total, per customer, per day, per
+ * week, per month. Each is read by name, not looked up by a key: this runs for every coupon list
+ * evaluates. Returns the first value a visit returns.
+ */
+function visitCountedLimits<T>(limits: Limits, usage: UsageCounts, customerKnown: boolean, visit: LimitVisitor<T>): T | undefined {
+  return (
+    visit(TOTAL, limits.total, usage.total, true) ??
+    visit(PER_CUSTOMER, limits.perCustomer, usage.perCustomer, customerKnown) ??
+    visit(PER_DAY, limits.perDay, usage.perDay, true) ??
+    visit(PER_WEEK, limits.perWeek, usage.perWeek, true) ??
+    visit(PER_MONTH, limits.perMonth, usage.perMonth, true)
+  );
+}
+
+const refuseIfReached: LimitVisitor<Refusal> = (l, limit, used, counted) =>
+  counted && reached(limit, used) ? refuse(l.reason, l.message) : undefined;
+
+/**
+ * The first counted limit reached (see {@link visitCountedLimits}), then a bulk code's own uses
+ * against `bulkCodeUsageLimit` (default 1); null when none is. A limit is reached when usage >=
+ * limit. Redeem also asks it of the live counters.
+ */
+export function limitRefusal(campaign: Campaign, usage: UsageCounts, customerKnown: boolean): Refusal | null {
+  const counted = visitCountedLimits(campaign.limits, usage, customerKnown, refuseIfReached);
+  if (counted) return counted;
   if (usage.bulkCode !== undefined && reached(campaign.bulkCodeUsageLimit ?? 1, usage.bulkCode)) {
     return refuse('bulk_code_used', M.TOTAL_LIMIT_EXCEEDED);
   }
   return null;
 }
 
-const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
-
-/** Value of a cart-condition field, or undefined when it was not sent (or is unknown). */
-function orderFieldValue(order: ParsedOrder, campaign: Campaign, field: string): Scalar | undefined {
-  if (field.startsWith('metadata.')) return declaredMetadata(order.metadata, campaign.metadataKeys, 'order')[field.slice(9)];
-  switch (field) {
-    case 'selling_price_subtotal':
-      return order.sellingSubtotalCents;
-    case 'original_price_subtotal':
-      return order.originalSubtotalCents;
-    case 'shipping':
-      return order.shippingCents;
-    case 'tax':
-      return order.taxCents;
-    case 'payment_mode':
-      return order.paymentMode;
-    case 'items_count':
-      return order.items.length;
-    case 'total_qty':
-      return sum(order.items.map((i) => i.quantity));
-    default:
-      return undefined;
+/** Explain's rows for the limits: each configured counted limit, then the bulk code when one was sent. */
+function limitChecks({ campaign, input }: RuleContext): StepCheck[] {
+  const rows: StepCheck[] = [];
+  visitCountedLimits(campaign.limits, input.usage, input.customerKnown, (l, limit, used, counted) => {
+    if (limit === null || limit === undefined) return;
+    const remaining = Math.max(0, limit - used);
+    const text = counted ? `${remaining} of ${limit} left` : 'applies only to a known customer';
+    rows.push(row(`limit.${l.name}`, !counted || !reached(limit, used), text, { limit, used, remaining }));
+  });
+  const usedCode = input.usage.bulkCode;
+  if (usedCode !== undefined) {
+    const limit = campaign.bulkCodeUsageLimit ?? 1;
+    const figures = { limit, used: usedCode, remaining: Math.max(0, limit - usedCode) };
+    rows.push(row('limit.bulk_code', !reached(limit, usedCode), `this code used ${usedCode} of ${limit} times`, figures));
   }
+  return rows;
 }
 
-/** Value of a product-validation or selector field of one item, undefined when not sent. */
-function itemFieldValue(item: ParsedItem, campaign: Campaign, field: string): Scalar | undefined {
-  if (field.startsWith('metadata.')) return declaredMetadata(item.metadata, campaign.metadataKeys, 'item')[field.slice(9)];
-  switch (field) {
-    case 'selling_price':
-      return item.sellingPriceCents;
-    case 'original_price':
-      return item.originalPriceCents;
-    case 'cart_qty':
-    case 'quantity':
-      return item.quantitySent ? item.quantity : undefined;
-    case 'shipping':
-      return item.shippingCents;
-    case 'product_id':
-      return item.productId;
-    case 'sku':
-      return item.sku;
-    case 'name':
-      return item.name;
-    default:
-      return undefined;
-  }
-}
+/** The texts depend only on which limits are configured, not on their use. */
+const NO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
 
-/**
- * Whether a condition on a field with no value fails (list rule 5). Metadata and the documented
- * optional fields are skipped when not sent. Mandatory fields always have a value once parsed,
- * and derived ones (`items_count`, `total_qty`) too; what is left is a field the engine does not
- * know (a misconfigured campaign), which fails closed rather than letting every order through.
- */
-function missingFails(field: string, optional: readonly string[]): boolean {
-  return !field.startsWith('metadata.') && !optional.includes(field);
-}
-const OPTIONAL_ORDER_FIELDS = ['shipping', 'tax', 'payment_mode'] as const;
-const OPTIONAL_ITEM_FIELDS = ['cart_qty', 'quantity', 'shipping', 'sku', 'name'] as const;
-const orderFieldMandatory = (f: string): boolean => missingFails(f, OPTIONAL_ORDER_FIELDS);
-const itemFieldMandatory = (f: string): boolean => missingFails(f, OPTIONAL_ITEM_FIELDS);
-
-/**
- * Whether `item` is chosen by `selector`. Each property test reads the item's property
- * (`product_id`, `sku`, `name` or `metadata.<declared item key>`) and compares it with its
- * values, strings case-insensitively: `in` (the default) and `eq` hold when it equals one of
- * them, `nin` and `neq` when it equals none. A property the item did not send is "none of
- * them": it fails `in`/`eq` and passes `nin`/`neq`. `AND` needs every test, `OR` any. A selector
- * without properties selects nothing.
- */
-export function matchesSelector(item: ParsedItem, campaign: Campaign, selector: ItemSelector): boolean {
-  if (selector.properties.length === 0) return false;
-  // A loop, not a closure per item: list runs this for every item of every coupon with a selector.
-  const all = selector.match === 'AND';
-  for (const p of selector.properties) if (propertyHolds(item, campaign, p) !== all) return !all;
-  return all;
-}
-
-function propertyHolds(item: ParsedItem, campaign: Campaign, p: ItemSelector['properties'][number]): boolean {
-  const operator = p.operator ?? 'in';
-  const v = itemFieldValue(item, campaign, p.property);
-  if (v === undefined) return operator === 'nin' || operator === 'neq';
-  return holds({ field: p.property, operator, value: p.values }, v);
-}
-
-const isSelectedItemsBase = (base: DiscountBase): boolean => base.startsWith('selected_items_');
-const isValidCartBase = (base: DiscountBase): boolean => base.startsWith('valid_cart_');
-
-/** Step 6, selection: per item, whether it is selected (every item without a selector). */
-function selectItems(order: ParsedOrder, campaign: Campaign): boolean[] {
-  const selector = campaign.itemSelector;
-  return order.items.map((item) => (selector ? matchesSelector(item, campaign, selector) : true));
-}
-
-/** Step 6, refusal: nothing selected when selection matters, or a selected-items validation fails. */
-function selectionRefusal(campaign: Campaign, selectedItems: readonly ParsedItem[]): Evaluation | null {
-  if (selectionMatters(campaign) && selectedItems.length === 0) return refuse('selection', M.SELECTION_FAILED);
-  if (campaign.selectedItemsValidations.length === 0) return null;
-  const aggregates = selectedAggregates(selectedItems);
-  const failed = firstFailing(campaign.selectedItemsValidations, (f) => aggregates[f], AGGREGATE_MANDATORY);
-  return failed ? refuse('selection', M.SELECTION_FAILED) : null;
+/** The limits' messages: each configured counted limit, then a bulk campaign's code. */
+function limitTexts(c: RuleTextsCampaign): RuleText[] {
+  const texts: RuleText[] = [];
+  visitCountedLimits(c.limits, NO_USAGE, true, (l, limit) => {
+    if (limit !== null && limit !== undefined) texts.push({ rule: `limits.${l.name}`, text: l.message });
+  });
+  if (c.codeType === 'bulk') texts.push({ rule: 'bulk_code_usage_limit', text: M.TOTAL_LIMIT_EXCEEDED });
+  return texts;
 }
 
 /** Whether the selection can refuse: an item selector, or a discount on the selected items. */
@@ -206,267 +268,248 @@ function selectionMatters(campaign: Campaign): boolean {
   return campaign.itemSelector !== null || isSelectedItemsBase(campaign.discountCalculatedOn);
 }
 
-/** The selected-items aggregates the selected-items validations test (docs/campaigns.md). */
-function selectedAggregates(selectedItems: readonly ParsedItem[]): Record<string, number> {
-  return {
-    selected_items_total_qty: sum(selectedItems.map((i) => i.quantity)),
-    selected_items_selling_price_subtotal: sum(selectedItems.map((i) => i.sellingLineCents)),
-    selected_items_original_price_subtotal: sum(selectedItems.map((i) => i.originalLineCents)),
-  };
-}
+/** Status, validity period (inclusive), then schedule in the application's timezone. */
+const availabilityStep: RuleStep = {
+  name: 'availability',
+  needsOrder: false,
+  refusal: ({ campaign, input }) =>
+    availability(campaign, input.now, input.timezone) === 'available' ? null : refuse('not_available', M.NOT_AVAILABLE),
+  explain({ campaign, input }) {
+    const state = availability(campaign, input.now, input.timezone);
+    return [
+      row('availability', state === 'available', state === 'available' ? 'available now' : M.NOT_AVAILABLE, {
+        state,
+        valid_from: campaign.validFrom.toISOString(),
+        valid_until: campaign.validUntil ? campaign.validUntil.toISOString() : null,
+      }),
+    ];
+  },
+  texts: () => [{ rule: 'valid_from, valid_until, schedule, status', text: M.NOT_AVAILABLE }],
+};
 
-/** Aggregates always have a value; an unknown one fails: the tray message, not a silent pass. */
-const AGGREGATE_MANDATORY = () => true;
+/** Total, per customer (only when the customer is known), per day, week, month, then the bulk code. */
+const limitsStep: RuleStep = {
+  name: 'limits',
+  needsOrder: false,
+  refusal: ({ campaign, input }) => limitRefusal(campaign, input.usage, input.customerKnown),
+  explain: limitChecks,
+  texts: limitTexts,
+};
 
-/** Step 5: the first failing cart condition. */
-function cartRefusal(campaign: Campaign, order: ParsedOrder): Evaluation | null {
-  const failed = firstFailing(campaign.cartConditions, (f) => orderFieldValue(order, campaign, f), orderFieldMandatory);
-  return failed ? refuse('cart_rule', M.ruleText(failed)) : null;
-}
-
-/** Step 7: the first failing product validation over the items, in item order. */
-function productRefusal(campaign: Campaign, items: readonly ParsedItem[]): Evaluation | null {
-  if (campaign.productValidations.length === 0) return null;
-  for (const item of items) {
-    const failed: Condition | undefined = firstFailing(
-      campaign.productValidations,
-      (f) => itemFieldValue(item, campaign, f),
-      itemFieldMandatory,
-    );
-    if (failed) return refuse('product_rule', M.ruleText(failed));
-  }
-  return null;
-}
+/** The order payload (see `parseOrder`): its messages belong to no rule of the campaign. */
+const orderStep: RuleStep = {
+  name: 'order',
+  needsOrder: false,
+  refusal(ctx) {
+    const parsed = readOrder(ctx);
+    return parsed && !parsed.ok ? refuse('invalid_payload', parsed.message) : null;
+  },
+  explain(ctx) {
+    const parsed = readOrder(ctx);
+    if (!parsed) return [row('order', true, 'no order sent: no cart or item rules are checked')];
+    return [row('order', parsed.ok, parsed.ok ? 'order read' : parsed.message)];
+  },
+  texts: () => [],
+};
 
 /**
- * Evaluates one coupon for one request: the checks in the order documented at the top of this
- * file, then the discount. Never throws for any `order` value.
+ * Cart conditions, AND, in configured order; the first failure's rule text is the message. A
+ * condition on a mandatory order field is always evaluated, one on an optional field (shipping,
+ * tax, payment_mode, metadata.*) that was not sent is skipped (list rule 5).
  */
-export function evaluateCoupon(input: EvaluateInput): Evaluation {
-  const { campaign } = input;
-  if (availability(campaign, input.now, input.timezone) !== 'available') return refuse('not_available', M.NOT_AVAILABLE);
-  const limited = limitRefusal(campaign, input.usage, input.customerKnown);
-  if (limited) return limited;
-  if (input.order === undefined) {
+const cartConditionsStep: RuleStep = {
+  name: 'cart_conditions',
+  needsOrder: true,
+  refusal(ctx) {
+    const { campaign } = ctx;
+    const order = orderOf(ctx);
+    const failed = firstFailing(campaign.cartConditions, (f) => orderFieldValue(order, campaign, f), orderFieldMandatory);
+    return failed ? refuse('cart_rule', M.ruleText(failed)) : null;
+  },
+  explain(ctx) {
+    const { campaign } = ctx;
+    const order = orderOf(ctx);
+    return campaign.cartConditions.map((c) => {
+      const actual = orderFieldValue(order, campaign, c.field);
+      return row('cart_condition', conditionHolds(c, actual, orderFieldMandatory), M.ruleText(c), conditionFigures(c, actual));
+    });
+  },
+  texts: (c) => c.cartConditions.map((cond, i) => ({ rule: `cart_conditions.${i}`, text: M.ruleText(cond) })),
+};
+
+/** With an item selector or a `selected_items_*` base, at least one item is selected (the tray message). */
+const selectionStep: RuleStep = {
+  name: 'selection',
+  needsOrder: true,
+  refusal: (ctx) => (selectionMatters(ctx.campaign) && selectedItemsOf(ctx).length === 0 ? refuse('selection', M.SELECTION_FAILED) : null),
+  explain(ctx) {
+    if (!selectionMatters(ctx.campaign)) return [];
+    const count = selectedItemsOf(ctx).length;
+    const indexes = selectedOf(ctx).flatMap((s, i) => (s ? [i] : []));
+    return [row('selection', count > 0, count > 0 ? `${count} item(s) selected` : M.SELECTION_FAILED, { selected_items: indexes })];
+  },
+  texts: (c) => (c.itemSelector ? [{ rule: 'item_selector', text: M.SELECTION_FAILED }] : []),
+};
+
+/** The selected-items validations, AND, on aggregates of the selected items (the tray message). */
+const selectedItemsValidationsStep: RuleStep = {
+  name: 'selected_items_validations',
+  needsOrder: true,
+  refusal(ctx) {
+    const conditions = ctx.campaign.selectedItemsValidations;
+    if (conditions.length === 0) return null;
+    const aggregates = selectedAggregates(selectedItemsOf(ctx));
+    return firstFailing(conditions, (f) => aggregates[f], aggregateMandatory) ? refuse('selection', M.SELECTION_FAILED) : null;
+  },
+  explain(ctx) {
+    const aggregates = selectedAggregates(selectedItemsOf(ctx));
+    return ctx.campaign.selectedItemsValidations.map((c) => {
+      const actual = aggregates[c.field];
+      return row('selected_items_validation', conditionHolds(c, actual, aggregateMandatory), M.ruleText(c), conditionFigures(c, actual));
+    });
+  },
+  texts: (c) => c.selectedItemsValidations.map((_, i) => ({ rule: `selected_items_validations.${i}`, text: M.SELECTION_FAILED })),
+};
+
+/**
+ * Product validations on each selected item (every item without a selector), skipping optional
+ * item fields not sent. The refusal is the first item's first failing rule, in item order;
+ * explain shows each rule with the items it fails on, so when two rules fail on different items
+ * its first failing row can be another rule than the one the message names.
+ */
+const productValidationsStep: RuleStep = {
+  name: 'product_validations',
+  needsOrder: true,
+  refusal(ctx) {
+    const { campaign } = ctx;
+    if (campaign.productValidations.length === 0) return null;
+    for (const item of selectedItemsOf(ctx)) {
+      const failed = firstFailing(campaign.productValidations, (f) => itemFieldValue(item, campaign, f), itemFieldMandatory);
+      if (failed) return refuse('product_rule', M.ruleText(failed));
+    }
+    return null;
+  },
+  explain(ctx) {
+    const { campaign } = ctx;
+    const items = orderOf(ctx).items;
+    const selected = selectedOf(ctx);
+    return campaign.productValidations.map((c) => {
+      const fails = (item: ParsedItem) => !conditionHolds(c, itemFieldValue(item, campaign, c.field), itemFieldMandatory);
+      const failing = items.flatMap((item, i) => (selected[i] && fails(item) ? [i] : []));
+      return row('product_validation', failing.length === 0, M.ruleText(c), {
+        field: c.field,
+        operator: c.operator,
+        value: c.value,
+        failing_items: failing,
+      });
+    });
+  },
+  texts: (c) => c.productValidations.map((cond, i) => ({ rule: `product_validations.${i}`, text: M.ruleText(cond) })),
+};
+
+/**
+ * The rules, in the order they are checked: the first that refuses decides the refusal and its
+ * message. `order` comes before every step that reads the order.
+ */
+export const RULE_STEPS: readonly RuleStep[] = [
+  availabilityStep,
+  limitsStep,
+  orderStep,
+  cartConditionsStep,
+  selectionStep,
+  selectedItemsValidationsStep,
+  productValidationsStep,
+];
+
+/** A walk's context, every field present from the start so that each has one shape. */
+const newContext = (input: EvaluateInput): RuleContext => ({
+  input,
+  campaign: input.campaign,
+  parsed: undefined,
+  selected: undefined,
+  selectedItems: undefined,
+});
+
+/** Whether the walk ends before `step`: it reads the order, and there is none to read. */
+const endsBefore = (step: RuleStep, ctx: RuleContext): boolean => step.needsOrder && readableOrder(ctx) === null;
+
+/** The answer once every step passed: the discount on the order, or nothing computed without one. */
+function applicable(ctx: RuleContext): Evaluation {
+  const order = readableOrder(ctx);
+  if (!order) {
     return {
       applicable: true,
       order: null,
       result: { totalDiscountCents: 0, totalCashbackCents: 0, totalAmountCents: 0, itemDiscountCents: [] },
     };
   }
-  const parsed = parseOnce(input.order);
-  if (!parsed.ok) return refuse('invalid_payload', parsed.message);
-  const order = parsed.order;
-  const cart = cartRefusal(campaign, order);
-  if (cart) return cart;
-  const selected = selectItems(order, campaign);
-  const selectedItems = order.items.filter((_, i) => selected[i]);
-  const selection = selectionRefusal(campaign, selectedItems);
-  if (selection) return selection;
-  const product = productRefusal(campaign, selectedItems);
-  if (product) return product;
-  return { applicable: true, order, result: computeDiscount(campaign, order, selected) };
+  return { applicable: true, order, result: computeDiscount(ctx.campaign, order, selectedOf(ctx)) };
 }
 
 /**
- * Items a discount is spread over, or null when the base is not item-level: the selected items
- * for `selected_items_*`, the items not matching `excludedItems` for `valid_cart_*`.
+ * Evaluates one coupon for one request: the steps of {@link RULE_STEPS} until one refuses, then
+ * the discount. Never throws for any `order` value.
  */
-function eligibleItems(campaign: Campaign, order: ParsedOrder, selected: readonly boolean[]): boolean[] | null {
-  const base = campaign.discountCalculatedOn;
-  if (isSelectedItemsBase(base)) return [...selected];
-  if (!isValidCartBase(base)) return null;
-  const excluded = campaign.excludedItems;
-  return order.items.map((item) => !excluded || !matchesSelector(item, campaign, excluded));
-}
-
-/** Line cents of one item on the base's price (original or selling). */
-const lineOnBase = (base: DiscountBase, item: ParsedItem): number =>
-  base.endsWith('original_price_subtotal') ? item.originalLineCents : item.sellingLineCents;
-
-/** The amount, in cents, the discount is computed on. */
-function baseCents(campaign: Campaign, order: ParsedOrder, eligible: readonly boolean[] | null): number {
-  const base = campaign.discountCalculatedOn;
-  if (eligible) return sum(order.items.map((item, i) => (eligible[i] ? lineOnBase(base, item) : 0)));
-  if (base === 'shipping') return order.shippingCents ?? 0;
-  if (base === 'original_price_subtotal') return order.originalSubtotalCents;
-  return order.sellingSubtotalCents;
-}
-
-/** Percentage or flat, capped at `maxCents`, never negative, never above the base (docs/decisions.md#4). */
-function discountAmount(campaign: Campaign, base: number): number {
-  const d = campaign.discount;
-  let amount = d.type === 'percentage' ? percentOf(base, d.value) : roundHalfAway(d.value);
-  if (d.maxCents !== null && d.maxCents !== undefined) amount = Math.min(amount, d.maxCents);
-  // NaN from a broken configuration gives nothing rather than NaN in a response.
-  return Number.isNaN(amount) ? 0 : Math.max(0, Math.min(amount, base));
-}
-
-/** The total spread over eligible items by their value on the base; others carry 0. */
-function spreadOverItems(campaign: Campaign, order: ParsedOrder, eligible: readonly boolean[], totalCents: number): number[] {
-  const base = campaign.discountCalculatedOn;
-  const indexes = order.items.map((_, i) => i).filter((i) => eligible[i]);
-  const parts = spreadLargestRemainder(
-    totalCents,
-    indexes.map((i) => lineOnBase(base, order.items[i]!)),
-  );
-  const out = order.items.map(() => 0);
-  indexes.forEach((itemIndex, k) => (out[itemIndex] = parts[k]!));
-  return out;
+export function evaluateCoupon(input: EvaluateInput): Evaluation {
+  const ctx = newContext(input);
+  for (const step of RULE_STEPS) {
+    if (endsBefore(step, ctx)) break;
+    const refused = step.refusal(ctx);
+    if (refused) return refused;
+  }
+  return applicable(ctx);
 }
 
 /**
- * Step 8. The base by `discountCalculatedOn`: the order's selling or original subtotal; its
- * shipping (0 when not sent); the selected items' lines (price × quantity) on the selling or
- * original price; or the valid cart — every item not matching `excludedItems`. Percentage or
- * flat, capped at `maxCents`, never above the base. A cashback coupon reports the amount as
- * cashback and a total discount of 0 (docs/decisions.md#20c). Item-level bases spread the total
- * discount over the eligible items by largest remainder, weighted by their lines on the
- * base's price; other items get 0.
- */
-function computeDiscount(campaign: Campaign, order: ParsedOrder, selected: readonly boolean[]): DiscountResult {
-  const eligible = eligibleItems(campaign, order, selected);
-  const amount = discountAmount(campaign, baseCents(campaign, order, eligible));
-  const cashback = campaign.discount.kind === 'cashback';
-  const totalDiscountCents = cashback ? 0 : amount;
-  return {
-    totalDiscountCents,
-    totalCashbackCents: cashback ? amount : 0,
-    totalAmountCents: Math.max(0, order.sellingSubtotalCents - totalDiscountCents),
-    itemDiscountCents: eligible ? spreadOverItems(campaign, order, eligible, totalDiscountCents) : order.items.map(() => null),
-  };
-}
-
-/** One rule of an explanation: what was checked, with the figures it was checked on. */
-export interface RuleCheck {
-  /** `availability`, `limit.<kind>`, `order`, `cart_condition`, `selection`, `selected_items_validation`, `product_validation`, `discount`. */
-  rule: string;
-  /** null: not reached (an earlier rule refused). */
-  passed: boolean | null;
-  /** A sentence for people: the rule text, or what was found. */
-  text: string;
-  /** The figures, money in cents (the presenting layer converts). */
-  figures: Record<string, unknown>;
-}
-
-/** {@link evaluateCoupon}'s decision with every rule it went through and their figures. */
-export interface Explanation {
-  evaluation: Evaluation;
-  checks: RuleCheck[];
-}
-
-/**
- * Explains one coupon for one request: the decision is {@link evaluateCoupon}'s own (so an
- * explanation never disagrees with validate), and beside it every rule in the engine's order with
- * the figures it was decided on — each limit's use, each cart condition's actual value, which items
- * were selected, the base and each item's share of the discount. Rules after the deciding
- * refusal are listed as not reached. Never throws for any `order` value.
+ * Explains one coupon for one request: the decision is {@link evaluateCoupon}'s (the same steps,
+ * the first refusal decides, so an explanation never disagrees with validate), and beside it
+ * every step's rows with their figures — each limit's use, each cart condition's actual value,
+ * which items were selected — then, when applicable, the discount's: the base and each item's
+ * share. Rows after the first failing one are listed as not reached. Never throws for any `order`
+ * value.
  */
 export function explainCoupon(input: EvaluateInput): Explanation {
-  const evaluation = evaluateCoupon(input);
+  const ctx = newContext(input);
   const checks: RuleCheck[] = [];
-  let open = true; // false once a rule refused: what follows was not reached
-  const add = (rule: string, passed: boolean, text: string, figures: Record<string, unknown> = {}) => {
-    checks.push({ rule, passed: open ? passed : null, text, figures });
-    if (!passed) open = false;
-  };
-  const { campaign } = input;
-
-  const state = availability(campaign, input.now, input.timezone);
-  add('availability', state === 'available', state === 'available' ? 'available now' : M.NOT_AVAILABLE, {
-    state,
-    valid_from: campaign.validFrom.toISOString(),
-    valid_until: campaign.validUntil ? campaign.validUntil.toISOString() : null,
-  });
-
-  const l = campaign.limits;
-  const u = input.usage;
-  const limits: [string, number | null | undefined, number, boolean][] = [
-    ['total', l.total, u.total, true],
-    ['per_customer', l.perCustomer, u.perCustomer, input.customerKnown],
-    ['per_day', l.perDay, u.perDay, true],
-    ['per_week', l.perWeek, u.perWeek, true],
-    ['per_month', l.perMonth, u.perMonth, true],
-  ];
-  for (const [kind, limit, used, applies] of limits) {
-    if (limit === null || limit === undefined) continue;
-    const ok = !applies || !reached(limit, used);
-    add(`limit.${kind}`, ok, applies ? `${Math.max(0, limit - used)} of ${limit} left` : 'applies only to a known customer', {
-      limit,
-      used,
-      remaining: Math.max(0, limit - used),
-    });
+  let refused: Refusal | null = null;
+  let open = true; // false once a row failed: what follows was not reached
+  for (const step of RULE_STEPS) {
+    if (endsBefore(step, ctx)) break;
+    refused ??= step.refusal(ctx);
+    for (const check of step.explain(ctx)) {
+      checks.push({ ...check, passed: open ? check.passed : null });
+      if (!check.passed) open = false;
+    }
   }
-  if (u.bulkCode !== undefined) {
-    const limit = campaign.bulkCodeUsageLimit ?? 1;
-    add('limit.bulk_code', !reached(limit, u.bulkCode), `this code used ${u.bulkCode} of ${limit} times`, {
-      limit,
-      used: u.bulkCode,
-      remaining: Math.max(0, limit - u.bulkCode),
-    });
-  }
-
-  if (input.order === undefined) {
-    add('order', true, 'no order sent: no cart or item rules are checked', {});
-    return { evaluation, checks };
-  }
-  const parsed = parseOnce(input.order);
-  add('order', parsed.ok, parsed.ok ? 'order read' : parsed.message, {});
-  if (!parsed.ok) return { evaluation, checks };
-  const order = parsed.order;
-
-  for (const c of campaign.cartConditions) {
-    const actual = orderFieldValue(order, campaign, c.field);
-    const ok = conditionHolds(c, actual, orderFieldMandatory);
-    add('cart_condition', ok, M.ruleText(c), { field: c.field, operator: c.operator, value: c.value, actual: actual ?? null });
-  }
-
-  const selected = selectItems(order, campaign);
-  const selectedItems = order.items.filter((_, i) => selected[i]);
-  if (selectionMatters(campaign)) {
-    add('selection', selectedItems.length > 0, selectedItems.length > 0 ? `${selectedItems.length} item(s) selected` : M.SELECTION_FAILED, {
-      selected_items: selected.flatMap((s, i) => (s ? [i] : [])),
-    });
-  }
-  const aggregates = selectedAggregates(selectedItems);
-  for (const c of campaign.selectedItemsValidations) {
-    const actual = aggregates[c.field];
-    add('selected_items_validation', conditionHolds(c, actual, AGGREGATE_MANDATORY), M.ruleText(c), {
-      field: c.field,
-      operator: c.operator,
-      value: c.value,
-      actual: actual ?? null,
-    });
-  }
-  for (const c of campaign.productValidations) {
-    const failing = selectedItems.flatMap((item, k) => {
-      const v = itemFieldValue(item, campaign, c.field);
-      return conditionHolds(c, v, itemFieldMandatory) ? [] : [k];
-    });
-    add('product_validation', failing.length === 0, M.ruleText(c), {
-      field: c.field,
-      operator: c.operator,
-      value: c.value,
-      failing_items: failing.map((k) => order.items.indexOf(selectedItems[k]!)),
-    });
-  }
-
-  if (evaluation.applicable) {
-    const eligible = eligibleItems(campaign, order, selected);
-    const base = baseCents(campaign, order, eligible);
-    const d = campaign.discount;
-    const r = evaluation.result;
-    add('discount', true, `${d.type === 'percentage' ? `${d.value}%` : 'flat'} on ${campaign.discountCalculatedOn}`, {
-      base: campaign.discountCalculatedOn,
-      base_cents: base,
-      type: d.type,
-      value: d.value,
-      max_cents: d.maxCents ?? null,
-      kind: d.kind,
-      discount_cents: d.kind === 'cashback' ? r.totalCashbackCents : r.totalDiscountCents,
-      eligible_items: eligible ? eligible.flatMap((e, i) => (e ? [i] : [])) : null,
-      item_discount_cents: r.itemDiscountCents,
-    });
-  }
+  const evaluation = refused ?? applicable(ctx);
+  if (evaluation.applicable && evaluation.order) checks.push(discountCheck(ctx, evaluation.order, evaluation.result));
   return { evaluation, checks };
+}
+
+/** Explain's last row for an applicable coupon: the base and the amounts of shared/domain/discount.ts. */
+function discountCheck(ctx: RuleContext, order: ParsedOrder, result: DiscountResult): StepCheck {
+  const { campaign } = ctx;
+  const eligible = eligibleItems(campaign, order, selectedOf(ctx));
+  const d = campaign.discount;
+  return row('discount', true, `${d.type === 'percentage' ? `${d.value}%` : 'flat'} on ${campaign.discountCalculatedOn}`, {
+    base: campaign.discountCalculatedOn,
+    base_cents: baseCents(campaign, order, eligible),
+    type: d.type,
+    value: d.value,
+    max_cents: d.maxCents ?? null,
+    kind: d.kind,
+    discount_cents: d.kind === 'cashback' ? result.totalCashbackCents : result.totalDiscountCents,
+    eligible_items: eligible ? eligible.flatMap((e, i) => (e ? [i] : [])) : null,
+    item_discount_cents: result.itemDiscountCents,
+  });
+}
+
+/**
+ * Every message the campaign's rules can give a customer, in the order of {@link RULE_STEPS},
+ * each with its rule: availability, each configured limit (and a bulk campaign's code), each cart
+ * condition, the item selection and its validations, each product validation. The order payload's
+ * own messages (subtotals, items' required fields) belong to no rule and are left out.
+ */
+export function campaignRuleTexts(campaign: RuleTextsCampaign): RuleText[] {
+  return RULE_STEPS.flatMap((step) => step.texts(campaign));
 }

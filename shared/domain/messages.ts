@@ -4,7 +4,7 @@
  * strings, so they are never reworded — grammar included.
  */
 import { fromCents } from './money.js';
-import type { Campaign, Condition, Operator, Scalar } from './types.js';
+import type { Condition, Operator, Scalar } from './types.js';
 
 /** Outside the validity period or schedule, or disabled. */
 export const NOT_AVAILABLE = 'coupon is not available at this moment or expired';
@@ -64,36 +64,4 @@ export function ruleText(c: Condition): string {
   const name = c.field.startsWith('metadata.') ? c.field.slice('metadata.'.length) : c.field;
   const values = Array.isArray(c.value) ? c.value : [c.value];
   return `${name} ${OPERATOR_TEXT[c.operator]} ${values.map((v) => formatValue(c.field, v)).join(', ')}`;
-}
-
-/** One message a customer can be shown because of a campaign's rule, and the rule (a path of the campaign format). */
-export interface RuleText {
-  rule: string;
-  text: string;
-}
-
-/**
- * Every message the campaign's rules can give a customer, in the engine's order of evaluation
- * (docs/campaigns.md#order-of-evaluation): availability, each configured limit, each cart
- * condition, the item selection and its validations, each product validation. The order payload's
- * own messages (subtotals, items' required fields) belong to no rule and are left out.
- */
-export function campaignRuleTexts(
-  c: Pick<Campaign, 'codeType' | 'limits' | 'cartConditions' | 'itemSelector' | 'selectedItemsValidations' | 'productValidations'>,
-): RuleText[] {
-  const out: RuleText[] = [{ rule: 'valid_from, valid_until, schedule, status', text: NOT_AVAILABLE }];
-  const limits: [keyof Campaign['limits'], string, string][] = [
-    ['total', 'limits.total', TOTAL_LIMIT_EXCEEDED],
-    ['perCustomer', 'limits.per_customer', PER_USER_LIMIT_EXCEEDED],
-    ['perDay', 'limits.per_day', PER_DAY_LIMIT_EXCEEDED],
-    ['perWeek', 'limits.per_week', PER_WEEK_LIMIT_EXCEEDED],
-    ['perMonth', 'limits.per_month', PER_MONTH_LIMIT_EXCEEDED],
-  ];
-  for (const [key, rule, text] of limits) if (c.limits[key] != null) out.push({ rule, text });
-  if (c.codeType === 'bulk') out.push({ rule: 'bulk_code_usage_limit', text: TOTAL_LIMIT_EXCEEDED });
-  c.cartConditions.forEach((cond, i) => out.push({ rule: `cart_conditions.${i}`, text: ruleText(cond) }));
-  if (c.itemSelector) out.push({ rule: 'item_selector', text: SELECTION_FAILED });
-  c.selectedItemsValidations.forEach((_, i) => out.push({ rule: `selected_items_validations.${i}`, text: SELECTION_FAILED }));
-  c.productValidations.forEach((cond, i) => out.push({ rule: `product_validations.${i}`, text: ruleText(cond) }));
-  return out;
 }

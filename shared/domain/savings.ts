@@ -4,7 +4,7 @@
  * numbers. Items echo only the documented fields, metadata only declared keys (docs/decisions.md#19):
  * nothing a client sends beyond that is ever reflected.
  */
-import type { DiscountResult } from './engine.js';
+import type { DiscountResult } from './discount.js';
 import { declaredMetadata, isReadAt } from './metadata.js';
 import { fromCents } from './money.js';
 import type { ParsedItem, ParsedOrder } from './order.js';

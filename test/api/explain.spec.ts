@@ -163,6 +163,77 @@ describe('admin API: "Try a cart" explains what validate answers', function () {
     expect(applicable, 'applicable runs').to.be.above(3);
   });
 
+  it('when a campaign is assigned to another customer, then without a code assignment refuses first and its rules follow as not reached', async () => {
+    const code = `ASSIGNED${process.pid}`;
+    const made = await call(api.url, 'POST', `/admin/applications/${app.id}/campaigns`, {
+      headers: ADMIN_HEADERS,
+      body: {
+        name: 'assigned',
+        code,
+        valid_from: '2020-01-01T00:00:00Z',
+        assignment: 'assigned_users',
+        assigned_source_ids: ['c2'],
+        discount: { kind: 'discount', type: 'percentage', value: 10 },
+        discount_calculated_on_property: 'selling_price_subtotal',
+      },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const order = {
+      original_price_subtotal: 100,
+      selling_price_subtotal: 90,
+      items: [{ product_id: 'p1', sku: 'A', original_price: 100, selling_price: 90, quantity: 1 }],
+    };
+    const explainFor = async (sourceId?: string) => {
+      const res = await call(api.url, 'POST', `/admin/applications/${app.id}/explain`, {
+        headers: ADMIN_HEADERS,
+        body: { ...(sourceId ? { source_id: sourceId } : {}), order },
+      });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.results.find((r: { code: string }) => r.code === code);
+    };
+    const notReached = [
+      {
+        rule: 'availability',
+        passed: null,
+        text: 'available now',
+        figures: { state: 'available', valid_from: '2020-01-01T00:00:00.000Z', valid_until: null },
+      },
+      { rule: 'order', passed: null, text: 'order read', figures: {} },
+      {
+        rule: 'discount',
+        passed: null,
+        text: '10% on selling_price_subtotal',
+        figures: {
+          base: 'selling_price_subtotal',
+          base_amount: 90,
+          type: 'percentage',
+          value: 10,
+          max_amount: null,
+          kind: 'discount',
+          discount_amount: 9,
+          eligible_items: null,
+          item_discount_amount: [null],
+        },
+      },
+    ];
+    const refused = (text: string) => ({
+      campaign_id: made.body.id,
+      campaign_name: 'assigned',
+      code,
+      applicable: false,
+      reason: 'coupon_not_found',
+      message: 'coupon not found, invalid coupon code or coupon id',
+      discount_amount: 0,
+      cashback_amount: 0,
+      checks: [{ rule: 'assignment', passed: false, text, figures: {} }, ...notReached],
+    });
+    expect(await explainFor('c1')).to.deep.equal(refused('assigned to other customers'));
+    expect(await explainFor()).to.deep.equal(refused('assigned to some customers: name one (source_id)'));
+    const mine = await explainFor('c2');
+    expect(mine.applicable).to.equal(true);
+    expect(mine.checks.map((c: { passed: boolean | null }) => c.passed)).to.deep.equal([true, true, true]);
+  });
+
   it("when every campaign is explained, then each gets a verdict, an unknown code is validate's 400, and nothing was counted", async () => {
     const res = await call(api.url, 'POST', `/admin/applications/${app.id}/explain`, {
       headers: ADMIN_HEADERS,

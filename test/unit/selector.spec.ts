@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { evaluateCoupon, matchesSelector } from '../../shared/domain/engine.js';
+import { evaluateCoupon } from '../../shared/domain/engine.js';
+import { matchesSelector } from '../../shared/domain/order-fields.js';
 import { parseOrder, type ParsedItem } from '../../shared/domain/order.js';
 import type { ItemSelector, MetadataKey, PropertyMatch } from '../../shared/domain/types.js';
 import { makeCampaign } from '../fixtures/campaign.js';

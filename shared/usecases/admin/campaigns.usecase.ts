@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import Joi from 'joi';
 import type { CampaignInput } from '../../data/campaign.repository.js';
 import { CAMPAIGN_DEFAULTS } from '../../domain/campaign-defaults.js';
-import { campaignRuleTexts } from '../../domain/messages.js';
+import { campaignRuleTexts } from '../../domain/engine.js';
 import type { Campaign } from '../../domain/types.js';
 import type { Services } from '../../services.js';
 import { adminConflict, adminInvalid } from '../../admin-errors.js';

@@ -2,14 +2,15 @@
  * `POST /admin/applications/:app/explain` ("Try a cart"): for one code, or for every campaign of
  * the application, the verdict validate would give for this customer and order — decided by the
  * same engine on the same usage counters — with every rule and its figures
- * (shared/domain/engine.ts `explainCoupon`). Nothing is redeemed, counted or recorded.
+ * (shared/domain/engine.ts `explainCoupon`: the engine's own steps, in their order). Nothing is
+ * redeemed, counted or recorded.
  */
 import Joi from 'joi';
 import { explainCoupon, type Explanation, type RuleCheck } from '../../domain/engine.js';
 import { isMoneyField } from '../../domain/messages.js';
 import { fromCents } from '../../domain/money.js';
 import { periodKeys } from '../../domain/periods.js';
-import type { Campaign } from '../../domain/types.js';
+import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { Services } from '../../services.js';
 import { loginRequired, validateCouponNotFound } from '../../client-errors.js';
 import { findCoupon } from '../find-coupon.js';
@@ -37,7 +38,7 @@ export async function explainCart(deps: Deps, applicationId: string, input: unkn
   const customer = await resolveOptionalCustomer(deps, app.id, body.source_id);
   const now = deps.now();
   const order = body.order === null ? undefined : body.order;
-  const explain = (campaign: Campaign, usage: Parameters<typeof explainCoupon>[0]['usage']) =>
+  const explain = (campaign: Campaign, usage: UsageCounts) =>
     explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order });
 
   if (body.code !== undefined) {
@@ -67,28 +68,9 @@ export async function explainCart(deps: Deps, applicationId: string, input: unkn
     source_id: customer ? body.source_id : null,
     truncated: live.length > chosen.length,
     results: chosen.map((campaign) => {
+      const shown = present(campaign, campaign.code ?? null, explain(campaign, usage.get(campaign.id)!));
       const assigned = campaign.assignment !== 'assigned_users' || (!!customer && campaign.assignedCustomerIds.includes(customer.id));
-      const explanation = explain(campaign, usage.get(campaign.id)!);
-      if (!assigned) {
-        // Validate would not find the code for this customer: say so first, the rest as not reached.
-        const refusal: RuleCheck = {
-          rule: 'assignment',
-          passed: false,
-          text: customer ? 'assigned to other customers' : 'assigned to some customers: name one (source_id)',
-          figures: {},
-        };
-        const shown = present(campaign, campaign.code ?? null, explanation);
-        return {
-          ...shown,
-          applicable: false,
-          reason: 'coupon_not_found',
-          message: 'coupon not found, invalid coupon code or coupon id',
-          discount_amount: 0,
-          cashback_amount: 0,
-          checks: [present.check(refusal), ...shown.checks.map((c) => ({ ...c, passed: null }))],
-        };
-      }
-      return present(campaign, campaign.code ?? null, explanation);
+      return assigned ? shown : refusedByAssignment(shown, !!customer);
     }),
   };
 }
@@ -104,10 +86,33 @@ function present(campaign: Campaign, code: string | null, { evaluation, checks }
     message: evaluation.applicable ? null : evaluation.message,
     discount_amount: evaluation.applicable ? fromCents(evaluation.result.totalDiscountCents) : 0,
     cashback_amount: evaluation.applicable ? fromCents(evaluation.result.totalCashbackCents) : 0,
-    checks: checks.map(present.check),
+    checks: checks.map(presentCheck),
   };
 }
-present.check = (c: RuleCheck) => ({ rule: c.rule, passed: c.passed, text: c.text, figures: inUnits(c.figures) });
+
+/**
+ * A campaign assigned to other customers (or to some, and no customer was named): validate would
+ * not find its code, so `assignment` refuses before the engine's rules, which follow as not reached.
+ */
+function refusedByAssignment(shown: ReturnType<typeof present>, customerKnown: boolean) {
+  const refusal: RuleCheck = {
+    rule: 'assignment',
+    passed: false,
+    text: customerKnown ? 'assigned to other customers' : 'assigned to some customers: name one (source_id)',
+    figures: {},
+  };
+  return {
+    ...shown,
+    applicable: false,
+    reason: 'coupon_not_found',
+    message: 'coupon not found, invalid coupon code or coupon id',
+    discount_amount: 0,
+    cashback_amount: 0,
+    checks: [presentCheck(refusal), ...shown.checks.map((c) => ({ ...c, passed: null }))],
+  };
+}
+
+const presentCheck = (c: RuleCheck) => ({ rule: c.rule, passed: c.passed, text: c.text, figures: inUnits(c.figures) });
 
 /** `…_cents` figures become `…_amount` in units; a money field's condition value and actual too. */
 function inUnits(figures: Record<string, unknown>): Record<string, unknown> {
