@@ -461,6 +461,21 @@ export function evaluateCoupon(input: EvaluateInput): Evaluation {
 }
 
 /**
+ * The first refusal among the steps that read no order (availability, then the limits), or null:
+ * what any cart gets before its own rules are read — the refusal evaluateCoupon gives first
+ * whenever this one gives one.
+ */
+export function refusalBeforeOrder(input: Omit<EvaluateInput, 'order'>): Refusal | null {
+  const ctx = newContext({ ...input, order: undefined });
+  for (const step of RULE_STEPS) {
+    if (step.needsOrder) return null;
+    const refused = step.refusal(ctx);
+    if (refused) return refused;
+  }
+  return null;
+}
+
+/**
  * Explains one coupon for one request: the decision is {@link evaluateCoupon}'s (the same steps,
  * the first refusal decides, so an explanation never disagrees with validate), and beside it
  * every step's rows with their figures — each limit's use, each cart condition's actual value,

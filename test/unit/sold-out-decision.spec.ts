@@ -4,6 +4,7 @@ import { reasonOf } from '../../shared/errors.js';
 import { soldOutDecision, type SoldOutFacts } from '../../shared/usecases/apply/sold-out.usecase.js';
 import { makeCampaign } from '../fixtures/campaign.js';
 import { makeOrder } from '../fixtures/records.js';
+import { evaluateCoupon } from '../../shared/domain/engine.js';
 
 const NOW = new Date('2026-11-26T12:00:00Z'); // 2026-11-26, ISO week 2026-W48, in UTC
 const counter = (id: string, over: Partial<LimitCounterDoc> = {}): [string, LimitCounterDoc] => [
@@ -14,7 +15,7 @@ const facts = (over: Partial<SoldOutFacts>): SoldOutFacts => ({
   campaign: makeCampaign({ id: 'camp', limits: { total: 5 } }),
   now: NOW,
   timezone: 'UTC',
-  input: { customerId: 'me', bulkCodeId: null, order: makeOrder() },
+  input: { customerId: 'me', bulkCodeId: null },
   counters: new Map([counter('camp', { total: 5 })]),
   journaled: false,
   ...over,
@@ -70,5 +71,18 @@ describe('sold-out refusal: what the API may answer without the queue', () => {
     const d = soldOutDecision(facts({ campaign }));
     expect(d.refuse).to.equal(null);
     expect(d.soldOut).to.equal(true);
+  });
+
+  it('when the limit is reached and the cart also fails a cart rule, then the limit’s refusal: the one the worker’s evaluation of that cart gives first', () => {
+    const campaign = makeCampaign({
+      id: 'camp',
+      limits: { total: 5 },
+      cartConditions: [{ field: 'selling_price_subtotal', operator: 'gt', value: 1_000_000 }],
+    });
+    const d = soldOutDecision(facts({ campaign }));
+    expect(reason(d)).to.equal('total_limit');
+    const usage = { total: 5, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
+    const worker = evaluateCoupon({ now: NOW, timezone: 'UTC', campaign, usage, customerKnown: true, order: makeOrder() });
+    expect(worker.applicable ? null : [worker.reason, worker.message]).to.deep.equal(['total_limit', d.refuse!.details]);
   });
 });

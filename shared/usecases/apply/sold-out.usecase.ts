@@ -24,7 +24,7 @@
 import { campaignCounterId, codeCounterId, customerCounterId } from '../../data/limit-counter.repository.js';
 import type { LimitCounterDoc } from '../../data/limit-counter.schema.js';
 import { redemptionKey } from '../../data/redemption-journal.repository.js';
-import { evaluateCoupon, limitRefusal } from '../../domain/engine.js';
+import { limitRefusal, refusalBeforeOrder } from '../../domain/engine.js';
 import { subscribes } from '../../domain/events.js';
 import { periodKeys } from '../../domain/periods.js';
 import type { Campaign } from '../../domain/types.js';
@@ -57,7 +57,7 @@ export interface SoldOutFacts {
   campaign: Campaign;
   now: Date;
   timezone: string;
-  input: Pick<RedeemInput, 'customerId' | 'bulkCodeId' | 'order'>;
+  input: Pick<RedeemInput, 'customerId' | 'bulkCodeId'>;
   /** The redemption's counters that exist, by id, with their lanes. */
   counters: Map<string, LimitCounterDoc>;
   /** Whether the order has a cycle with this campaign (its first). */
@@ -81,9 +81,11 @@ export function soldOutDecision(f: SoldOutFacts): { refuse: DomainError | null; 
   const soldOut = limitRefusal(campaign, { ...usage, bulkCode: undefined }, false) !== null;
   const inFlight = [...f.counters.values()].some((d) => Object.keys(d.lanes ?? {}).length > 0);
   if (f.journaled || inFlight) return { refuse: null, soldOut };
-  const evaluation = evaluateCoupon({ now: f.now, timezone: f.timezone, campaign, usage, customerKnown: true, order: input.order });
-  if (evaluation.applicable || !LIMITS.has(evaluation.reason)) return { refuse: null, soldOut };
-  return { refuse: refusalOf(evaluation.reason, evaluation.message), soldOut };
+  // The rules that read no order come first (availability, then the limits), so the worker's
+  // answer is a limit's refusal exactly when theirs is, whatever the cart.
+  const refused = refusalBeforeOrder({ now: f.now, timezone: f.timezone, campaign, usage, customerKnown: true });
+  if (!refused || !LIMITS.has(refused.reason)) return { refuse: null, soldOut };
+  return { refuse: refusalOf(refused.reason, refused.message), soldOut };
 }
 
 /**
