@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { allPages, createAdminClient, createCouponsClient, retryingFetch } from '../../client/src/index.js';
@@ -21,8 +21,9 @@ import { createTestApplication, startTestApi, TEST_ADMIN_TOKEN, TEST_QUEUE_PREFI
 
 const run = promisify(execFile);
 const CLIENT_DIR = 'client';
-/** The client's openapi-typescript, wherever the root's install put it (client/node_modules or node_modules). */
-const GENERATOR = createRequire(resolve(CLIENT_DIR, 'package.json')).resolve('openapi-typescript/bin/cli.js');
+/** The client's openapi-typescript (its command's script), wherever the root's install put it: client/node_modules or node_modules. */
+const GENERATOR_PACKAGE = createRequire(resolve(CLIENT_DIR, 'package.json')).resolve('openapi-typescript/package.json');
+const GENERATOR = join(dirname(GENERATOR_PACKAGE), JSON.parse(readFileSync(GENERATOR_PACKAGE, 'utf8')).bin['openapi-typescript']);
 /** The flags of client/package.json's `generate` script (the same output, or the check fails). */
 const GENERATE_FLAGS = ['--output', join(CLIENT_DIR, 'src', 'schema.ts'), '--default-non-nullable=false'];
 
