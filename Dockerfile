@@ -9,14 +9,21 @@
 # `npm ci` once the lock file is regenerated against the public registry (docs/operations.md).
 FROM node:20-slim AS build
 WORKDIR /app
+# The root package with its two workspaces, the typed client and the console (package.json
+# "workspaces"): one install from the one lock file. Only their manifests first, so that this layer
+# is rebuilt when the dependencies change, not when a source does. --ignore-scripts: the client's
+# `prepare` (its build) needs its sources, copied below; no dependency's install script is needed
+# to compile and bundle.
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+COPY client/package.json ./client/
+COPY console/package.json ./console/
+RUN npm install --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
-# The typed client before the service's build: scripts/admin.ts compiles against its source, whose
-# schema.ts its install generates from openapi.yaml (and whose openapi-fetch it installs).
+# The typed client's types before the service's build: scripts/admin.ts compiles against its
+# source, whose src/schema.ts is generated from openapi.yaml.
 COPY openapi.yaml ./openapi.yaml
 COPY client ./client
-RUN npm install --prefix client --no-audit --no-fund
+RUN npm run generate --workspace client
 COPY api ./api
 COPY worker ./worker
 COPY shared ./shared
@@ -24,13 +31,16 @@ COPY scripts ./scripts
 RUN npm run build
 # The promotions console (/console): built from console/ against the typed client's source.
 COPY console ./console
-RUN npm install --prefix console --no-audit --no-fund && npm run build --prefix console
+RUN npm run build --workspace console
 
 FROM node:20-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+# --no-workspaces: the root package's production dependencies only (the client and the console
+# are not in this stage: the console's dependencies are bundled into console/dist, and the client's
+# one, openapi-fetch, is the service's too, for the client source compiled into dist/client/).
+RUN npm install --omit=dev --no-workspaces --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # Served at /docs; read from /app/openapi.yaml by dist/api/ops/docs.router.js.
 COPY openapi.yaml ./openapi.yaml

@@ -1,14 +1,28 @@
 /**
- * The console's build for `npm run dev`: builds console/ into console/dist when its sources (or
- * the typed client's) are newer than the last build, so the dev server serves what is checked out.
- * Says what is missing instead when console/ was not installed (`npm install --prefix console`).
+ * The console's build for `npm run dev` and `npm test`: builds console/ into console/dist when its
+ * sources (or the typed client's) are newer than the last build, so the server serves what is
+ * checked out. console/ is a workspace of the root package: the root's `npm install` installs its
+ * build tools (into node_modules/, or console/node_modules/ where a version differs from the
+ * root's) and generates the client's src/schema.ts it compiles. Says what is missing instead when
+ * that install was not run.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const consoleDir = join(repoRoot, 'console');
+
+/** Whether `name` is installed where the console's build finds it (Node's resolution from console/). */
+function resolvable(name: string): boolean {
+  try {
+    createRequire(join(consoleDir, 'package.json')).resolve(`${name}/package.json`);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
@@ -22,8 +36,8 @@ function newestMtime(path: string): number {
 
 /** 'built' | 'fresh' (nothing to do) | the reason it cannot be served. */
 export function buildConsoleIfStale(log: (line: string) => void): { state: 'built' | 'fresh' } | { state: 'missing'; why: string } {
-  if (!existsSync(join(consoleDir, 'node_modules', 'vite'))) {
-    return { state: 'missing', why: 'not installed: npm install --prefix console' };
+  if (!resolvable('vite') || !existsSync(join(repoRoot, 'client', 'src', 'schema.ts'))) {
+    return { state: 'missing', why: 'not installed: run npm install (at the repository root)' };
   }
   const built = join(consoleDir, 'dist', 'index.html');
   const sources = Math.max(

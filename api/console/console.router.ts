@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import express, { Router, type Response } from 'express';
 
 export const CONSOLE_PATH = '/console';
-const NOT_BUILT = 'The console is not built: run `npm install --prefix console && npm run build --prefix console` (docs/console.md).\n';
+const NOT_BUILT = 'The console is not built: run `npm install`, then `npm run build --prefix console` (docs/console.md).\n';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Candidates: the repository (from `api/console/`) and the image's `/app` (from `dist/api/console/`). */

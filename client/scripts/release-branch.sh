@@ -30,11 +30,15 @@ git -C "$tree" clean -fdxq
 git -C "$repo" archive "$rev" client | tar -x -C "$work"
 git -C "$repo" show "$rev:openapi.yaml" >"$work/openapi.yaml"
 # The generated schema is what the branch needs (its installs compile dist/ from it): generated with
-# the checkout's own build tools when it has them, else with the client's, installed from its lock file.
-tools="$repo/client/node_modules/.bin"
+# the checkout's own build tools when its `npm install` was run (the root's install puts the client's
+# generator in client/node_modules/ or node_modules/), else with the client's, installed in the tree.
+tools=
+for bin in "$repo/client/node_modules/.bin" "$repo/node_modules/.bin"; do
+  if [ -x "$bin/openapi-typescript" ]; then tools=$bin && break; fi
+done
 {
-  if [ ! -x "$tools/openapi-typescript" ]; then
-    (cd "$tree" && npm install --include=dev --ignore-scripts --no-audit --no-fund) && tools="$tree/node_modules/.bin"
+  if [ -z "$tools" ]; then
+    (cd "$tree" && npm install --no-package-lock --include=dev --ignore-scripts --no-audit --no-fund) && tools="$tree/node_modules/.bin"
   fi
   (cd "$tree" && PATH="$tools:$PATH" npm run generate)
 } >"$work/build.log" 2>&1 || {

@@ -6,9 +6,10 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { allPages, createAdminClient, createCouponsClient, retryingFetch } from '../../client/src/index.js';
@@ -20,7 +21,9 @@ import { createTestApplication, startTestApi, TEST_ADMIN_TOKEN, TEST_QUEUE_PREFI
 
 const run = promisify(execFile);
 const CLIENT_DIR = 'client';
-const GENERATOR = join(CLIENT_DIR, 'node_modules', '.bin', 'openapi-typescript');
+/** The client's openapi-typescript (its command's script), wherever the root's install put it: client/node_modules or node_modules. */
+const GENERATOR_PACKAGE = createRequire(resolve(CLIENT_DIR, 'package.json')).resolve('openapi-typescript/package.json');
+const GENERATOR = join(dirname(GENERATOR_PACKAGE), JSON.parse(readFileSync(GENERATOR_PACKAGE, 'utf8')).bin['openapi-typescript']);
 /** The flags of client/package.json's `generate` script (the same output, or the check fails). */
 const GENERATE_FLAGS = ['--output', join(CLIENT_DIR, 'src', 'schema.ts'), '--default-non-nullable=false', '--enum-values'];
 
@@ -162,10 +165,10 @@ describe('client/: the typed client against a running service', function () {
 
   describe('generated types', () => {
     it('when openapi.yaml and client/src/schema.ts are compared, then the generator finds nothing to change', async () => {
-      const { stdout, stderr } = await run(GENERATOR, ['openapi.yaml', ...GENERATE_FLAGS, '--check']).catch(
+      const { stdout, stderr } = await run(process.execPath, [GENERATOR, 'openapi.yaml', ...GENERATE_FLAGS, '--check']).catch(
         (err: { stdout: string; stderr: string }) => {
           throw new Error(
-            `client/src/schema.ts is out of date with openapi.yaml: run \`npm run generate\` in client/ (npm install does)\n${err.stdout}${err.stderr}`,
+            `client/src/schema.ts is out of date with openapi.yaml: run \`npm install\` (it generates it) or \`npm run generate --workspace client\`\n${err.stdout}${err.stderr}`,
           );
         },
       );
@@ -180,7 +183,7 @@ describe('client/: the typed client against a running service', function () {
       expect(changed).to.include('changed by a test');
       const spec = join(mkdtempSync(join(tmpdir(), 'client-spec-')), 'openapi.yaml');
       writeFileSync(spec, changed);
-      const outcome = await run(GENERATOR, [spec, ...GENERATE_FLAGS, '--check']).then(
+      const outcome = await run(process.execPath, [GENERATOR, spec, ...GENERATE_FLAGS, '--check']).then(
         () => 'in sync',
         (err: { code: number }) => `exit ${err.code}`,
       );

@@ -93,7 +93,10 @@ describe('client/: depended on from another project', function () {
     // src/schema.ts and rebuilds dist/, and a rewrite of the repository's files mid-suite made
     // the console look stale to other files' tests, which rebuilt it under a running server.
     const checkout = await checkoutOfWorkingTree();
-    symlinkSync(join(CLIENT, 'node_modules'), join(checkout, 'client', 'node_modules')); // its build tools, installed once
+    // Its build tools, installed once: where the repository's root install put them (node_modules/,
+    // and client/node_modules/ for the versions that differ from the root's).
+    symlinkSync(join(REPO, 'node_modules'), join(checkout, 'node_modules'));
+    if (existsSync(join(CLIENT, 'node_modules'))) symlinkSync(join(CLIENT, 'node_modules'), join(checkout, 'client', 'node_modules'));
     const untouched = ['src/schema.ts', 'dist/index.js'].map((f) => [
       f,
       existsSync(join(CLIENT, f)) ? statSync(join(CLIENT, f)).mtimeMs : 0,
@@ -132,7 +135,7 @@ describe('client/: depended on from another project', function () {
     const checkout = mkdtempSync(join(tmpdir(), 'coupons-client-checkout-'));
     made.push(checkout);
     await run('git', ['clone', '-q', '--no-hardlinks', REPO, checkout]);
-    const copied = ['client/src', 'client/scripts', 'client/package.json', 'client/package-lock.json', 'openapi.yaml'];
+    const copied = ['client/src', 'client/scripts', 'client/package.json', 'package.json', 'openapi.yaml'];
     for (const path of copied) await run('cp', ['-r', join(REPO, path), join(checkout, path, '..')]);
     await run('rm', ['-f', join(checkout, 'client', 'src', 'schema.ts')]); // generated, never committed on main
     return checkout;
