@@ -37,7 +37,6 @@ export interface AppOptions {
   extraRoutes?: (app: Express) => void;
 }
 
-
 export function buildApp({ services, logger, jobs, metrics, webhooks, extraRoutes }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
