@@ -3,14 +3,13 @@
  * within `REQUEST_TIMEOUT_MS` — a slow or truncated body is answered 408 and closed in seconds,
  * not held for Node's default 300 s — and connections are checked every second for that.
  *
- * An idle keep-alive connection is closed after `keepAliveTimeout` (Node's 5 s), but never while
- * a request is on its way in. Node fires the idle timer in the event loop's timers phase, before
- * the poll phase reads sockets: when the loop was busy for a while (a loaded machine), a request
- * the client sent in time is still unread when the timer fires, and Node destroys the socket
- * under it — the client gets ECONNRESET, no answer (nodejs/node#43456; seen in the chaos suite
- * as "connection cut without an answer" after 2.7-4.7 s). So the server handles the timeout
- * itself: it looks again after the poll phase (`setImmediate`), and closes the connection only
- * if nothing was read from it meanwhile.
+ * An idle keep-alive connection is closed after `keepAliveTimeout` (Node's 5 s), but never while a
+ * request is on its way in. Node fires the idle timer in the event loop's timers phase, before the
+ * poll phase reads sockets: when the loop was busy for a while (a loaded machine), a request the
+ * client sent in time is still unread when the timer fires, and Node destroys the socket under it —
+ * the client gets ECONNRESET, no answer (nodejs/node#43456: a connection cut without an answer). So
+ * the server handles the timeout itself: it looks again after the poll phase (`setImmediate`), and
+ * closes the connection only if nothing was read from it meanwhile.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';

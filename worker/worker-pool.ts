@@ -170,9 +170,9 @@ export class WorkerPool {
   /**
    * Runs a job and replies **before** BullMQ marks it finished. A worker that dies after its reply
    * leaves the job active: the stall check re-queues it, the (idempotent) processor finds it done
-   * and replies again, a reply nobody waits for any more. Replying after the job was marked
-   * completed (on the 'completed' event, as before) lost the reply with a worker killed in
-   * between, and the API's client waited out JOB_WAIT_TIMEOUT_MS for an outcome that existed
+   * and replies again, a reply nobody waits for any more. A reply sent once the job is marked
+   * completed (on the 'completed' event) would be lost with a worker killed in between, and the
+   * API's client would wait out JOB_WAIT_TIMEOUT_MS for an outcome that exists
    * (test/worker/reply-crash.spec.ts). The reply is waited for at most REPLY_WAIT_MS (`reply`).
    */
   private readonly runAndReply = async (job: Job): Promise<unknown> => {

@@ -37,7 +37,7 @@ const selectorSchema = new Schema<DocOf<typeof selectorFields, typeof subdocumen
 const metadataKeyFields = {
   key: typed<string>()(String),
   type: typed<MetadataType>()({ type: String }),
-  /** `scope` absent (campaigns written before scopes had a default) reads as `both`. */
+  /** `scope` absent (a key stored without one) reads as `both`. */
   scope: { type: String, enum: METADATA_SCOPES },
 } as const;
 type MetadataKeyDoc = DocOf<typeof metadataKeyFields, typeof subdocument>;

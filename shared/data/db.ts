@@ -84,13 +84,13 @@ export async function connectDatabase(uri: string, opts: { monitorCommands?: boo
   const models = bindModels(connection);
   for (const model of Object.values(models) as Model<unknown>[]) {
     // Replicas starting together create the same indexes at once: the test database can refuse one
-    // of them as a deadlock (seen: a worker of 2 APIs + 2 workers exited at start-up). Creating an
-    // index that exists is a no-op, so a refused attempt is simply made again.
+    // of them as a deadlock, which would stop that replica's start-up. Creating an index that
+    // exists is a no-op, so a refused attempt is simply made again.
     await retryTransient(async () => {
       try {
         await model.createIndexes();
       } catch (err) {
-        // An index whose options changed between releases (e.g. a TTL added): rebuild this model's.
+        // An index that exists with other options than the schema's (e.g. without its TTL): rebuild this model's.
         if (![85, 86].includes((err as { code?: number }).code ?? 0)) throw err;
         await model.syncIndexes();
       }

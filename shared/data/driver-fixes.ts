@@ -13,8 +13,7 @@
  *  - the socket times out (`socketTimeoutMS`: the server stopped reading, e.g. frozen), or the pool
  *    interrupts the connections in use after a failed heartbeat: the driver destroys the socket
  *    itself, which emits `close` only.
- * In a worker this held a job — and with it its partition, every customer behind it — for good (a
- * chaos run: the test database killed mid-burst, one job still running six minutes later).
+ * Unfixed, this holds a worker's job — and with it its partition, every customer behind it — for good.
  *
  * The fix: when a connection's socket closes, its pending `drain` wait is released. The driver
  * then goes on exactly as for any connection lost mid-command: `throwIfAborted` throws the error it

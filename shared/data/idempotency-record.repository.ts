@@ -15,8 +15,8 @@ export function idempotencyRecordRepository({ IdempotencyRecord }: Models) {
      * index (FerretDB reports that as a deadlock or an internal error) — a read says whether a
      * record is there. A read takes no lock, so once any request of the key has claimed it, every
      * other one finds it; only when none is there is the insert's error thrown (the caller retries
-     * transient ones). An upsert instead kept concurrent duplicates deadlocking each other on the
-     * test database for as long as they retried.
+     * transient ones). Not an upsert: concurrent duplicates of one deadlock each other on the
+     * test database for as long as they retry.
      */
     async claimOrFind(applicationId: string, key: string, fingerprint: string, expiresAt: Date): Promise<IdempotencyRecordDoc | null> {
       const application = new Types.ObjectId(applicationId);

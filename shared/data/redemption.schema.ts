@@ -54,5 +54,5 @@ export const redemptionSchema = new Schema<RedemptionDoc>(fields, options);
 // Serves the admin redemption listing of a customer, newest first.
 redemptionSchema.index({ application: 1, customer: 1, createdAt: -1 });
 // Serves the application's whole listing and its date ranges, newest first (a state or campaign
-// filter reads along it); without it the listing sorted every redemption of the application.
+// filter reads along it); without it the listing would sort every redemption of the application.
 redemptionSchema.index({ application: 1, createdAt: -1 });

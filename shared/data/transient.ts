@@ -61,8 +61,8 @@ const LABELS = ['RetryableWriteError', 'TransientTransactionError'];
 
 /**
  * A socket's own failures, which the driver sometimes passes on unwrapped (a write to a connection
- * the database had closed: Node's `EPIPE` "This socket has been ended by the other party", seen
- * when the test database was killed mid-burst — it answered 500).
+ * the database had closed: Node's `EPIPE` "This socket has been ended by the other party", when
+ * the database is killed mid-burst — unclassified, it would be answered 500).
  */
 const NETWORK_CODES = new Set([
   'EPIPE',

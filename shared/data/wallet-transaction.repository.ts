@@ -40,8 +40,8 @@ export const stateOf = (e: StoredEntry, version: number): LedgerEntry['state'] =
   e.stored === 'refused' || e.stored === 'void' ? e.stored : e.seq !== null && e.seq < version ? 'applied' : 'pending';
 
 export const slotOf = (balanceId: string, version: number) => `${balanceId}:${version}`;
-// A txnId is unique per customer: so are these ids. (Entries written before they named the customer
-// carry `refused:<application>:<txnId>`; a re-run still finds them, by their txnId.)
+// A txnId is unique per customer: so are these ids. (A stored entry may carry the shorter
+// `refused:<application>:<txnId>`, without the customer; a re-run still finds it, by its txnId.)
 export const refusedIdOf = (applicationId: string, customerId: string, txnId: string) => `refused:${applicationId}:${customerId}:${txnId}`;
 export const voidIdOf = (applicationId: string, customerId: string, txnId: string) => `void:${applicationId}:${customerId}:${txnId}`;
 

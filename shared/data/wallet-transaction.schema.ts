@@ -57,8 +57,8 @@ export type WalletTransactionDoc = DocOf<typeof fields, typeof options>;
 export const walletTransactionSchema = new Schema<WalletTransactionDoc>(fields, options);
 // Serves the journal write of a wallet operation: a re-run of the same operation collides here.
 // It starts with the shard key (application, customer), as a unique index of a sharded collection
-// must (shared/data/shard-keys.ts); a txnId is one customer's. (Databases created before this
-// index also have the stricter { application, txnId } one: drop it before sharding, docs/scaling.md.)
+// must (shared/data/shard-keys.ts); a txnId is one customer's. (An existing database may also hold
+// the stricter unique { application, txnId } index: drop it before sharding, docs/scaling.md.)
 walletTransactionSchema.index({ application: 1, customer: 1, txnId: 1 }, { unique: true });
 // Serves the admin ledger read (a customer's entries in a wallet, newest first).
 walletTransactionSchema.index({ application: 1, customer: 1, wallet: 1, createdAt: -1 });

@@ -26,8 +26,8 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /**
  * 256 random bits; shown to the operator once, stored to sign. Standard base64 after `whsec_`:
- * what Standard Webhooks libraries decode (secrets made before were base64url, which some of
- * them refuse: rotating the secret gives one they accept).
+ * what Standard Webhooks libraries decode (a stored secret may be base64url, which some of them
+ * refuse: rotating the secret gives one they accept).
  */
 export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 

@@ -101,11 +101,11 @@ export const queueOptions = (config: Pick<Config, 'queuePrefix' | 'queueEventsMa
  *
  * `runRetryDelay`: after a failed fetch (its Redis connection cut: a primary failing over, Redis
  * away) BullMQ waits 15 s by default before the worker fetches again — 15 s in which that queue
- * takes nothing, although a Redis Cluster replica is promoted within a few seconds. Found by the
- * failover test under load: operations sent after the failover had settled waited out the API's
- * 10 s on a partition whose worker still slept (docs/reliability.md). One second: a partition
- * resumes within a second of Redis serving it again, at the price of one log line per partition
- * and second while Redis is away.
+ * takes nothing, although a Redis Cluster replica is promoted within a few seconds. Under load,
+ * operations sent once the failover has settled would wait out the API's 10 s on a partition whose
+ * worker still sleeps (docs/reliability.md). One second: a partition resumes within a second of
+ * Redis serving it again, at the price of one log line per partition and second while Redis is
+ * away.
  */
 export const workerOptions = (config: Pick<Config, 'queuePrefix' | 'stalledIntervalMs'>, connection: RedisClient) => ({
   connection,

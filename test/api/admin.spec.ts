@@ -590,7 +590,7 @@ describe('admin API', () => {
         { id: c.id, code: 'LEGACY', kind: 'fixed' },
       ]);
       await settle();
-      // Storefronts that kept the old id still find the coupon.
+      // A storefront that sends the code's own id still finds the coupon.
       const v = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_id: row!.id }] });
       expect(v.body).to.include({ coupon_code_id: c.id, is_applicable: true });
     });

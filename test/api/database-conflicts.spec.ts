@@ -1,8 +1,8 @@
 /**
  * A database that refuses a write for a reason of its own — a deadlock, a write conflict — is a
- * busy database, not a bad request (issue 19, item 1): the service retries the write, or answers
- * the documented 503, never a 500; nothing is lost and nothing applied twice. The refusals come
- * from the real server (test/support/db-faults.ts).
+ * busy database, not a bad request: the service retries the write, or answers the documented 503,
+ * never a 500; nothing is lost and nothing applied twice. The refusals come from the real server
+ * (test/support/db-faults.ts).
  */
 import { expect } from 'chai';
 import { Types } from 'mongoose';

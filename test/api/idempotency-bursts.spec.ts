@@ -1,10 +1,9 @@
 /**
- * Load test of `Idempotency-Key` under concurrent duplicates (issue 19, items 1 and 3): bursts of
- * identical keyed requests sent a few milliseconds apart, several bursts in flight at once, as a
- * storefront retrying impatiently would — alternately to two API replicas, so that duplicates
- * race in the database as well as within one process. Counted, not assumed: no 5xx, each
- * operation applied once, and every answer of a burst — and a replay after it — is the first
- * answer, byte for byte.
+ * Load test of `Idempotency-Key` under concurrent duplicates: bursts of identical keyed requests
+ * sent a few milliseconds apart, several bursts in flight at once, as a storefront retrying
+ * impatiently would — alternately to two API replicas, so that duplicates race in the database as
+ * well as within one process. Counted, not assumed: no 5xx, each operation applied once, and every
+ * answer of a burst — and a replay after it — is the first answer, byte for byte.
  */
 import { expect } from 'chai';
 import { Types } from 'mongoose';

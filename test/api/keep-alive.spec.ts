@@ -1,9 +1,9 @@
 /**
- * A client is never cut off without an answer (issue 20): a request sent on a keep-alive
- * connection before the server's idle timeout is answered even when the server's event loop was
- * busy past that timeout. Node alone fires the idle timer first when the loop comes back and
- * destroys the socket under the unread request (nodejs/node#43456): the client gets ECONNRESET.
- * The client is a process of its own, so that it sends while the server's loop is busy.
+ * A client is never cut off without an answer: a request sent on a keep-alive connection before
+ * the server's idle timeout is answered even when the server's event loop was busy past that
+ * timeout. Node alone fires the idle timer first when the loop comes back and destroys the socket
+ * under the unread request (nodejs/node#43456): the client gets ECONNRESET. The client is a
+ * process of its own, so that it sends while the server's loop is busy.
  */
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';

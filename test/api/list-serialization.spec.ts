@@ -10,7 +10,7 @@ const PATH = ['coupon_savings', 'order', 'items'];
 
 /**
  * The list answer is serialized by api/json-body.ts (shared item arrays once per request); its
- * bytes must be exactly what `JSON.stringify` — `res.json` — gave before.
+ * bytes must be exactly what `JSON.stringify` — `res.json` — gives.
  */
 describe('list answers: the faster serialization gives the same bytes', function () {
   this.timeout(60_000);
@@ -49,7 +49,7 @@ describe('list answers: the faster serialization gives the same bytes', function
       const res = await call(api.url, 'POST', '/coupons/list/all', { auth, body });
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
-      // The use case's result for the same request, serialized as res.json did.
+      // The use case's result for the same request, serialized as res.json does.
       const expected = await listCoupons(api.services, app, {
         body: JSON.parse(JSON.stringify(body)),
         requestId: res.headers.get('x-request-id')!,

@@ -940,7 +940,7 @@ describe('openapi.yaml matches real responses', function () {
     }
     for (const [name, response] of Object.entries(spec.components.responses as Record<string, any>))
       visitContent(`#/components/responses/${name}`, response.content);
-    // The webhook events' examples, and the envelope docs/events.md shows (one truth: issue 19).
+    // The webhook events' examples, and the envelope docs/events.md shows (one truth).
     for (const [type, hook] of Object.entries(spec.webhooks as Record<string, any>))
       visitContent(`#/webhooks/${escapePointer(type)}/post/requestBody`, hook.post.requestBody.content);
     const docs = readFileSync(new URL('../../docs/events.md', import.meta.url), 'utf8');

@@ -123,7 +123,7 @@ describe('wallets: GET /wallets/customer/{source_id} and PUT .../transactions/{w
     });
   }
 
-  // Below a hundredth, or a hundredth plus noise: exactly refused (issue 19), on credit and debit,
+  // Below a hundredth, or a hundredth plus noise: exactly refused, on credit and debit,
   // sent as the JSON text a client writes (no JavaScript number formatting on the way).
   for (const type of ['credit', 'debit'])
     for (const points of ['1e-9', '5e-9', '5e-324', '0.001', '0.004999', '1.000000001', '2.0000000000001', '99.999']) {

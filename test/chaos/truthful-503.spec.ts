@@ -8,9 +8,9 @@ import { Scenario } from './support/scenario.js';
 
 /**
  * "applied": false promises that the operation was not applied, so a client may send the request
- * again without a key. Found by the chaos suite (redis-kill): it was also said of operations that
- * had been queued, or had started, and the resent request then applied a credit twice.
- * Each test holds a job in progress on a worker slowed to 400 ms per database call.
+ * again without a key. Said of an operation that has been queued, or has started, it would let the
+ * resent request apply a credit twice. Each test holds a job in progress on a worker slowed to
+ * 400 ms per database call.
  */
 describe('chaos: a 503 says "applied": false only of an operation that cannot apply', function () {
   this.timeout(120_000);

@@ -242,7 +242,7 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
 
       // Bull Board lists all 17 queues with their counts, and the cluster's Redis statistics. The
       // receiver has both deliveries; the worker marks the second job completed a moment after
-      // the receiver's answer (seen once: completed 1 when read at once).
+      // the receiver's answer (read at once, the board may still count 1 completed).
       const readBoard = () => call(api(1), 'GET', '/admin/queues/api/queues?activeQueue=&page=1&jobsPerPage=10', { headers: ADMIN });
       const hooksOf = (b: Awaited<ReturnType<typeof readBoard>>) => b.body.queues.find((q: { name: string }) => q.name === WEBHOOK_QUEUE);
       let board = await readBoard();
@@ -319,8 +319,8 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
       }
     };
     // 4 clients, each waiting for its answer before the next: a steady load that leaves the new
-    // generation CPU to start with (12 saturated both cores: a process then printed nothing for
-    // 90 s, or the start outlasted the bound measured on an idle machine).
+    // generation CPU to start with (12 saturate both cores: a starting process can then print
+    // nothing for over a minute, past the bound measured on an idle machine).
     const clients = Array.from({ length: 4 }, (_, c) => client(c));
     // Mid-burst: the new generation starts, takes the traffic, and the old one is stopped (drained).
     await new Promise((r) => setTimeout(r, 1500));

@@ -11,8 +11,8 @@ import { startEmbeddedServers, type EmbeddedServers } from '../../scripts/embedd
 /**
  * Kept on `globalThis`, not in this module: mocha loads this file for its root hooks one way and a
  * spec file that can only be imported as an ES module (the cluster ones) loads it again the other
- * way — two instances of one file. With module state, the servers a spec started were not the
- * ones the root hook stopped: run alone, such a spec left its test database and redis-server
+ * way — two instances of one file. With module state, the servers a spec started would not be the
+ * ones the root hook stops: run alone, such a spec would leave its test database and redis-server
  * running. One state per process, whichever instance asks.
  */
 const state: { servers?: Promise<EmbeddedServers>; cleanUp?: () => Promise<void> } = ((globalThis as { [key: symbol]: unknown })[

@@ -13,8 +13,8 @@ export const PACE_MARGIN = 3;
  * rest may take {@link PACE_MARGIN} times the slowest window's pace per step, and never less than
  * the time it was already given (mocha counts a timeout from when it is set). A hang trips it; a
  * machine that grows busier mid-loop (other lanes starting their fault scenarios, busy loops
- * beside the suite) raises the bound with it — a pace measured once over the first 50 steps and
- * held for the rest did not (a 1,000-step loop timed out at 35.8 s beside two busy loops).
+ * beside the suite) raises the bound with it, where a pace measured once over the first steps and
+ * held for the rest would time the loop out.
  */
 export function paceWatchdog(ctx: Context, total: number, window = 50): (done: number) => void {
   let windowStart = Date.now();

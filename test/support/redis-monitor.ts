@@ -3,7 +3,7 @@
  * came from (`lua` for commands a script ran). Not ioredis's `monitor()`: it treats the connection
  * as monitoring only once MONITOR's OK has been handled, so a command line that arrives in the same
  * read as the OK meets an empty command queue and ioredis throws "Command queue state error"
- * (seen in a CI run of test/worker/round-trips.spec.ts; redis/ioredis#1981).
+ * (redis/ioredis#1981).
  */
 import { connect } from 'node:net';
 

@@ -77,8 +77,7 @@ let seq = 0;
 /**
  * Every service process this test process started and that still runs. When the test process
  * exits (mocha ends a run with `process.exit`), those still running are killed: a test whose hook
- * failed half-way — one start of several refused — must not leave the others running after it
- * (seen: two APIs and a worker of a failed `before` still alive 18 minutes later).
+ * failed half-way — one start of several refused — must not leave the others running after it.
  */
 const running = new Set<ChildProcess>();
 process.on('exit', () => {

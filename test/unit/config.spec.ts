@@ -25,7 +25,7 @@ describe('configuration', () => {
     ['PORT', { PORT: 'eighty' }],
     ['MONGODB_URI', { MONGODB_URI: 'http://example.com' }],
     ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
-    // Cluster URLs it cannot read used to be accepted and then connected somewhere else.
+    // A cluster URL it cannot read must stop the process, never connect somewhere else.
     ['REDIS_URL', { REDIS_URL: 'redis+cluster://10.0.0.1' }],
     ['REDIS_URL', { REDIS_URL: 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000?timeout=5' }],
     ['REDIS_URL', { REDIS_URL: 'redis+cluster://10.0.0.1:7000,,10.0.0.2:7000' }],

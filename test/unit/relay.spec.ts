@@ -1,10 +1,10 @@
 /**
  * The relay the fault tests put in front of a server they kill (test/support/relay.ts): what a
- * client sees of the server's death must be what it would see without the relay. A chaos run once
- * waited 60 s for an answer on a connection whose server had been killed: the relay had closed its
- * side while its other thread was blocked reading that socket, and on Linux such a close is
- * deferred until the read returns — which, with a client waiting for a reply, it never did, so the
- * client got neither the reset nor a FIN (test/chaos/database-kill.spec.ts, "no final answer").
+ * client sees of the server's death must be what it would see without the relay, never a wait for
+ * an answer that cannot come. If the relay closes its side while its other thread is blocked
+ * reading that socket, Linux defers the close until the read returns — which, with a client waiting
+ * for a reply, it never does, so the client gets neither the reset nor a FIN
+ * (test/chaos/database-kill.spec.ts, "no final answer").
  */
 import net from 'node:net';
 import { expect } from 'chai';

@@ -1,6 +1,6 @@
 /**
- * The offline test database builds from the repository alone (issue 19): its vendored sources,
- * their checksum and licences are inside it, and nothing in the build looks outside it.
+ * The offline test database builds from the repository alone: its vendored sources, their checksum
+ * and licences are inside it, and nothing in the build looks outside it.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';

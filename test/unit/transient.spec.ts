@@ -19,7 +19,7 @@ describe('database errors worth another attempt (isTransient)', () => {
     ['a duplicate key (11000)', serverError(11000), false],
     ['a validation failure (121)', serverError(121), false],
     ['a bad value (2)', serverError(2), false],
-    // The driver passed this one on unwrapped when the test database was killed mid-burst (a 500 then).
+    // The driver passes this one on unwrapped when the database is killed mid-burst (unclassified: a 500).
     [
       'a write to a socket the database had ended (EPIPE)',
       Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' }),

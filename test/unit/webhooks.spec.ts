@@ -222,7 +222,7 @@ describe('webhook domain', () => {
       ['0.0.0.0', /this network/],
       ['::', /unspecified/],
       ['224.0.0.1', /multicast/],
-      // IPv6 spellings of refused IPv4 addresses (issue 19): each form that embeds one.
+      // IPv6 spellings of refused IPv4 addresses: each form that embeds one.
       ['64:ff9b::7f00:1', /embeds 127\.0\.0\.1, a loopback/], // NAT64 (RFC 6052)
       ['64:ff9b::a9fe:a9fe', /embeds 169\.254\.169\.254, a link-local/],
       ['64:ff9b::c0a8:101', /embeds 192\.168\.1\.1, a private/],

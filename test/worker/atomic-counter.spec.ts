@@ -39,7 +39,7 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
     kind: 'campaign',
     limits,
   });
-  /** The redemption key of an order's first cycle (the campaigns of this release hash order ids). */
+  /** The redemption key of an order's first cycle (`<campaign>:<order ref>:1`, the order ref a hash of its id). */
   const keyOf = (orderId: string) => redemptionKey(campaignId, orderId, 1);
   /** A committed redemption's journal entry, as a redeem would write it. */
   const commit = (orderId: string, attempt: string, counters: CounterSpec[]) =>

@@ -1,7 +1,7 @@
 /**
  * `npm run dev` as a newcomer meets it: a busy port is one clear line and nothing left running;
  * with nothing set it starts its embedded servers, serves the demo data, and SIGTERM stops all of
- * them (issue 22, item 8).
+ * them.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -13,9 +13,9 @@ import { ensureInfra } from '../support/hooks.js';
 import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.js';
 
 /**
- * One test per finding of the outage review (issue 10), each with real processes and servers:
- * what used to crash the API, answer 500, leak internal text or double-apply now answers a
- * documented 4xx/503, and the service recovers without a restart. The chaos suite
+ * One test per outage and hostile client of docs/reliability.md, each with real processes and
+ * servers: none may crash the API, answer 500, leak internal text or apply anything twice — each
+ * gets a documented 4xx/503 — and the service recovers without a restart. The chaos suite
  * (test/chaos/) runs the same faults under load.
  */
 describe('outages and hostile clients: the findings of the outage review', function () {
@@ -221,8 +221,8 @@ describe('outages and hostile clients: the findings of the outage review', funct
 
   it('when the database stops reading while a command larger than the socket buffer is being written, then the command fails with a network timeout, never hangs', async () => {
     // The driver waits for `drain` before it reads a reply when a command overflows the socket's
-    // buffer; a socket closed meanwhile (here by the socket timeout) never emitted it, and the
-    // command never settled (shared/data/driver-fixes.ts). A frozen database stops reading: the
+    // buffer; a socket closed meanwhile (here by the socket timeout) never emits it, and without
+    // shared/data/driver-fixes.ts the command never settles. A frozen database stops reading: the
     // 40 MB insert fills the buffers between us and it, and the write waits.
     const dir = `/tmp/coupons-outage-frozen-${process.pid}`;
     const database = await PrivateDatabase.start(dir);

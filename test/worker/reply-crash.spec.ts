@@ -1,9 +1,8 @@
 /**
  * A worker that dies right after its job is marked completed: the API that queued the job must
  * still answer at once with the outcome — not wait out JOB_WAIT_TIMEOUT_MS and then read the
- * finished job. Seen in the suite as `webhook-crash.spec.ts` taking 127 s instead of 11 s: the
- * SIGKILLed worker had completed a job and died before its reply, and a client waited the test's
- * 120 s wait (docs/reliability.md).
+ * finished job. A worker SIGKILLed between completing a job and sending its reply must not leave
+ * the client waiting out the whole wait for an outcome that exists (docs/reliability.md).
  */
 import { expect } from 'chai';
 import { createCustomers, createWallet } from '../fixtures/records.js';

@@ -173,9 +173,9 @@ describe('database round trips per operation', function () {
       expect(statements.get('update:wallet_balances')).to.equal(n);
       // Not asserted here: that they share commands. Statements share one only when their
       // operations reach the batcher in the same turn of the event loop, which a saturated machine
-      // does not guarantee (two busy loops beside the suite: all 24 inserts went alone, each
-      // correct). That statements issued at once go as one command is test/worker/batched.spec.ts;
-      // what sharing saves under load is `npm run bench` (docs/benchmarks.md).
+      // does not guarantee (beside two busy loops, all 24 inserts can go alone, each correct). That
+      // statements issued at once go as one command is test/worker/batched.spec.ts; what sharing
+      // saves under load is `npm run bench` (docs/benchmarks.md).
       // Never more commands than statements of a kind: a batch never sends a statement twice.
       for (const [kind, sent] of commands) expect(sent, kind).to.be.at.most(statements.get(kind)!);
     });
@@ -230,14 +230,14 @@ describe('database round trips per operation', function () {
       }
     }
 
-    // One operation at a time: the queue's add; the worker's wake-up, take and finish (BullMQ
-    // wakes and takes twice per job when the queue runs dry between jobs); the reply to this API
-    // and its read. (BullMQ's queue event stream is no longer read: it was three reads per job.)
-    // The reply goes out before the worker's finish (docs/reliability.md, item 9), so the client's
-    // next operation can be added before that finish, which then hands the worker its next job
-    // at once: no wake-up, no separate take. The queue runs dry between jobs only when the finish
-    // wins that race, so those two are counted as at most what a dry queue costs (3.75 seen for
-    // the scripts in a busy run) — never more.
+    // One operation at a time: the queue's add; the worker's wake-up, take and finish (BullMQ wakes
+    // and takes twice per job when the queue runs dry between jobs); the reply to this API and its
+    // read. (The API does not read BullMQ's queue event stream: that would cost three reads per
+    // job.) The reply goes out before the worker's finish (docs/reliability.md, item 9), so the
+    // client's next operation can be added before that finish, which then hands the worker its next
+    // job at once: no wake-up, no separate take. The queue runs dry between jobs only when the
+    // finish wins that race, so those two are counted as at most what a dry queue costs — never
+    // more.
     // The add and the finish are always there: at least 2 scripts.
     const EXACT = { xadd: 1, xread: 1 };
     const RANGE = { evalsha: [2, 4], bzpopmin: [0, 2] } as const;

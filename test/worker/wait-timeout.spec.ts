@@ -92,7 +92,7 @@ describe('waiting for a job past the timeout', function () {
  * The withdraw of a job whose wait is over can time out on a frozen Redis and still run when Redis
  * comes back (the command was sent): it must then leave no trace of the job, or the job's id
  * stays taken by a hash in no list — every retry's add is ignored, and the operation the 503
- * called "queued or running" never runs (seen in the chaos suite after a 15-s Redis pause).
+ * called "queued or running" never runs.
  */
 describe('a withdraw that times out on a frozen Redis and runs when it comes back', function () {
   this.timeout(120_000);
@@ -142,10 +142,10 @@ describe('a withdraw that times out on a frozen Redis and runs when it comes bac
 /**
  * The gateway's withdrawal against a retry with the same key at the same moment (shared/queue/
  * gateway.ts `expire`), on a Redis of its own that the test pauses (CLIENT PAUSE would stall every
- * other test on the shared one). Found by the database-kill chaos scenario: a retry with the key
- * sent its add while another request's wait ended; the withdrawal's answer told the retry "not
- * applied", its add then queued the job again, the job ran, and the client's next request without
- * the key applied the credit a second time.
+ * other test on the shared one). A retry with the key may send its add while another request's
+ * wait ends: were the retry told "not applied" by the withdrawal, its add could queue the job
+ * again, the job would run, and the client's next request without the key would apply the credit a
+ * second time.
  */
 describe('a withdrawal and a retry with the key at the same moment', function () {
   this.timeout(60_000);

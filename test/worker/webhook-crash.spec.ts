@@ -125,7 +125,7 @@ describe('webhooks from real worker processes', function () {
   });
 
   it('when SIGKILL hits a worker mid-burst, then every event is still delivered, duplicates only under the same id', async () => {
-    // Its phases, printed: in a busy suite this test has taken 10× its time alone (127 s against 11 s).
+    // Its phases, printed: in a busy suite this test can take ten times its time alone.
     const t0 = Date.now();
     const phases: string[] = [];
     const at = (what: string) => phases.push(`${what} ${((Date.now() - t0) / 1000).toFixed(1)} s`);

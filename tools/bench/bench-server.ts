@@ -32,7 +32,7 @@ async function main() {
     extraRoutes: (a) => {
       a.post('/bench/baseline', basicAuth(services, 'list'), async (req, res) => {
         // One read of its own per request (not the coalesced reads of the routes): the database's
-        // cost per indexed read, as the baseline has measured it since the first substrate.
+        // cost per indexed read, measured the same way in every run.
         const customer = await services.db.models.Customer.findOne(
           { application: res.locals.app.id, sourceId: String(req.body?.source_id ?? ''), archivedAt: null },
           { _id: 1 },

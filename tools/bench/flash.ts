@@ -40,7 +40,7 @@ export async function flashBench(): Promise<string[]> {
         discount: { kind: 'discount', type: 'percentage', value: 10 },
         limits,
       }) as Promise<{ id: string }>;
-    // Limits the run never reaches (a per-day limit below the run's size refused the last 100,000 of a 1,000,000 run).
+    // Limits the run never reaches (a per-day limit below the run's size would refuse its last redemptions).
     const flash = await campaign('FLASH', { total: 10 * TOTAL, per_customer: 1, per_day: 9 * TOTAL });
     const exhaust = await campaign('EXHAUST', { total: EXHAUST_LIMIT, per_customer: 1 });
 

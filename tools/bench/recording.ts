@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- recording`: what recording a redeem's events costs the operations (issue 26:
+ * `npm run bench -- recording`: what recording a redeem's events costs the operations (the target:
  * one webhook endpoint adds ≤ 15% to a redeem's CPU), at the same offered rate. One API and one
  * operations worker (WEBHOOK_CONCURRENCY=0: no deliveries in it, none anywhere during the loads;
  * their jobs wait in the webhook queue). First a redeem without an endpoint as fast as answered

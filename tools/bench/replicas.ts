@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- replicas`: what a second replica costs per operation (issue 26: replicas add
- * no cost), for the no-op job, redeem (cashback) and wallet credit. First one API and one worker
- * as fast as they answer (the throughput), then a share of it offered at a fixed rate — so no
- * topology is saturated and all do the same work — ROUNDS times interleaved, medians kept:
+ * `npm run bench -- replicas`: what a second replica costs per operation (the claim checked:
+ * replicas add no cost), for the no-op job, redeem (cashback) and wallet credit. First one API and
+ * one worker as fast as they answer (the throughput), then a share of it offered at a fixed rate —
+ * so no topology is saturated and all do the same work — ROUNDS times interleaved, medians kept:
  *  - workers: 1 API with 1 worker, then with 2 (the second started and stopped each round);
  *  - APIs: 2 workers with 1 API, then with 2 (the connections split evenly).
  * The figure judged is the CPU per operation of every process together (APIs, workers, Redis, the

@@ -22,8 +22,8 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null;
 mkdir -p "$cache"
 # One build at a time per cache: two first runs at once on one machine (a CI clone and a developer's
 # `npm test`) would otherwise rebuild each other's staged extensions and rename each other's
-# binaries away ("mv: cannot stat …ferretdb-….tmp", seen 2026-11-27). The second waits, then finds
-# everything built and returns at once. The lock is released when this script exits.
+# binaries away ("mv: cannot stat …ferretdb-….tmp"). The second waits, then finds everything built
+# and returns at once. The lock is released when this script exits.
 exec 9>"$cache/build.lock"
 flock -n 9 || { say "waiting for another build of the test database on this machine"; flock 9; }
 

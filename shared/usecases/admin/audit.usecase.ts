@@ -1,7 +1,7 @@
 /**
- * The audit log (docs/admin-api.md#audit-log): every change made through the admin API — so the
- * command line, and later the console — records who, when, the action, the target, and the fields
- * that changed, before and after (secrets never).
+ * The audit log (docs/admin-api.md#audit-log): every change made through the admin API — so also
+ * through the command line and the console — records who, when, the action, the target, and the
+ * fields that changed, before and after (secrets never).
  *
  * No change without its entry, without transactions: the entry is written `pending` first, the
  * change runs with its writes stamped with the entry's id (shared/data/audit-stamp.ts), then the

@@ -238,7 +238,7 @@ async function insertCodes(deps: Deps, applicationId: string, campaignId: string
 /**
  * A page of a campaign's codes, by id. The id shown is the one the client routes use: a bulk
  * code's own id, and for a fixed code its campaign's id (`coupon_code_id` of list and validate;
- * codes stored before fixed codes shared their campaign's id are shown the same way).
+ * a fixed code stored under an id of its own is shown the same way).
  */
 export async function listCodes(deps: Deps, applicationId: string, campaignId: string, query: unknown = {}) {
   await requireCampaign(deps, applicationId, campaignId);

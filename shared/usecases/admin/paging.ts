@@ -22,7 +22,7 @@ export interface PageQuery {
   limit: number;
   /** The cursor as sent; decode it with the listing's own decoder. */
   cursor?: string;
-  /** Rows to pass over after the cursor (the older paging; kept where it was documented). */
+  /** Rows to pass over after the cursor: taken only where docs/admin-api.md documents it (customers, codes). */
   skip: number;
   includeArchived: boolean;
   customer?: string;

@@ -59,7 +59,7 @@ export async function listDeliveries(deps: Pick<Services, 'repos'>, applicationI
 
 /**
  * A page of an application's recorded events, newest first, optionally of one type and/or one
- * customer (its `source_id` or id; an archived customer is not found, as before) (paging.ts).
+ * customer (its `source_id` or id; an archived customer is not found) (paging.ts).
  */
 export async function listEvents(deps: Pick<Services, 'repos'>, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);

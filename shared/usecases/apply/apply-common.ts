@@ -20,7 +20,7 @@ export const resultOf = (input: RevertInput, status: ApplyResult['status']): App
   request_id: input.requestId,
 });
 
-/** Rounds of a redeem or revert that met concurrent changes before it gives up (never seen). */
+/** Rounds of a redeem or revert that met concurrent changes before it gives up (a guard: no run is expected to reach it). */
 export const MAX_ROUNDS = 10;
 
 export async function loadCampaign(deps: Pick<Services, 'applications' | 'campaigns'>, applicationId: string, campaignId: string) {

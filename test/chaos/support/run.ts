@@ -43,9 +43,9 @@ const MARGIN = 3;
 /**
  * The burst offers at most this share of the capacity measured just before it starts: the queue
  * must not grow on its own before the fault, or the fault's backlog, and every client's retries of
- * it, grow with how busy the machine happened to be (seen in CI: 10 operations a second offered to a
- * service finishing 3, 500 operations waiting when the worker came back, and their clients'
- * retries keeping the API from reading new requests for over 60 s).
+ * it, grow with how busy the machine happens to be (more operations a second offered than the
+ * service finishes leave hundreds waiting when the worker comes back, and their clients' retries
+ * can keep the API from reading new requests for over a minute).
  */
 const RATE_SHARE = 0.5;
 
