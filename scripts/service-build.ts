@@ -5,7 +5,7 @@
  * starting under tsx. A process started with `--import tsx` spends 0.5–0.7 s more CPU until it is
  * ready (measured: API 1.6 → 0.9 s, worker 1.6 → 1.1 s) and the suite starts a few hundred: on two
  * cores, most of a minute of wall time. The lanes' own mocha processes still load the sources
- * through tsx. Without `npm test` (one file under plain mocha), processes start under tsx as before.
+ * through tsx. Without `npm test` (one file under plain mocha), processes start under tsx.
  */
 import { join } from 'node:path';
 import { build } from 'esbuild';
