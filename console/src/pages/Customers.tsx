@@ -297,7 +297,8 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
 /**
  * A manual adjustment with a reason (`POST …/wallets/:wallet/adjustments`), queued like every
  * wallet operation. The form keeps one operation key until the adjustment is answered: sending it
- * again after a 503 is the safe retry, never a second adjustment.
+ * again after a 503 is the safe retry, never a second adjustment. Any other answer, a refusal
+ * included, is final for that key (the service replays it), so the next submission gets a new one.
  */
 function Adjust({ app, customer, wallets }: { app: string; customer: string; wallets: string[] }) {
   const queries = useQueryClient();
@@ -334,6 +335,7 @@ function Adjust({ app, customer, wallets }: { app: string; customer: string; wal
       await queries.invalidateQueries({ queryKey: ['customer', app] });
       await queries.invalidateQueries({ queryKey: ['ledger', app, customer, wallet] });
     } catch (err) {
+      if (err instanceof ApiFailure && err.status !== 503) setKey(crypto.randomUUID());
       setFields(err instanceof ApiFailure ? (err.body.fields ?? {}) : {});
       setError(problemOf(err));
     }
