@@ -92,6 +92,37 @@ interface Flight {
 /** Per repository (one per process and database): the keys with a request in flight here. */
 const flightsByRepo = new WeakMap<object, Map<string, Flight>>();
 
+/** The end of a flight this request started: its answer (or failure) is every joiner's too. */
+interface OwnFlight {
+  finish: (answered: IdempotentAnswer) => IdempotentAnswer;
+  fail: (err: unknown) => never;
+}
+
+/** Joins the flight of a key already in progress in this process, or starts this request's own. */
+function takeFlight(repo: object, flightKey: string, fingerprint: string): { joined: Flight } | OwnFlight {
+  const flights = flightsByRepo.get(repo) ?? new Map<string, Flight>();
+  flightsByRepo.set(repo, flights);
+  const joined = flights.get(flightKey);
+  if (joined) return { joined };
+  let resolve!: (answered: IdempotentAnswer) => void;
+  let reject!: (err: unknown) => void;
+  const answer = new Promise<IdempotentAnswer>((res, rej) => ((resolve = res), (reject = rej)));
+  answer.catch(() => undefined); // observed by the requests that join it, if any
+  flights.set(flightKey, { fingerprint, answer });
+  return {
+    finish: (answered) => {
+      flights.delete(flightKey);
+      resolve(answered);
+      return answered;
+    },
+    fail: (err) => {
+      flights.delete(flightKey);
+      reject(err);
+      throw err;
+    },
+  };
+}
+
 /**
  * Claims a request's operation. Without a client key there is nothing to claim: the request
  * performs its operation. With one: a stored outcome is replayed, another request under the same
@@ -111,32 +142,14 @@ export async function claimOperation(deps: Pick<Services, 'repos' | 'config' | '
   const { key, applicationId } = req;
   if (!key) return { op: req.op, settle: async (answer) => ({ answer: await answer, replayed: false }) };
   const fingerprint = fingerprintOf(req.route, req.body);
-  let flights = flightsByRepo.get(deps.repos.idempotency);
-  if (!flights) flightsByRepo.set(deps.repos.idempotency, (flights = new Map()));
-  const flightKey = `${applicationId}\n${key}`;
-  const joined = flights.get(flightKey);
-  if (joined) {
-    if (joined.fingerprint !== fingerprint) throw idempotencyKeyReused();
+  const flight = takeFlight(deps.repos.idempotency, `${applicationId}\n${key}`, fingerprint);
+  if ('joined' in flight) {
+    if (flight.joined.fingerprint !== fingerprint) throw idempotencyKeyReused();
     // The first request's outcome is this one's too, replayed; its 503 is not (the key stays in progress).
-    const { answer } = await joined.answer;
+    const { answer } = await flight.joined.answer;
     return { answered: { answer, replayed: answer.answered } };
   }
-  let resolveFlight!: (answered: IdempotentAnswer) => void;
-  let rejectFlight!: (err: unknown) => void;
-  const flight = new Promise<IdempotentAnswer>((resolve, reject) => ((resolveFlight = resolve), (rejectFlight = reject)));
-  flight.catch(() => undefined); // observed by the duplicates that join it, if any
-  flights.set(flightKey, { fingerprint, answer: flight });
-  // This request's answer (or failure) is also every duplicate's that joined it meanwhile.
-  const finish = (answered: IdempotentAnswer): IdempotentAnswer => {
-    flights.delete(flightKey);
-    resolveFlight(answered);
-    return answered;
-  };
-  const fail = (err: unknown): never => {
-    flights.delete(flightKey);
-    rejectFlight(err);
-    throw err;
-  };
+  const { finish, fail } = flight;
   const repo = deps.repos.idempotency;
   const retry = <R>(call: () => Promise<R>) => retryTransient(call, deps.config.jobWaitTimeoutMs, 20);
   const expiresAt = new Date(deps.now().getTime() + deps.config.idempotencyTtlSeconds * 1000);
