@@ -2,9 +2,10 @@ import type { Types } from 'mongoose';
 import type { ApplicationDoc } from './application.schema.js';
 import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
+import { DEFAULT_APP_STACKING, type AppStacking } from '../domain/types.js';
 import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
-export type ApplicationRecord = RecordOf<ApplicationDoc, never, 'updatedAt'>;
+export type ApplicationRecord = Omit<RecordOf<ApplicationDoc, never, 'updatedAt'>, 'stacking'> & { stacking: AppStacking };
 
 const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   id: String(d._id),
@@ -12,6 +13,7 @@ const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   timezone: d.timezone,
   currency: d.currency ?? null,
   rateLimit: d.rateLimit ?? null,
+  stacking: d.stacking ? { ...DEFAULT_APP_STACKING, ...d.stacking } : DEFAULT_APP_STACKING,
   apiKey: d.apiKey,
   secretHash: d.secretHash,
   status: d.status,

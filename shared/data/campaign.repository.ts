@@ -1,5 +1,14 @@
 import { Types } from 'mongoose';
-import type { Campaign, Condition, DiscountBase, ItemSelector, MetadataKey, Scalar, SelectorOperator } from '../domain/types.js';
+import {
+  DEFAULT_STACKING,
+  type Campaign,
+  type Condition,
+  type DiscountBase,
+  type ItemSelector,
+  type MetadataKey,
+  type Scalar,
+  type SelectorOperator,
+} from '../domain/types.js';
 import type { CampaignDoc } from './campaign.schema.js';
 import type { Models } from './db.js';
 import { applicationScopedAdmin } from './admin-queries.js';
@@ -51,6 +60,8 @@ export function toCampaign(d: CampaignDoc): Campaign {
     productValidations: conditions(d.productValidations),
     excludedItems: selector(d.excludedItems),
     metadataKeys: (d.metadataKeys ?? []).map((k): MetadataKey => ({ key: k.key, type: k.type, scope: k.scope ?? 'both' })),
+    stacking: d.stacking ? { ...DEFAULT_STACKING, ...d.stacking } : DEFAULT_STACKING,
+    trigger: d.trigger === 'automatic' ? 'automatic' : 'code',
     updatedAt: d.updatedAt,
   };
 }

@@ -10,6 +10,7 @@ import {
   type Limits,
   type MetadataType,
   type Schedule,
+  type Stacking,
 } from '../domain/types.js';
 
 const subdocument = { _id: false } as const;
@@ -84,6 +85,10 @@ const fields = {
     type: [new Schema<MetadataKeyDoc>(metadataKeyFields, subdocument)],
     default: [] as MetadataKeyDoc[],
   },
+  /** How it combines with others on one cart (docs/stacking.md); null: the defaults (`DEFAULT_STACKING`). */
+  stacking: typed<Stacking | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** `automatic`: a promotion without a code (docs/stacking.md); absent: `code`. */
+  trigger: { type: String, enum: ['code', 'automatic'], default: 'code' },
 } as const;
 const options = { collection: 'campaigns', timestamps: true, versionKey: false, minimize: false } as const;
 

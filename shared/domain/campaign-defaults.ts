@@ -1,4 +1,4 @@
-import type { Campaign } from './types.js';
+import { DEFAULT_STACKING, type Campaign } from './types.js';
 
 /** What a campaign is when the admin leaves a field out: no rules, no limits, for everyone. */
 export const CAMPAIGN_DEFAULTS = {
@@ -17,4 +17,6 @@ export const CAMPAIGN_DEFAULTS = {
   productValidations: [],
   excludedItems: null,
   metadataKeys: [],
+  stacking: DEFAULT_STACKING,
+  trigger: 'code',
 } satisfies Partial<Campaign>;

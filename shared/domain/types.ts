@@ -111,6 +111,37 @@ export interface Schedule {
   hours?: { from: string; to: string }[];
 }
 
+/**
+ * How a campaign combines with others on one cart (docs/stacking.md), read only for applications
+ * whose `stacking.max_coupons` is above 1 or that take automatic promotions.
+ */
+export interface Stacking {
+  /** Higher applies first; ties keep the request's order, then automatic promotions oldest first. */
+  priority: number;
+  /** A free label (`sitewide`, `loyalty`, `shipping`…) that other campaigns' `combinesWith` name; null: none. */
+  category: string | null;
+  /** Applies only alone: never combined with any other coupon or promotion. */
+  exclusive: boolean;
+  /** The categories this one combines with, or `all`; both campaigns of a pair must allow each other. */
+  combinesWith: 'all' | string[];
+}
+
+/** The stacking of a campaign that says nothing about it: priority 0, no category, not exclusive, combines with all. */
+export const DEFAULT_STACKING: Stacking = Object.freeze({ priority: 0, category: null, exclusive: false, combinesWith: 'all' as const });
+
+/** How a campaign reaches a cart: a code the customer enters, or automatically when the cart qualifies (no code). */
+export type Trigger = 'code' | 'automatic';
+
+/** An application's stacking settings (docs/stacking.md): the default keeps one coupon per request (docs/decisions.md#14). */
+export interface AppStacking {
+  /** How many `coupon_details` entries validate and apply take (1-10; 1: the held contract). */
+  maxCoupons: number;
+  /** Whether campaigns with `trigger: automatic` apply to this application's carts. */
+  automaticPromotions: boolean;
+}
+
+export const DEFAULT_APP_STACKING: AppStacking = Object.freeze({ maxCoupons: 1, automaticPromotions: false });
+
 /** A campaign is one coupon definition: its rules, and either one fixed code or bulk codes. */
 export interface Campaign {
   id: string;
@@ -147,6 +178,10 @@ export interface Campaign {
   /** Items left out of a `valid_cart_*` discount. */
   excludedItems: ItemSelector | null;
   metadataKeys: MetadataKey[];
+  /** How it combines with other campaigns on one cart. */
+  stacking: Stacking;
+  /** `automatic`: a promotion without a code, applied to every qualifying cart of an opted-in application. */
+  trigger: Trigger;
   updatedAt: Date;
 }
 
