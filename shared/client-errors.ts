@@ -77,8 +77,12 @@ export const validateCouponNotFound = (reason: 'coupon_missing' | 'coupon_not_fo
   new DomainError('invalid', 'coupon validation failed', 'coupon not found, invalid coupon code or coupon id', { reason });
 export const loginRequired = () =>
   new DomainError('invalid', 'Invalid source_id', 'please login/signup to redeem the coupon code', { reason: 'login_required' });
-/** Validate and apply: a second entry in `coupon_details` (docs/decisions.md#14). */
-export const onlyOneCoupon = () => invalidPayload('only one coupon can be applied per request', 'only_one_coupon');
+/**
+ * Validate and apply: more entries in `coupon_details` than the application takes — the held
+ * answer to a second entry (docs/decisions.md#14) unless it opted in to stacking (docs/stacking.md).
+ */
+export const tooManyCoupons = (max = 1) =>
+  invalidPayload(max <= 1 ? 'only one coupon can be applied per request' : `at most ${max} coupons can be applied per request`, 'only_one_coupon');
 
 // --- Apply (docs/decisions.md#14, #17, #20a, #20b) ------------------------------------------------
 

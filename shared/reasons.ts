@@ -16,11 +16,14 @@ export const REASONS = {
   cart_rule: 'a condition on the cart is not met (a minimum value, a payment mode, metadata, …)',
   product_rule: 'no item of the cart is one the coupon applies to, or an excluded item is in it',
   selection: 'the items the coupon applies to were not selected (the documented tray message)',
+  stacking_exclusive: 'stacking: the coupon applies only on its own and another coupon or promotion comes before it (docs/stacking.md)',
+  stacking_conflict: "stacking: the coupon's combination rules and those of one applied before it do not allow each other (docs/stacking.md)",
+  stacking_duplicate: 'stacking: the same campaign is named twice in one request (docs/stacking.md)',
   // The request itself is refused.
   invalid_payload: 'the body, the order in it or a field is malformed (the details name it)',
   invalid_type: 'apply: the `type` query parameter is not redeem or revert',
   coupon_missing: 'no coupon id or code was sent',
-  only_one_coupon: 'more than one entry in coupon_details',
+  only_one_coupon: "more entries in coupon_details than the application's stacking.max_coupons (1 unless it opted in: docs/stacking.md)",
   coupon_not_found: 'no coupon of this application has this id or code (for this customer)',
   unknown_customer: 'the source_id is missing where it is required (apply) or is not a customer of this application',
   login_required: 'the coupon is assigned to customers and no source_id was sent',
@@ -54,6 +57,9 @@ export type RefusalReason = Extract<
   | 'cart_rule'
   | 'selection'
   | 'product_rule'
+  | 'stacking_exclusive'
+  | 'stacking_conflict'
+  | 'stacking_duplicate'
 >;
 
 export const isReason = (value: unknown): value is Reason => typeof value === 'string' && Object.hasOwn(REASONS, value);

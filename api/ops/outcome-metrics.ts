@@ -11,7 +11,7 @@ import type { Metrics } from '../../shared/ops/metrics.js';
 
 /**
  * Counts each answered operation:
- * - redeem / revert → `coupons_redemptions_total{type, outcome="completed"|"refused", reason}`;
+ * - redeem / revert (one coupon or several) → `coupons_redemptions_total{type, outcome="completed"|"refused", reason}`;
  *   `reason` is the refusal's short category (`total_limit`, `cart_rule`, `insufficient_points`, …,
  *   else the error kind), empty when completed.
  * - wallet-transaction → `coupons_wallet_transactions_total{type="credit"|"debit", outcome="applied"|"refused"}`.
@@ -20,10 +20,12 @@ import type { Metrics } from '../../shared/ops/metrics.js';
 export const outcomeCounter =
   (metrics: Metrics): OutcomeListener =>
   (job: AnyQueuedJob, _applicationId: string, outcome: Outcome<unknown>) => {
-    if (job.name === JOB.redeem || job.name === JOB.revert) {
+    if (job.name === JOB.redeem || job.name === JOB.revert || job.name === JOB.redeemStack || job.name === JOB.revertStack) {
       // The reason is a fixed category chosen by the domain, never free text: label cardinality stays bounded.
       const reason = outcome.ok ? '' : reasonOf(outcome.error);
-      metrics.redemptions.inc({ type: job.name, outcome: outcome.ok ? 'completed' : 'refused', reason });
+      // A stacked redeem or revert counts once, as the request it answers (docs/stacking.md).
+      const type = job.name === JOB.redeem || job.name === JOB.redeemStack ? 'redeem' : 'revert';
+      metrics.redemptions.inc({ type, outcome: outcome.ok ? 'completed' : 'refused', reason });
     } else if (job.name === JOB.walletTransaction) {
       metrics.walletTransactions.inc({ type: job.payload.type, outcome: outcome.ok ? 'applied' : 'refused' });
     }

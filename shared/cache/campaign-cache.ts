@@ -6,8 +6,10 @@ import type { Campaign } from '../domain/types.js';
 export interface CampaignSet {
   version: number;
   all: Campaign[];
-  /** Active, unarchived fixed campaigns, in creation order (what list walks). */
+  /** Active, unarchived fixed campaigns with a code, in creation order (what list walks). */
   fixed: Campaign[];
+  /** Active, unarchived automatic promotions (no code: docs/stacking.md), in creation order. */
+  automatic: Campaign[];
   byId: Map<string, Campaign>;
   /** Normalised fixed code → campaign. */
   byFixedCode: Map<string, Campaign>;
@@ -54,11 +56,13 @@ export class CampaignCache {
 
   private async load(applicationId: string, version: number): Promise<CampaignSet> {
     const all = await this.campaigns.listByApplication(applicationId);
-    const fixed = all.filter((c) => c.codeType === 'fixed' && c.status === 'active' && !c.archivedAt);
+    const live = all.filter((c) => c.status === 'active' && !c.archivedAt);
+    const fixed = live.filter((c) => c.codeType === 'fixed' && c.trigger === 'code');
     return {
       version,
       all,
       fixed,
+      automatic: live.filter((c) => c.trigger === 'automatic'),
       byId: new Map(all.map((c) => [c.id, c])),
       byFixedCode: new Map(fixed.filter((c) => c.code).map((c) => [normalizeCode(c.code!), c])),
     };

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { Types } from 'mongoose';
 import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
-import type { RedemptionDoc } from './redemption.schema.js';
+import type { RedemptionDoc, StackRecordFields } from './redemption.schema.js';
 import type { RecordOf } from './stored.js';
 
 export type RedemptionRecord = Omit<
-  RecordOf<RedemptionDoc, 'application' | 'campaign' | 'customer' | 'couponCode', 'att' | 'updatedAt'>,
+  RecordOf<RedemptionDoc, 'application' | 'campaign' | 'customer' | 'couponCode', 'att' | 'updatedAt' | 'stk'>,
   'state'
 > & {
   /** Read only where it is set (a document with `att` alone is a placeholder). */
@@ -18,7 +18,28 @@ export type RedemptionRecord = Omit<
 };
 
 /** The fields a redeem commits (everything but what the journal derives). */
-export type CycleFields = Omit<RedemptionRecord, 'id' | 'state' | 'revertJobId' | 'createdAt'>;
+export type CycleFields = Omit<RedemptionRecord, 'id' | 'state' | 'revertJobId' | 'createdAt' | 'stack'> & {
+  /** The stack record it was committed with (several coupons); absent or null alone. */
+  stack?: string | null;
+};
+
+/** A stack record (redemption.schema.ts `stk`): several cycles of one order committed together. */
+export type StackRecord = Omit<StackRecordFields, 'cycles'> & { key: string; cycles: CycleFields[] };
+
+/** A stack record's `_id`: `stack:<application>:<order ref>:<n>`. */
+export const stackKey = (applicationId: string, orderId: string, n: number) => `stack:${applicationId}:${orderRef(orderId)}:${n}`;
+
+/**
+ * The stack record whose attempt a counter's lane names, or null when the attempt is a single
+ * cycle's: a stack's attempts end in `.<n>` (attempt ids are otherwise base64url), and the cycle's
+ * key carries the order ref (docs/architecture.md, "Several coupons").
+ */
+export function stackKeyOfAttempt(applicationId: string, cycleKey: string, attempt: string): string | null {
+  const dot = attempt.indexOf('.');
+  if (dot < 0) return null;
+  const ref = cycleKey.split(':')[1];
+  return `stack:${applicationId}:${ref}:${attempt.slice(dot + 1)}`;
+}
 
 const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   id: d._id,
@@ -40,8 +61,11 @@ const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   refusal: d.refusal ?? null,
   redeemJobId: d.redeemJobId,
   revertJobId: d.revertJobId ?? null,
+  stack: d.stack ?? null,
   createdAt: d.createdAt,
 });
+
+const toStack = (d: RedemptionDoc): StackRecord => ({ ...d.stk!, key: d._id, cycles: d.stk!.cycles as unknown as CycleFields[] });
 
 /**
  * An order's part of its redemption keys: 16 base64url characters of its id's SHA-256 (96 bits),
@@ -123,9 +147,37 @@ export function redemptionJournalRepository({ Redemption }: Models) {
           refusal,
           redeemJobId: fields.redeemJobId,
           revertJobId: null,
+          stack: fields.stack ?? null,
           createdAt: new Date(),
         },
         true,
+      );
+    },
+    /** Every stack record of one order of one application, oldest first (one read of a range of `_id`s). */
+    async stacks(applicationId: string, orderId: string): Promise<StackRecord[]> {
+      const prefix = `stack:${applicationId}:${orderRef(orderId)}:`;
+      const ds = (await batch.findMany({
+        _id: { $gt: prefix, $lt: `${prefix}~` },
+        'stk.orderId': orderId,
+        'stk.state': { $exists: true },
+      })) as RedemptionDoc[];
+      return ds.map(toStack).sort((a, b) => a.cycle - b.cycle);
+    },
+    /**
+     * Commits a stack attempt (the commit point of several cycles): writes stack record `key` as
+     * `stk.state` unless it has a state already or the attempt was abandoned. True when this call wrote it.
+     */
+    async commitStack(key: string, attempt: string, stk: StackRecordFields): Promise<boolean> {
+      return commit(key, attempt, { 'stk.state': { $exists: false } }, { stk, createdAt: new Date() }, true);
+    },
+    /** Commits a stack's revert attempt: `completed` → `reverted`. True when this call moved it. */
+    async commitStackRevert(key: string, attempt: string, revertJobId: string): Promise<boolean> {
+      return commit(
+        key,
+        attempt,
+        { 'stk.state': 'completed' },
+        { 'stk.state': 'reverted', 'stk.revertJobId': revertJobId, 'stk.revertAttempt': attempt },
+        false,
       );
     },
     /** Commits a revert attempt: `completed` → `reverted`. True when this call moved it. */

@@ -7,6 +7,24 @@ import type { RefusalReason } from '../reasons.js';
 export const REDEMPTION_STATES = ['completed', 'refused', 'reverted'] as const;
 export type RedemptionState = (typeof REDEMPTION_STATES)[number];
 
+/** What a stack record holds (see `stk`). */
+export interface StackRecordFields {
+  state: RedemptionState;
+  applicationId: string;
+  customerId: string;
+  orderId: string;
+  /** n of its `_id`: 1 for the order's first stack, +1 after each revert or refusal. */
+  cycle: number;
+  /** The cycles' fields, in the order they were computed (`key`s of the redemptions). */
+  cycles: Record<string, unknown>[];
+  refusal: { reason: RefusalReason; message: string } | null;
+  redeemJobId: string;
+  revertJobId: string | null;
+  /** The attempt that committed it (its cycles are written under it), and the one that reverted it. */
+  attempt: string;
+  revertAttempt: string | null;
+}
+
 const fields = {
   /** `<campaign>:<order ref>:<cycle>` (= `key`): every lookup of a redemption goes by `_id`. */
   _id: { type: String, required: true },
@@ -33,6 +51,14 @@ const fields = {
   /** The job that wrote this cycle / that reverted it: a re-run of either finds its own work. */
   redeemJobId: { type: String, default: '' },
   revertJobId: { type: String, default: null },
+  /** A cycle redeemed with others on one order: the key of its stack record (below); null alone. */
+  stack: { type: String, default: null },
+  /**
+   * A stack record (docs/stacking.md), `_id` `stack:<application>:<order ref>:<n>`: the commit point of
+   * several cycles redeemed together, and their fields, so that any run can write them. It has no
+   * top-level `state` or `application`, so readers of cycles never see it.
+   */
+  stk: typed<StackRecordFields | undefined>()({ type: Schema.Types.Mixed }),
   /** Attempts settled on this cycle: `c` committed, `x` abandoned. */
   att: typed<Record<string, 'c' | 'x'> | undefined>()({ type: Schema.Types.Mixed }),
 } as const;

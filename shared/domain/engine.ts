@@ -143,12 +143,15 @@ function readableOrder(ctx: RuleContext): ParsedOrder | null {
 /** The parsed order, for a step that declares `needsOrder` (the walk runs it only with one). */
 const orderOf = (ctx: RuleContext): ParsedOrder => readableOrder(ctx)!;
 
-/** Per item, whether it is selected: by the item selector, or every item without one. */
+/** Per item of `order`, whether `campaign` selects it: by its item selector, or every item without one. */
+export function selectionOf(campaign: Campaign, order: ParsedOrder): boolean[] {
+  const selector = campaign.itemSelector;
+  return order.items.map((item) => (selector ? matchesSelector(item, campaign, selector) : true));
+}
+
+/** Per item, whether it is selected (see {@link selectionOf}), worked out once per walk. */
 function selectedOf(ctx: RuleContext): boolean[] {
-  if (!ctx.selected) {
-    const selector = ctx.campaign.itemSelector;
-    ctx.selected = orderOf(ctx).items.map((item) => (selector ? matchesSelector(item, ctx.campaign, selector) : true));
-  }
+  ctx.selected ??= selectionOf(ctx.campaign, orderOf(ctx));
   return ctx.selected;
 }
 

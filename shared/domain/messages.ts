@@ -19,6 +19,13 @@ export const INVALID_ORDER_PAYLOAD = 'invalid payload, original_price_subtotal a
 /** No item selected, or a selected-items validation failed (the "coupon tray" message). */
 export const SELECTION_FAILED = 'Discount validation is failed, please check terms and condition in the coupon tray';
 
+/** Stacking (docs/stacking.md; ours, not the contract's): an exclusive coupon beside another. */
+export const STACKING_EXCLUSIVE = 'coupon can only be used on its own';
+/** Stacking: the coupon's and another's combination rules do not allow each other. */
+export const STACKING_CONFLICT = 'coupon cannot be combined with the other coupons of the order';
+/** Stacking: the same campaign named twice (or a code of a campaign already applied). */
+export const STACKING_DUPLICATE = 'coupon is already applied to this order';
+
 /** Item-level: `product_id is required`, `original_price is required`, `selling_price is required`. */
 export const itemFieldRequired = (field: string): string => `${field} is required`;
 export const PRODUCT_ID_REQUIRED = itemFieldRequired('product_id');

@@ -31,6 +31,38 @@ export interface RedeemInput extends ApplyPayload {
 /** `revert`. */
 export type RevertInput = ApplyPayload;
 
+/** One entry of `coupon_details` of a stacked apply, as found by the API. */
+export interface StackEntryInput {
+  campaignId: string;
+  bulkCodeId: string | null;
+  /** `coupon_id` as sent (echoed as `couponId`). */
+  couponId: string;
+  /** The code as configured (echoed as `coupon_code`). */
+  code: string;
+}
+
+/** `redeem-stack`: several coupons, and the automatic promotions, on one order, all or nothing (docs/stacking.md). */
+export interface StackRedeemInput {
+  applicationId: string;
+  customerId: string;
+  sourceId: string;
+  orderId: string;
+  requestId: string;
+  order: unknown;
+  /** In the request's order. */
+  entries: StackEntryInput[];
+}
+
+/** `revert-stack`: the revert of an order of an application that stacks: its stack, or the one coupon named. */
+export interface StackRevertInput {
+  applicationId: string;
+  customerId: string;
+  sourceId: string;
+  orderId: string;
+  requestId: string;
+  entries: StackEntryInput[];
+}
+
 /** `wallet-transaction`: a credit or a debit of a customer's wallet. */
 export interface WalletOperationInput {
   applicationId: string;

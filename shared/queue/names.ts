@@ -11,7 +11,14 @@ import { Queue, type QueueOptions } from 'bullmq';
 import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
-import type { RedeemInput, RevertInput, WalletOperationInput, WalletSettleInput } from './job-payloads.js';
+import type {
+  RedeemInput,
+  RevertInput,
+  StackRedeemInput,
+  StackRevertInput,
+  WalletOperationInput,
+  WalletSettleInput,
+} from './job-payloads.js';
 import type { DeliveryJobData } from '../data/webhook-delivery.repository.js';
 
 export const partitionQueueName = (partition: number): string => `ops-{${String(partition).padStart(2, '0')}}`;
@@ -34,6 +41,9 @@ export function laneOfJob(job: { data: unknown }): string {
 export const JOB = {
   redeem: 'redeem',
   revert: 'revert',
+  /** Several coupons on one order, all or nothing (docs/stacking.md). */
+  redeemStack: 'redeem-stack',
+  revertStack: 'revert-stack',
   walletTransaction: 'wallet-transaction',
   /** Posts the transitions due on one balance (points available, points expired): queued by the expiry sweep. */
   walletSettle: 'wallet-settle',
@@ -45,6 +55,8 @@ export type JobName = (typeof JOB)[keyof typeof JOB];
 export interface JobPayloads {
   redeem: RedeemInput;
   revert: RevertInput;
+  'redeem-stack': StackRedeemInput;
+  'revert-stack': StackRevertInput;
   'wallet-transaction': WalletOperationInput;
   'wallet-settle': WalletSettleInput;
   noop: Record<string, never>;

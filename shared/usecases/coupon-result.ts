@@ -2,7 +2,12 @@
  * The contract's Coupon result object (list and validate), built from an engine evaluation.
  * Field names exactly as the contract (openapi.yaml); `message` only when not applicable.
  */
+import type { DiscountResult } from '../domain/discount.js';
 import type { Evaluation } from '../domain/engine.js';
+import { fromCents } from '../domain/money.js';
+import type { ParsedOrder } from '../domain/order.js';
+import type { StackedCoupon, StackResult } from '../domain/stacking.js';
+import type { CartCoupon } from './stack.js';
 import { blankSavingsOrder, presentSavingsOrder } from '../domain/savings.js';
 import type { RefusalReason } from '../reasons.js';
 import type { Campaign } from '../domain/types.js';
@@ -57,4 +62,106 @@ export function presentCouponResult(args: {
     request_id: args.requestId,
   };
   return { body, reason: evaluation.applicable ? null : evaluation.reason };
+}
+
+/** One coupon of a stack as validate shows it (`stack.coupons`: openapi.yaml `StackedCoupon`). */
+export interface StackedCouponBody {
+  coupon_code: string;
+  coupon_code_id: string;
+  coupon_name: string;
+  trigger: 'code' | 'automatic';
+  /** 1-based place in the order the coupons were computed; null when left out. */
+  position: number | null;
+  is_applicable: boolean;
+  message?: string;
+  reason?: RefusalReason;
+  discount: number;
+  cashback: number;
+  shipping_discount: number;
+  /** Per item of the order, what this coupon takes off it. */
+  items: { product_id: string; discount_value: number }[];
+}
+
+/** The combination a cart's coupons make (`stack`: openapi.yaml `Stack`). */
+export interface StackBody {
+  total_discount: number;
+  total_cashback: number;
+  total_amount: number;
+  shipping_discount: number;
+  /** In the order they were tried: the applied ones in their order, the left-out ones where they would have come. */
+  coupons: StackedCouponBody[];
+}
+
+/** A coupon result for several coupons: the contract's fields, and the combination beside them. */
+export type StackResultBody = CouponResult & { stack: StackBody };
+
+/** One stacked coupon's body. */
+function presentStacked(coupon: CartCoupon, stacked: StackedCoupon, order: ParsedOrder | null): StackedCouponBody {
+  const refusal = stacked.refusal;
+  return {
+    coupon_code: coupon.code,
+    coupon_code_id: coupon.couponCodeId,
+    coupon_name: coupon.campaign.name,
+    trigger: coupon.campaign.trigger,
+    position: stacked.position,
+    is_applicable: !refusal,
+    ...(refusal ? { message: refusal.message, reason: refusal.reason } : {}),
+    discount: fromCents(stacked.discountCents),
+    cashback: fromCents(stacked.cashbackCents),
+    shipping_discount: fromCents(stacked.shippingDiscountCents),
+    items: (order?.items ?? []).map((item, i) => ({
+      product_id: item.productId,
+      discount_value: fromCents(stacked.itemDiscountCents[i] ?? 0),
+    })),
+  };
+}
+
+/**
+ * Validate's answer for several coupons (docs/stacking.md): the contract's fields name the first
+ * entry; `is_applicable` is whether every entry applies (what a redeem of them all needs), the
+ * message the first refused entry's; the savings are the combination's, every item with its
+ * share; `stack` shows each coupon and each automatic promotion with its own figures or refusal.
+ */
+export function presentStackResult(args: { coupons: readonly CartCoupon[]; stack: StackResult; sourceId: string; requestId: string }): {
+  body: StackResultBody;
+  reason: RefusalReason | null;
+} {
+  const { coupons, stack } = args;
+  const first = coupons.find((c) => c.entry === 0)!;
+  const refused = coupons.flatMap((c, i) => (c.entry !== null && stack.coupons[i]!.refusal ? [stack.coupons[i]!.refusal!] : []))[0];
+  const applicable = !refused;
+  const result: DiscountResult = {
+    totalDiscountCents: stack.totalDiscountCents,
+    totalCashbackCents: stack.totalCashbackCents,
+    totalAmountCents: stack.totalAmountCents,
+    itemDiscountCents: stack.itemDiscountCents,
+  };
+  const body: StackResultBody = {
+    coupon_code: first.code,
+    coupon_code_id: first.couponCodeId,
+    coupon_name: first.campaign.name,
+    coupon_terms_and_conditions: first.campaign.termsAndConditions,
+    is_applicable: applicable,
+    ...(refused ? { message: refused.message } : {}),
+    coupon_savings: {
+      order: applicable
+        ? (presentSavingsOrder({
+            sourceId: args.sourceId,
+            order: stack.order,
+            campaign: first.campaign,
+            result,
+            includeValidateFields: true,
+          }) as unknown as Record<string, unknown>)
+        : (blankSavingsOrder() as unknown as Record<string, unknown>),
+    },
+    request_id: args.requestId,
+    stack: {
+      total_discount: fromCents(stack.totalDiscountCents),
+      total_cashback: fromCents(stack.totalCashbackCents),
+      total_amount: fromCents(stack.totalAmountCents),
+      shipping_discount: fromCents(stack.shippingDiscountCents),
+      coupons: stack.tried.map((i) => presentStacked(coupons[i]!, stack.coupons[i]!, stack.order)),
+    },
+  };
+  return { body, reason: refused?.reason ?? null };
 }

@@ -27,6 +27,7 @@ import {
   type CounterSpec,
   type PeriodKeys,
 } from '../data/limit-counter.repository.js';
+import { stackKeyOfAttempt } from '../data/redemption-journal.repository.js';
 import type { CounterKind, CounterLane, LimitCounterDoc } from '../data/limit-counter.schema.js';
 import { periodKeysOfDay } from '../domain/periods.js';
 import type { Campaign, UsageCounts } from '../domain/types.js';
@@ -37,6 +38,13 @@ type Deps = Pick<Services, 'repos'>;
 
 /** A fresh attempt id (48 random bits): names one run's changes in lanes and in the journal. */
 export const newAttempt = (): string => randomBytes(6).toString('base64url');
+
+/**
+ * An attempt of stack record n of an order (several coupons: docs/stacking.md): its changes on
+ * every coupon's counters commit or are abandoned together, at the stack record, which
+ * `.<n>` names (redemption-journal.repository.ts `stackKeyOfAttempt`).
+ */
+export const newStackAttempt = (n: number): string => `${newAttempt()}.${n}`;
 
 /** One run's change of its counters: what a lane records. */
 export interface LaneChange {
@@ -101,10 +109,13 @@ export async function readUsage(
   campaigns: Campaign[],
   customerId: string | null,
   periods: PeriodKeys,
-  bulkCodeId: string | null = null,
+  /** The bulk code sent, for every campaign; or per campaign (several coupons: docs/stacking.md). */
+  bulkCode: string | null | ((campaignId: string) => string | null) = null,
 ): Promise<Map<string, UsageCounts>> {
+  const bulkCodeOf = typeof bulkCode === 'function' ? bulkCode : () => bulkCode;
   const ids: string[] = [];
   for (const c of campaigns) {
+    const bulkCodeId = bulkCodeOf(c.id);
     if (hasCampaignLimit(c)) ids.push(campaignCounterId(c.id));
     if (customerId && c.limits.perCustomer) ids.push(customerCounterId(c.id, customerId));
     if (bulkCodeId) ids.push(codeCounterId(c.id, bulkCodeId));
@@ -113,6 +124,7 @@ export async function readUsage(
   return new Map(
     campaigns.map((c) => {
       const doc = docs.get(campaignCounterId(c.id));
+      const bulkCodeId = bulkCodeOf(c.id);
       return [
         c.id,
         usageFrom(doc, customerId ? docs.get(customerCounterId(c.id, customerId)) : undefined, periods, {
@@ -205,7 +217,9 @@ function reached(spec: CounterSpec, doc: LimitCounterDoc, periods: PeriodKeys | 
 /** Settles the change another attempt left in `lane`: frees the lane if it committed, undoes it if not. */
 async function settle(deps: Deps, spec: CounterSpec, lane: string, held: CounterLane): Promise<void> {
   const change = laneChange(spec.campaignId, held);
-  const fate = await deps.repos.redemptions.settle(change.key, change.attempt);
+  // A stack's attempt commits at its stack record, for every coupon at once.
+  const commitPoint = stackKeyOfAttempt(spec.applicationId, change.key, change.attempt) ?? change.key;
+  const fate = await deps.repos.redemptions.settle(commitPoint, change.attempt);
   if (fate === 'c') await deps.repos.limitCounters.clear(spec.id, lane, held);
   else await deps.repos.limitCounters.undo(spec, lane, held, undoneBy(spec, change));
 }

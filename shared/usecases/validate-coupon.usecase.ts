@@ -1,14 +1,18 @@
 /**
  * POST /coupons/validate — one coupon, checked against the customer and the order (validate
- * rules 1-6, docs/decisions.md#12, #14, #15): the same engine as list and redeem.
+ * rules 1-6, docs/decisions.md#12, #14, #15): the same engine as list and redeem. An application
+ * that opted in to stacking may send several entries and gets its automatic promotions: the
+ * stack's answer (docs/stacking.md); one entry without automatic promotions is answered as always.
  */
 import type { ApplicationRecord } from '../data/application.repository.js';
 import { evaluateCoupon } from '../domain/engine.js';
+import { stackCoupons } from '../domain/stacking.js';
 import { periodKeys } from '../domain/periods.js';
 import type { Services } from '../services.js';
-import { bodyNotObject, loginRequired, onlyOneCoupon, validateCouponNotFound } from '../client-errors.js';
-import { presentCouponResult, type Presented } from './coupon-result.js';
-import { findCoupon } from './find-coupon.js';
+import { bodyNotObject, loginRequired, tooManyCoupons, validateCouponNotFound } from '../client-errors.js';
+import { presentCouponResult, presentStackResult, type Presented } from './coupon-result.js';
+import { findCoupon, type FoundCoupon } from './find-coupon.js';
+import { automaticPromotions, findEntries, offeredTo, withUsage, type CartCoupon } from './stack.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
 import { readUsage } from './limit-counters.js';
 
@@ -16,16 +20,17 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export async function validateCoupon(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
   const body = req.body ?? {};
   const details = body.coupon_details;
   if (!Array.isArray(details) || details.length === 0) throw validateCouponNotFound('coupon_missing');
-  if (details.length > 1) throw onlyOneCoupon();
-  const detail = details[0];
-  if (!isObject(detail)) throw validateCouponNotFound('coupon_missing');
+  if (details.length > app.stacking.maxCoupons) throw tooManyCoupons(app.stacking.maxCoupons);
+  if (!details.every(isObject)) throw validateCouponNotFound('coupon_missing');
+  if (details.length > 1 || app.stacking.automaticPromotions) return validateStack(deps, app, body, details, req.requestId);
+  const detail = details[0]!;
 
   const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findCoupon(deps, app, detail)]);
   if (!found) throw validateCouponNotFound();
@@ -52,4 +57,39 @@ export async function validateCoupon(
     requestId: req.requestId,
     endpoint: 'validate',
   });
+}
+
+/** The customer a validate names (or none), and a found coupon it may use: the documented refusals otherwise. */
+function offered(found: FoundCoupon | null, customer: { id: string } | null): FoundCoupon {
+  if (!found) throw validateCouponNotFound();
+  if (found.campaign.assignment === 'assigned_users' && !customer) throw loginRequired();
+  if (!offeredTo(found.campaign, customer)) throw validateCouponNotFound();
+  return found;
+}
+
+/**
+ * Several entries, or automatic promotions (docs/stacking.md): every entry found as for one (the
+ * first that is not answers the documented refusal), the automatic promotions after them, their
+ * usage in one read, and the stack's answer.
+ */
+async function validateStack(
+  deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  body: Record<string, unknown>,
+  details: Record<string, unknown>[],
+  requestId: string,
+): Promise<Presented> {
+  const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findEntries(deps, app, details)]);
+  const entries = found.map((f, entry): CartCoupon => ({ ...offered(f, customer), entry }));
+  const coupons = [...entries, ...(await automaticPromotions(deps, app, customer))];
+  const now = deps.now();
+  const candidates = await withUsage(deps, app.id, coupons, customer?.id ?? null, periodKeys(now, app.timezone));
+  const stack = stackCoupons({
+    now,
+    timezone: app.timezone,
+    customerKnown: !!customer,
+    order: body.order === null ? undefined : body.order,
+    candidates,
+  });
+  return presentStackResult({ coupons, stack, sourceId: customer ? String(body.source_id) : '', requestId });
 }

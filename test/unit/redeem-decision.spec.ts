@@ -35,6 +35,7 @@ const cycle = (n: number, state: RedemptionRecord['state'], over: Partial<Redemp
   refusal: state === 'refused' ? { reason: 'total_limit', message: 'coupon code redemption total_limit exceeded' } : null,
   redeemJobId: `job-${n}`,
   revertJobId: null,
+  stack: null,
   createdAt: new Date(0),
   ...over,
 });

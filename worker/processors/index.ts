@@ -10,7 +10,8 @@ import { JOB, laneOfJob, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon } from '../../shared/usecases/apply/redeem-coupon.usecase.js';
-import { revertCoupon } from '../../shared/usecases/apply/revert-coupon.usecase.js';
+import { revertCoupon, revertOrder } from '../../shared/usecases/apply/revert-coupon.usecase.js';
+import { redeemStack } from '../../shared/usecases/apply/stack-redeem.usecase.js';
 import type { Committed, JobRun } from '../../shared/usecases/job-run.js';
 import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
@@ -47,6 +48,16 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
         const input = job.data as JobPayloads['revert'];
         const outcome = await run(() => revertCoupon(services, input, runOf(job, observed)));
         return recorded({ name: JOB.revert, input, jobId, queueName, outcome, observed });
+      }
+      case JOB.redeemStack: {
+        const input = job.data as JobPayloads['redeem-stack'];
+        const outcome = await run(() => redeemStack(services, input, runOf(job, observed)));
+        return recorded({ name: JOB.redeemStack, input, jobId, queueName, outcome, observed });
+      }
+      case JOB.revertStack: {
+        const input = job.data as JobPayloads['revert-stack'];
+        const outcome = await run(() => revertOrder(services, input, runOf(job, observed)));
+        return recorded({ name: JOB.revertStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.walletTransaction: {
         const input = job.data as JobPayloads['wallet-transaction'];

@@ -12,7 +12,21 @@ export interface ApplyResult {
   request_id: string;
 }
 
-export const resultOf = (input: RevertInput, status: ApplyResult['status']): ApplyResult => ({
+/** One coupon of a stacked redeem or revert (`coupons` beside the result: docs/stacking.md). */
+export interface StackedApplyCoupon {
+  couponId: string;
+  coupon_code: string;
+  discount: number;
+  cashback: number;
+}
+
+/** The result of a stacked redeem or revert: the contract's fields name the first coupon; `coupons` lists them all. */
+export type StackApplyResult = ApplyResult & { coupons: StackedApplyCoupon[] };
+
+export const resultOf = (
+  input: Pick<RevertInput, 'couponId' | 'code' | 'orderId' | 'requestId'>,
+  status: ApplyResult['status'],
+): ApplyResult => ({
   status,
   couponId: input.couponId,
   orderId: input.orderId,

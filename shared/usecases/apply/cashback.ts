@@ -53,7 +53,10 @@ export async function creditCashback(
  * that a late credit (a re-run of the redeem) can never post it; else debits what was credited, at
  * most the balance (it may have been spent). Idempotent. Returns the debit (null: none).
  */
-export async function revertCashback(deps: Deps, r: RedemptionRecord): Promise<Posting | null> {
+export async function revertCashback(
+  deps: Deps,
+  r: Pick<RedemptionRecord, 'applicationId' | 'customerId' | 'key' | 'orderId' | 'cashbackCents' | 'cashbackWallet'>,
+): Promise<Posting | null> {
   const walletDbId = r.cashbackCents > 0 ? ((await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet))?.id ?? null) : null;
   if (!walletDbId) return null;
   const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };

@@ -5,14 +5,15 @@
  * (redeem-coupon.usecase.ts, revert-coupon.usecase.ts).
  */
 import type { ApplicationRecord } from '../../data/application.repository.js';
-import { couponMissing, couponNotFound, invalidPayload, invalidQueryType, invalidSourceId, onlyOneCoupon } from '../../client-errors.js';
+import { couponMissing, couponNotFound, invalidPayload, invalidQueryType, invalidSourceId, tooManyCoupons } from '../../client-errors.js';
 import { MANDATORY_ITEM_PRICES, MANDATORY_ORDER_FIELDS, type Campaign } from '../../domain/types.js';
 import type { PreparedOperation } from '../../queue/gateway.js';
-import type { RedeemInput, RevertInput } from '../../queue/job-payloads.js';
+import type { RedeemInput, RevertInput, StackEntryInput } from '../../queue/job-payloads.js';
 import { JOB } from '../../queue/names.js';
 import { refusalOutcome } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
 import { findCoupon } from '../find-coupon.js';
+import { findEntries, offeredTo } from '../stack.js';
 import type { Operation } from '../idempotency.js';
 import { refuseIfSoldOut } from './sold-out.usecase.js';
 
@@ -20,17 +21,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
 const finiteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
-/** The mandatory fields of an apply request, checked in the documented order. */
+/** The mandatory fields of an apply request, checked in the documented order (`max`: the entries the application takes). */
 function checkApplyBody(
   type: 'redeem' | 'revert',
   body: Record<string, unknown>,
-): { detail: Record<string, unknown>; order: Record<string, unknown> } {
+  max = 1,
+): { details: Record<string, unknown>[]; order: Record<string, unknown> } {
   if (!nonEmptyString(body.source_id)) throw invalidSourceId();
   const details = body.coupon_details;
   if (!Array.isArray(details) || details.length === 0) throw couponMissing();
-  if (details.length > 1) throw onlyOneCoupon();
-  const detail = details[0];
-  if (!isObject(detail) || (!nonEmptyString(detail.coupon_id) && !nonEmptyString(detail.coupon_code))) throw couponMissing();
+  if (details.length > max) throw tooManyCoupons(max);
+  for (const detail of details)
+    if (!isObject(detail) || (!nonEmptyString(detail.coupon_id) && !nonEmptyString(detail.coupon_code))) throw couponMissing();
   const order = body.order;
   if (!isObject(order)) throw invalidPayload('order is required');
   if (!nonEmptyString(order.order_id)) throw invalidPayload('order_id is required');
@@ -53,7 +55,7 @@ function checkApplyBody(
     }
     if (!('shipping' in item)) throw invalidPayload('shipping is required');
   }
-  return { detail, order };
+  return { details: details as Record<string, unknown>[], order };
 }
 
 /** API side: validates and resolves everything a job needs; throws the documented errors. */
@@ -65,7 +67,8 @@ export async function prepareApply(
   if (req.type !== 'redeem' && req.type !== 'revert') throw invalidQueryType();
   const type = req.type;
   const body = isObject(req.body) ? req.body : {};
-  const { detail, order } = checkApplyBody(type, body);
+  const { details, order } = checkApplyBody(type, body);
+  const detail = details[0]!;
   const [customer, found] = await Promise.all([
     deps.repos.customers.resolve(app.id, (body.source_id as string).trim()),
     findCoupon(deps, app, detail),
@@ -89,13 +92,58 @@ export async function prepareApply(
     : { type, input: base, campaign: found.campaign };
 }
 
+/** Whether an application's apply requests take the stacked path (docs/stacking.md). */
+const stacks = (app: Pick<ApplicationRecord, 'stacking'>) => app.stacking.maxCoupons > 1 || app.stacking.automaticPromotions;
+
+/**
+ * A stacked apply, API side: the documented 400s in the documented order, the customer and every
+ * entry's coupon (the first not found answers the documented 404), then the job. A redeem of one
+ * entry without automatic promotions, and every apply of an application that does not stack, take
+ * the single coupon's path.
+ */
+async function prepareStackOperation(
+  deps: Pick<Services, 'repos' | 'campaigns'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'stacking'>,
+  type: 'redeem' | 'revert',
+  body: Record<string, unknown>,
+  requestId: string,
+): Promise<PreparedOperation> {
+  const { details, order } = checkApplyBody(type, body, app.stacking.maxCoupons);
+  const [customer, found] = await Promise.all([
+    deps.repos.customers.resolve(app.id, (body.source_id as string).trim()),
+    findEntries(deps, app, details),
+  ]);
+  if (!customer) throw invalidSourceId();
+  const entries = found.map((f, i): StackEntryInput => {
+    if (!f || !offeredTo(f.campaign, customer)) throw couponNotFound();
+    const sent = details[i]!.coupon_id;
+    return { campaignId: f.campaign.id, bulkCodeId: f.bulkCodeId, couponId: nonEmptyString(sent) ? sent : f.couponCodeId, code: f.code };
+  });
+  const base = {
+    applicationId: app.id,
+    customerId: customer.id,
+    sourceId: customer.sourceId,
+    orderId: order.order_id as string,
+    requestId,
+  };
+  return type === 'redeem'
+    ? { job: { name: JOB.redeemStack, customerId: customer.id, payload: { ...base, order, entries } } }
+    : { job: { name: JOB.revertStack, customerId: customer.id, payload: { ...base, entries } } };
+}
+
 /** The operation of an apply request: its redeem or revert job, or the refusal of a sold-out coupon. */
 export async function prepareApplyOperation(
   deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
   req: { type: unknown; body: unknown; requestId: string },
   op: Operation,
 ): Promise<PreparedOperation> {
+  if (stacks(app) && (req.type === 'redeem' || req.type === 'revert')) {
+    const body = isObject(req.body) ? req.body : {};
+    const entries = Array.isArray(body.coupon_details) ? body.coupon_details.length : 0;
+    if (req.type === 'revert' || entries > 1 || app.stacking.automaticPromotions)
+      return prepareStackOperation(deps, app, req.type, body, req.requestId);
+  }
   const prepared = await prepareApply(deps, app, req);
   const { customerId } = prepared.input;
   if (prepared.type === 'revert') return { job: { name: JOB.revert, customerId, payload: prepared.input } };

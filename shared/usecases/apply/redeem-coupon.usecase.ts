@@ -152,7 +152,7 @@ export async function redeemCoupon(
 }
 
 /** The refusal of the counters that refused a take, in the engine's order; null if none is reached now. */
-function refusalAt(campaign: Campaign, refused: Refused[], periods: PeriodKeys) {
+export function refusalAt(campaign: Campaign, refused: Refused[], periods: PeriodKeys) {
   const doc = (kind: string) => refused.find((r) => r.spec.kind === kind)?.doc;
   const usage = usageFrom(doc('campaign'), doc('customer'), periods, { bulkCode: doc('code'), hasBulkCode: !!doc('code') });
   const evaluation = limitRefusal(campaign, usage, true);

@@ -16,7 +16,14 @@ import { fromHundredths } from '../../domain/points.js';
 import { reasonOf } from '../../errors.js';
 import type { Outcome } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
-import type { RedeemInput, RevertInput, WalletOperationInput, WalletSettleInput } from '../../queue/job-payloads.js';
+import type {
+  RedeemInput,
+  RevertInput,
+  StackRedeemInput,
+  StackRevertInput,
+  WalletOperationInput,
+  WalletSettleInput,
+} from '../../queue/job-payloads.js';
 import type { Committed, CommittedCycle } from '../job-run.js';
 import type { WalletTransactionResult } from '../wallet-operation.usecase.js';
 import { settleTrigger } from '../settle-wallet.usecase.js';
@@ -25,6 +32,8 @@ import { settleTrigger } from '../settle-wallet.usecase.js';
 export type FinishedOperation = (
   | { name: 'redeem'; input: RedeemInput; outcome: Outcome<unknown> }
   | { name: 'revert'; input: RevertInput; outcome: Outcome<unknown> }
+  | { name: 'redeem-stack'; input: StackRedeemInput; outcome: Outcome<unknown> }
+  | { name: 'revert-stack'; input: StackRevertInput; outcome: Outcome<unknown> }
   | { name: 'wallet-transaction'; input: WalletOperationInput; outcome: Outcome<unknown> }
   | { name: 'wallet-settle'; input: WalletSettleInput; outcome: Outcome<unknown> }
 ) & { jobId: string; queueName: string; observed?: readonly Committed[] };
@@ -166,6 +175,22 @@ async function redemptionFacts(
   return facts;
 }
 
+/** Every cycle this run committed in `state`, as it said (several coupons: docs/stacking.md). */
+const observedCycles = (op: FinishedOperation, state: 'completed' | 'reverted') =>
+  (op.observed ?? []).flatMap((c) => (c.kind === 'cycle' && c.state === state ? [c.cycle] : []));
+
+/** The facts of several cycles, in order. */
+async function cyclesFacts(
+  deps: Deps,
+  op: FinishedOperation,
+  cycles: readonly CommittedCycle[],
+  type: 'redemption.completed' | 'redemption.reverted',
+) {
+  const facts: ChangeFact[] = [];
+  for (const c of cycles) facts.push(...(await redemptionFacts(deps, op, c, type)));
+  return facts;
+}
+
 /** The cycle this run committed in `state`, if it said so. */
 const observedCycle = (op: FinishedOperation, state: 'completed' | 'reverted') => {
   const seen = op.observed?.find((c) => c.kind === 'cycle' && c.state === state);
@@ -215,6 +240,46 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
       if (committed) return freshUnlessTransitions(await redemptionFacts(deps, op, committed, 'redemption.reverted'));
       const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
       const r = cycles.find((c) => c.revertJobId === op.jobId) ?? cycles.filter((c) => c.state !== 'refused').at(-1);
+      return { facts: r?.state === 'reverted' ? await redemptionFacts(deps, op, r, 'redemption.reverted') : [], fresh: false };
+    }
+    case 'redeem-stack': {
+      const { input, outcome } = op;
+      const first = input.entries[0]!;
+      if (!outcome.ok) {
+        const refusal: ChangeFact = {
+          type: 'redemption.refused',
+          changeKey: `refusal:${op.jobId}`,
+          data: {
+            order_id: input.orderId,
+            campaign_id: first.campaignId,
+            coupon_id: first.couponId,
+            coupon_code: first.code,
+            reason: reasonOf(outcome.error),
+            message: outcome.error.message,
+            details: outcome.error.details,
+          },
+        };
+        return { facts: [refusal], fresh: false };
+      }
+      const committed = observedCycles(op, 'completed');
+      if (committed.length > 0) return freshUnlessTransitions(await cyclesFacts(deps, op, committed, 'redemption.completed'));
+      const stacks = await deps.repos.redemptions.stacks(input.applicationId, input.orderId);
+      // This job's stack; or, for a repeat of an order already redeemed, the stack it was answered from.
+      const s =
+        stacks.find((x) => x.redeemJobId === op.jobId && COUNTED.has(x.state)) ?? stacks.filter((x) => x.state === 'completed').at(-1);
+      return { facts: s ? await cyclesFacts(deps, op, s.cycles, 'redemption.completed') : [], fresh: false };
+    }
+    case 'revert-stack': {
+      const { input, outcome } = op;
+      if (!outcome.ok) return { facts: [], fresh: false };
+      const committed = observedCycles(op, 'reverted');
+      if (committed.length > 0) return freshUnlessTransitions(await cyclesFacts(deps, op, committed, 'redemption.reverted'));
+      const stack = (await deps.repos.redemptions.stacks(input.applicationId, input.orderId)).find((x) => x.revertJobId === op.jobId);
+      if (stack) return { facts: await cyclesFacts(deps, op, stack.cycles, 'redemption.reverted'), fresh: false };
+      // One coupon, reverted alone (the order had no stack).
+      const first = input.entries[0]!;
+      const cycles = await deps.repos.redemptions.cycles(input.applicationId, first.campaignId, input.orderId);
+      const r = cycles.find((c) => c.revertJobId === op.jobId);
       return { facts: r?.state === 'reverted' ? await redemptionFacts(deps, op, r, 'redemption.reverted') : [], fresh: false };
     }
     case 'wallet-transaction': {
