@@ -22,6 +22,8 @@ export interface CouponResult {
   message?: string;
   coupon_savings: { order: Record<string, unknown> };
   request_id: string;
+  /** Only on an automatic promotion (no code: docs/stacking.md), never on a coupon. */
+  trigger?: 'automatic';
 }
 
 /** A result with why it is not applicable (null when it is): the reason travels beside the body (docs/reasons.md). */
@@ -60,6 +62,7 @@ export function presentCouponResult(args: {
         : (blankSavingsOrder() as unknown as Record<string, unknown>),
     },
     request_id: args.requestId,
+    ...(campaign.trigger === 'automatic' ? { trigger: 'automatic' as const } : {}),
   };
   return { body, reason: evaluation.applicable ? null : evaluation.reason };
 }

@@ -1,5 +1,6 @@
 /**
- * POST /coupons/list/all — the fixed coupons available to a visitor or a customer, each checked
+ * POST /coupons/list/all — the fixed coupons available to a visitor or a customer (and, for an
+ * application that takes them, its automatic promotions: docs/stacking.md), each checked
  * against the order when one is sent (list rules 1-7, docs/decisions.md#11-13). A constant number of
  * database round trips whatever the number of coupons: campaigns come from the in-process cache,
  * the customer is resolved once, usage counters are read in one query.
@@ -26,14 +27,16 @@ export async function resolveOptionalCustomer(deps: Pick<Services, 'repos'>, app
 
 export async function listCoupons(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented[]> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
   const body = req.body ?? {};
   const [set, customer] = await Promise.all([deps.campaigns.get(app), resolveOptionalCustomer(deps, app.id, body.source_id)]);
   const now = deps.now();
-  const visible = set.fixed.filter((c) => {
+  // An application that takes automatic promotions lists them after its coupons (docs/stacking.md).
+  const offered = app.stacking.automaticPromotions ? [...set.fixed, ...set.automatic] : set.fixed;
+  const visible = offered.filter((c) => {
     if (c.assignment === 'assigned_users' && (!customer || !c.assignedCustomerIds.includes(customer.id))) return false;
     const a = availability(c, now, app.timezone);
     return a !== 'expired' && a !== 'not_started'; // docs/decisions.md#13: outside the schedule is listed, not applicable
@@ -43,7 +46,7 @@ export async function listCoupons(
   return visible.map((campaign) =>
     presentCouponResult({
       campaign,
-      code: campaign.code!,
+      code: campaign.code ?? '',
       couponCodeId: campaign.id,
       evaluation: evaluateCoupon({
         now,

@@ -33,6 +33,13 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
   const api = useTestApi();
   let app: TestApplication;
   let stalled: TestApi;
+  /** An application that stacks (docs/stacking.md): three coupons per request. */
+  let stacking: TestApplication;
+  const stackBody = (codes: string[]) => ({ source_id: 'c1', coupon_details: codes.map((c) => ({ coupon_code: c })), order: makeOrder() });
+  const stacked = (type: 'validate' | 'redeem', codes: string[]) =>
+    type === 'validate'
+      ? call(api().url, 'POST', '/coupons/validate', { auth: stacking.auth, body: stackBody(codes) })
+      : call(api().url, 'POST', '/coupons/apply?type=redeem', { auth: stacking.auth, body: stackBody(codes) });
   const detail = (code: string) => ({ coupon_details: [{ coupon_code: code }] });
   const validate = (body: unknown) => call(api().url, 'POST', '/coupons/validate', { auth: app.auth, body });
   const apply = (type: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -69,6 +76,14 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     await createCampaign(s, app.id, { code: 'OPEN' });
     const bulk = await createCampaign(s, app.id, { codeType: 'bulk', code: undefined, bulkCodeUsageLimit: 1 });
     await createBulkCodes(s, app.id, bulk.id, ['BULK-1']);
+    stacking = await createTestApplication(s);
+    await s.repos.applications.update(stacking.id, { stacking: { maxCoupons: 3, automaticPromotions: false } } as never);
+    await createCustomers(s, stacking.id, ['c1']);
+    const stackable = (code: string, over: object) =>
+      createCampaign(s, stacking.id, { code, stacking: { priority: 0, category: null, exclusive: false, combinesWith: 'all', ...over } });
+    await stackable('ALONE', { exclusive: true, priority: 5 });
+    await stackable('SALE', { category: 'sale', combinesWith: ['shipping'] });
+    await stackable('LOYAL', { category: 'loyalty' });
     await settle();
     // Its own queue prefix and no worker: its jobs wait, so the API answers 503 after 100 ms.
     stalled = await startTestApi({ QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-reasons`, JOB_WAIT_TIMEOUT_MS: '100' }, { inProcessWorker: false });
@@ -120,6 +135,15 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
       { label: 'redeem BIGCART', status: 400, send: () => apply('redeem', { source_id: 'c1', ...detail('BIGCART'), order: makeOrder() }) },
     ],
     product_rule: [notApplicable('PRICEY')],
+    stacking_exclusive: [
+      { label: 'validate LOYAL with ALONE', status: 200, send: () => stacked('validate', ['LOYAL', 'ALONE']) },
+      { label: 'redeem LOYAL with ALONE', status: 400, send: () => stacked('redeem', ['LOYAL', 'ALONE']) },
+    ],
+    stacking_conflict: [
+      { label: 'validate SALE with LOYAL', status: 200, send: () => stacked('validate', ['SALE', 'LOYAL']) },
+      { label: 'redeem SALE with LOYAL', status: 400, send: () => stacked('redeem', ['SALE', 'LOYAL']) },
+    ],
+    stacking_duplicate: [{ label: 'validate LOYAL twice', status: 200, send: () => stacked('validate', ['LOYAL', 'loyal']) }],
     selection: [
       notApplicable('SKUZ'),
       { label: 'redeem SKUZ', status: 400, send: () => apply('redeem', { source_id: 'c1', ...detail('SKUZ'), order: makeOrder() }) },

@@ -243,6 +243,17 @@ describe('stacking: several coupons on one order', () => {
       expect(coupon.id).to.be.a('string');
     });
 
+    it('when the application takes them, then list shows them after the coupons, with no code and trigger automatic', async () => {
+      await optIn(1, true);
+      await campaign('CODED');
+      const auto = await createCampaign(api.services, app.id, { name: 'Free socks week', code: undefined, trigger: 'automatic' });
+      const list = await post('/coupons/list/all', { source_id: 'cust-1', order: makeOrder() });
+      expect(list.status).to.equal(200);
+      expect(list.body.map((c: { coupon_name: string }) => c.coupon_name)).to.deep.equal(['CODED', 'Free socks week']);
+      expect(list.body[0]).to.not.have.property('trigger');
+      expect(list.body[1]).to.include({ coupon_code: '', coupon_code_id: auto.id, trigger: 'automatic', is_applicable: true });
+    });
+
     it('when the application does not take them, then an automatic promotion never applies and list never shows it', async () => {
       await createCampaign(api.services, app.id, { name: 'Hidden', code: undefined, trigger: 'automatic' });
       await campaign('SHOWN');
