@@ -31,14 +31,14 @@ export const stackKey = (applicationId: string, orderId: string, n: number) => `
 
 /**
  * The stack record whose attempt a counter's lane names, or null when the attempt is a single
- * cycle's: a stack's attempts end in `.<n>` (attempt ids are otherwise base64url), and the cycle's
+ * cycle's: a stack's attempts end in `~<n>` (attempt ids are otherwise base64url), and the cycle's
  * key carries the order ref (docs/architecture.md, "Several coupons").
  */
 export function stackKeyOfAttempt(applicationId: string, cycleKey: string, attempt: string): string | null {
-  const dot = attempt.indexOf('.');
-  if (dot < 0) return null;
+  const mark = attempt.indexOf('~');
+  if (mark < 0) return null;
   const ref = cycleKey.split(':')[1];
-  return `stack:${applicationId}:${ref}:${attempt.slice(dot + 1)}`;
+  return `stack:${applicationId}:${ref}:${attempt.slice(mark + 1)}`;
 }
 
 const toRecord = (d: RedemptionDoc): RedemptionRecord => ({

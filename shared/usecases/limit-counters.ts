@@ -42,9 +42,10 @@ export const newAttempt = (): string => randomBytes(6).toString('base64url');
 /**
  * An attempt of stack record n of an order (several coupons: docs/stacking.md): its changes on
  * every coupon's counters commit or are abandoned together, at the stack record, which
- * `.<n>` names (redemption-journal.repository.ts `stackKeyOfAttempt`).
+ * `~<n>` names (redemption-journal.repository.ts `stackKeyOfAttempt`). Not a dot: attempts are
+ * field names in the journal (`att.<attempt>`), where a dot would be a path.
  */
-export const newStackAttempt = (n: number): string => `${newAttempt()}.${n}`;
+export const newStackAttempt = (n: number): string => `${newAttempt()}~${n}`;
 
 /** One run's change of its counters: what a lane records. */
 export interface LaneChange {

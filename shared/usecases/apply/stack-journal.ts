@@ -1,7 +1,7 @@
 /**
  * Several coupons redeemed on one order, journal side (docs/stacking.md, docs/architecture.md
  * "Several coupons"): the stack record is the one commit point of every coupon's counters (their
- * lanes name its attempt, `<id>.<n>`: limit-counters.ts `settle` asks the stack record), and it
+ * lanes name its attempt, `<id>~<n>`: limit-counters.ts `settle` asks the stack record), and it
  * carries every cycle's fields. Once it is committed, any run writes the cycles from it — the
  * committing run, a re-run after a crash, a revert — so that a stack is either wholly counted and
  * journaled or not at all, without multi-document transactions.
