@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Campaign } from '../../shared/domain/types.js';
 import { DEFAULT_STACKING } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
+import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 
 /** Several promotions on one cart (docs/stacking.md), through the client routes of a running API and worker. */
@@ -213,6 +214,37 @@ describe('stacking: several coupons on one order', () => {
       expect(await points()).to.equal(25);
       expect((await apply('revert', ['CASH', 'OFF'], order)).status).to.equal(200);
       expect(await points()).to.equal(0);
+    });
+  });
+
+  describe('Try a cart (admin explain) with several codes', () => {
+    const explain = (body: unknown) => call(api.url, 'POST', `/admin/applications/${app.id}/explain`, { body, headers: ADMIN_HEADERS });
+
+    it('when several codes are tried, then explain shows the order, each one figures, why one was left out, and the totals validate gives', async () => {
+      await optIn(3);
+      await campaign('SALE10', stacking({ priority: 10, category: 'sitewide', combinesWith: ['shipping'] }));
+      await campaign('LOYAL50', { ...flat(5000), ...stacking({ priority: 5, category: 'loyalty' }) });
+      const order = makeOrder();
+      const res = await explain({ source_id: 'cust-1', codes: ['LOYAL50', 'SALE10'], order });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.results.map((r: { code: string; position: number | null }) => [r.code, r.position])).to.deep.equal([
+        ['SALE10', 1],
+        ['LOYAL50', null],
+      ]);
+      const left = res.body.results[1];
+      expect(left).to.include({ applicable: false, reason: 'stacking_conflict', discount_amount: 0 });
+      expect(left.checks.at(-1)).to.deep.include({ rule: 'stacking', passed: false });
+      expect(res.body.stack).to.deep.include({ total_discount_amount: 100, total_amount: 900, applicable: false });
+      const validated = await validate(['LOYAL50', 'SALE10'], order);
+      expect(validated.body.stack.total_discount).to.equal(res.body.stack.total_discount_amount);
+    });
+
+    it('when more codes are tried than the application takes, then the answer validate would give', async () => {
+      await campaign('X1');
+      await campaign('X2');
+      const res = await explain({ codes: ['X1', 'X2'], order: makeOrder() });
+      expect(res.status).to.equal(400);
+      expect(res.body.details).to.equal('only one coupon can be applied per request');
     });
   });
 

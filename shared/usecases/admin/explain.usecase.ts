@@ -12,8 +12,12 @@ import { fromCents } from '../../domain/money.js';
 import { periodKeys } from '../../domain/periods.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { Services } from '../../services.js';
-import { loginRequired, validateCouponNotFound } from '../../client-errors.js';
+import { loginRequired, tooManyCoupons, validateCouponNotFound } from '../../client-errors.js';
 import { findCoupon } from '../find-coupon.js';
+import { automaticPromotions, findEntries, offeredTo, withUsage, type CartCoupon } from '../stack.js';
+import type { ApplicationRecord } from '../../data/application.repository.js';
+import type { CustomerRecord } from '../../data/customer.repository.js';
+import { stackCoupons } from '../../domain/stacking.js';
 import { readUsage } from '../limit-counters.js';
 import { resolveOptionalCustomer } from '../list-coupons.usecase.js';
 import { validateInput } from './admin-input.js';
@@ -25,6 +29,8 @@ export const EXPLAIN_MAX_CAMPAIGNS = 500;
 const INPUT = Joi.object({
   source_id: Joi.string().max(256).allow('', null),
   code: Joi.string().max(256),
+  // Several codes on one cart (docs/stacking.md): the combination, as validate would compute it.
+  codes: Joi.array().items(Joi.string().max(256)).min(1).max(10),
   // The order exactly as a storefront would send it to validate: the engine reads it, a bad one is
   // the verdict `invalid_payload`, as in validate.
   order: Joi.any(),
@@ -33,13 +39,15 @@ const INPUT = Joi.object({
 type Deps = Pick<Services, 'repos' | 'campaigns' | 'now'>;
 
 export async function explainCart(deps: Deps, applicationId: string, input: unknown) {
-  const body = validateInput(INPUT, input ?? {}) as { source_id?: string | null; code?: string; order?: unknown };
+  const body = validateInput(INPUT, input ?? {}) as { source_id?: string | null; code?: string; codes?: string[]; order?: unknown };
   const app = await requireApplication(deps, applicationId);
   const customer = await resolveOptionalCustomer(deps, app.id, body.source_id);
   const now = deps.now();
   const order = body.order === null ? undefined : body.order;
   const explain = (campaign: Campaign, usage: UsageCounts) =>
     explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order });
+
+  if (body.codes !== undefined) return explainStack(deps, app, customer, body.codes, order, now, body.source_id ?? null);
 
   if (body.code !== undefined) {
     // The same steps, and the same refusals, as validate (shared/usecases/validate-coupon.usecase.ts).
@@ -125,4 +133,77 @@ function inUnits(figures: Record<string, unknown>): Record<string, unknown> {
     else out[k] = v;
   }
   return out;
+}
+
+/**
+ * Several codes on one cart (docs/stacking.md): each found as validate finds it, the application's
+ * automatic promotions after them when it takes them, then the stack as validate computes it —
+ * the order they were tried in, each one's verdict and rules, why one was left out (its own rules,
+ * or a `stacking` row), and each one's share of every item, money in currency units.
+ */
+async function explainStack(
+  deps: Deps,
+  app: ApplicationRecord,
+  customer: CustomerRecord | null,
+  codes: string[],
+  order: unknown,
+  now: Date,
+  sourceId: string | null,
+) {
+  // The same first refusal as validate: more codes than the application takes (docs/stacking.md).
+  if (codes.length > app.stacking.maxCoupons) throw tooManyCoupons(app.stacking.maxCoupons);
+  const found = await findEntries(
+    deps,
+    app,
+    codes.map((code) => ({ coupon_code: code })),
+  );
+  const entries = found.map((f, entry): CartCoupon => {
+    if (!f) throw validateCouponNotFound();
+    if (f.campaign.assignment === 'assigned_users' && !customer) throw loginRequired();
+    if (!offeredTo(f.campaign, customer)) throw validateCouponNotFound();
+    return { ...f, entry };
+  });
+  const coupons = [...entries, ...(await automaticPromotions(deps, app, customer))];
+  const candidates = await withUsage(deps, app.id, coupons, customer?.id ?? null, periodKeys(now, app.timezone));
+  const stack = stackCoupons({ now, timezone: app.timezone, customerKnown: !!customer, order, candidates });
+  const results = stack.tried.map((i) => {
+    const { campaign, usage } = candidates[i]!;
+    const stacked = stack.coupons[i]!;
+    const shown = present(
+      campaign,
+      coupons[i]!.code || null,
+      explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order }),
+    );
+    const refusal = stacked.refusal;
+    const leftOut = !!refusal && shown.applicable; // its own rules pass: the stacking rules left it out
+    return {
+      ...shown,
+      trigger: campaign.trigger,
+      position: stacked.position,
+      applicable: !refusal,
+      reason: refusal ? refusal.reason : null,
+      message: refusal ? refusal.message : null,
+      discount_amount: fromCents(stacked.discountCents),
+      cashback_amount: fromCents(stacked.cashbackCents),
+      shipping_discount_amount: fromCents(stacked.shippingDiscountCents),
+      item_discount_amounts: stacked.itemDiscountCents.map(fromCents),
+      checks: leftOut
+        ? [...shown.checks, presentCheck({ rule: 'stacking', passed: false, text: refusal.message, figures: { reason: refusal.reason } })]
+        : shown.checks,
+    };
+  });
+  return {
+    as_of: now.toISOString(),
+    source_id: customer ? sourceId : null,
+    truncated: false,
+    results,
+    stack: {
+      total_discount_amount: fromCents(stack.totalDiscountCents),
+      total_cashback_amount: fromCents(stack.totalCashbackCents),
+      total_amount: fromCents(stack.totalAmountCents),
+      shipping_discount_amount: fromCents(stack.shippingDiscountCents),
+      item_discount_amounts: stack.itemDiscountCents.map(fromCents),
+      applicable: entries.every((_, i) => !stack.coupons[i]!.refusal),
+    },
+  };
 }
