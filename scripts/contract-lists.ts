@@ -27,6 +27,7 @@ export const LISTS = {
   LimitKey: 'LIMIT_KEYS',
   MetadataType: 'METADATA_TYPES',
   MetadataScope: 'METADATA_SCOPES',
+  CampaignTrigger: 'CAMPAIGN_TRIGGERS',
 } as const;
 
 interface EnumSchema {

@@ -43,15 +43,22 @@ export function applicationRepository({ Application }: Models) {
     },
     /**
      * Updates profile fields; bumps credentialsVersion when the status, the secret, the archive
-     * state or the rate limit changes (credential caches then re-check within their interval).
+     * state, the rate limit or the stacking settings change (credential caches then re-check
+     * within their interval).
      */
     async update(
       id: string,
-      set: Partial<Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit'>>,
+      set: Partial<
+        Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit' | 'stacking'>
+      >,
     ) {
-      // The credential caches hold the record the client routes read (status, secret, rate limit).
+      // The credential caches hold the record the client routes read (status, secret, rate limit, stacking).
       const touchesCredentials =
-        set.status !== undefined || set.secretHash !== undefined || set.archivedAt !== undefined || set.rateLimit !== undefined;
+        set.status !== undefined ||
+        set.secretHash !== undefined ||
+        set.archivedAt !== undefined ||
+        set.rateLimit !== undefined ||
+        set.stacking !== undefined;
       const d = await Application.findByIdAndUpdate(
         id,
         { $set: set, ...(touchesCredentials ? { $inc: { credentialsVersion: 1, configVersion: 1 } } : { $inc: { configVersion: 1 } }) },

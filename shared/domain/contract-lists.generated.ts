@@ -52,3 +52,6 @@ export const METADATA_TYPES = ['string', 'number', 'boolean'] as const;
 
 /** `MetadataScope`: where a declared metadata key is read - the order's metadata, each item's, or both */
 export const METADATA_SCOPES = ['both', 'order', 'item'] as const;
+
+/** `CampaignTrigger`: how a campaign reaches a cart (docs/stacking.md) - code, a code the customer enters; automatic, a promotion without a code that applies to every qualifying cart of an application whose stacking.automatic_promotions is true */
+export const CAMPAIGN_TRIGGERS = ['code', 'automatic'] as const;

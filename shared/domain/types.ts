@@ -3,6 +3,7 @@
  * Money inside the domain is integer cents; amounts from requests are converted at the edge.
  */
 import type {
+  CAMPAIGN_TRIGGERS,
   DISCOUNT_BASES,
   LIMIT_KEYS,
   METADATA_SCOPES,
@@ -130,7 +131,7 @@ export interface Stacking {
 export const DEFAULT_STACKING: Stacking = Object.freeze({ priority: 0, category: null, exclusive: false, combinesWith: 'all' as const });
 
 /** How a campaign reaches a cart: a code the customer enters, or automatically when the cart qualifies (no code). */
-export type Trigger = 'code' | 'automatic';
+export type Trigger = (typeof CAMPAIGN_TRIGGERS)[number];
 
 /** An application's stacking settings (docs/stacking.md): the default keeps one coupon per request (docs/decisions.md#14). */
 export interface AppStacking {

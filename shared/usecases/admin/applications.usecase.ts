@@ -38,12 +38,18 @@ const rateLimitSchema = Joi.object({
   requests: Joi.number().integer().min(0).max(1_000_000).required(),
   window_seconds: Joi.number().integer().min(1).max(3600).default(1),
 }).allow(null);
+/** Several promotions on one cart (docs/stacking.md): the keys sent change, the others keep their value. */
+const stackingSchema = Joi.object({
+  max_coupons: Joi.number().integer().min(1).max(10),
+  automatic_promotions: Joi.boolean(),
+}).min(1);
 const updateSchema = Joi.object({
   name: Joi.string().min(1).max(200),
   timezone: timezoneSchema,
   currency: currencySchema.allow(null),
   status: Joi.string().valid('active', 'disabled'),
   rate_limit: rateLimitSchema,
+  stacking: stackingSchema,
 }).min(1);
 
 /** What the admin API shows of an application: never the secret nor its hash. */
@@ -54,6 +60,7 @@ export const presentApplication = (a: ApplicationRecord) => ({
   currency: a.currency,
   status: a.status,
   rate_limit: a.rateLimit ? { requests: a.rateLimit.requests, window_seconds: a.rateLimit.windowSeconds } : null,
+  stacking: { max_coupons: a.stacking.maxCoupons, automatic_promotions: a.stacking.automaticPromotions },
   api_key: a.apiKey,
   created_at: a.createdAt,
   archived_at: a.archivedAt,
@@ -79,15 +86,24 @@ export async function requireApplication(deps: Deps, id: string): Promise<Applic
 }
 
 export async function updateApplication(deps: ChangeDeps, id: string, input: unknown) {
-  await requireApplication(deps, id);
-  const { rate_limit, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
+  const current = await requireApplication(deps, id);
+  const { rate_limit, stacking, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
     rate_limit?: { requests: number; window_seconds: number } | null;
+    stacking?: { max_coupons?: number; automatic_promotions?: boolean };
   };
   const updated = await announcing(deps, id, () =>
     deps.repos.applications.update(id, {
       ...valid,
       ...(rate_limit !== undefined
         ? { rateLimit: rate_limit && { requests: rate_limit.requests, windowSeconds: rate_limit.window_seconds } }
+        : {}),
+      ...(stacking !== undefined
+        ? {
+            stacking: {
+              maxCoupons: stacking.max_coupons ?? current.stacking.maxCoupons,
+              automaticPromotions: stacking.automatic_promotions ?? current.stacking.automaticPromotions,
+            },
+          }
         : {}),
     }),
   );

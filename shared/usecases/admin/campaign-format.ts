@@ -9,7 +9,9 @@ import { isMoneyField } from '../../domain/messages.js';
 import { isReadAt } from '../../domain/metadata.js';
 import { zonedLocalToUtc } from '../../domain/periods.js';
 import {
+  CAMPAIGN_TRIGGERS,
   CART_CONDITION_FIELDS,
+  DEFAULT_STACKING,
   DISCOUNT_BASES,
   ITEM_CONDITION_FIELDS,
   LIMIT_KEYS,
@@ -26,6 +28,7 @@ import {
   type LimitKey,
   type Limits,
   type Scalar,
+  type Stacking,
 } from '../../domain/types.js';
 import type { CampaignInput } from '../../data/campaign.repository.js';
 import { adminInvalid } from '../../admin-errors.js';
@@ -86,14 +89,37 @@ const LIMIT_FIELDS: Record<LimitKey, keyof Limits> = {
   per_month: 'perMonth',
 };
 
+const allOrList = '{{#label}} must be "all" or a list of categories';
+/** A stacking category (docs/stacking.md): a label other campaigns' `combines_with` name. */
+const category = Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/, 'category');
+/** Every key optional: left out, a new campaign takes its default and a saved one keeps its value. */
+const stacking = Joi.object({
+  priority: Joi.number().integer().min(-1000).max(1000),
+  category: category.allow(null),
+  exclusive: Joi.boolean(),
+  combines_with: Joi.alternatives().conditional(Joi.array(), {
+    then: Joi.array().items(category).unique().min(1).max(50).messages({ 'array.min': '{{#label}} must name at least one category' }),
+    otherwise: Joi.any().valid('all').messages({ 'any.only': allOrList }),
+  }),
+});
+const noCode = '{{#label}} is not allowed: an automatic promotion has no code';
+
 const fields = {
   name: Joi.string().min(1).max(200),
   description: Joi.string().allow('').max(2000),
   terms_and_conditions: Joi.array().items(Joi.string().max(2000)).max(50),
-  code_type: Joi.string().valid('fixed', 'bulk'),
+  code_type: Joi.string()
+    .valid('fixed', 'bulk')
+    .when('trigger', {
+      is: 'automatic',
+      then: Joi.valid(Joi.override, 'fixed').messages({ 'any.only': '{{#label}} must be fixed: an automatic promotion has no codes' }),
+    }),
   code: Joi.string()
     .pattern(/^[A-Za-z0-9_-]{1,64}$/)
-    .when('code_type', { is: 'bulk', then: Joi.forbidden() }),
+    .when('code_type', { is: 'bulk', then: Joi.forbidden() })
+    .when('trigger', { is: 'automatic', then: Joi.forbidden().messages({ 'any.unknown': noCode }) }),
+  trigger: Joi.string().valid(...CAMPAIGN_TRIGGERS),
+  stacking,
   bulk_code_usage_limit: Joi.number().integer().min(1),
   assignment: Joi.string().valid('all_users', 'assigned_users'),
   assigned_source_ids: Joi.array().items(Joi.string().min(1).max(256)).max(100_000),
@@ -156,19 +182,26 @@ const fields = {
 
 /**
  * Creation: a name and a discount; everything else has a default (docs/campaigns.md): a `fixed`
- * campaign (whose `code` is then required), on the selling subtotal, valid from now, for all
- * users, without limits or rules.
+ * campaign (whose `code` is then required, unless it is an automatic promotion: no code at all),
+ * triggered by its code, on the selling subtotal, valid from now, for all users, without limits,
+ * rules or stacking settings.
  */
 export const createCampaignSchema = Joi.object({
   ...fields,
   name: fields.name.required(),
+  trigger: fields.trigger.default('code'),
   code_type: fields.code_type.default('fixed'),
-  code: fields.code.when('code_type', { is: 'fixed', then: Joi.required() }),
+  code: fields.code.when('code_type', { is: 'fixed', then: Joi.when('trigger', { not: 'automatic', then: Joi.required() }) }),
   discount: fields.discount.required(),
   discount_calculated_on_property: fields.discount_calculated_on_property.default('selling_price_subtotal'),
 });
-/** Update: any subset; the code type and code of a campaign do not change. */
-export const updateCampaignSchema = Joi.object({ ...fields, code_type: Joi.forbidden(), code: Joi.forbidden() }).min(1);
+/** Update: any subset; the code type, code and trigger of a campaign do not change (they decide whether it has codes). */
+export const updateCampaignSchema = Joi.object({
+  ...fields,
+  code_type: Joi.forbidden(),
+  code: Joi.forbidden(),
+  trigger: Joi.forbidden().messages({ 'any.unknown': '{{#label}} is set when the campaign is created' }),
+}).min(1);
 
 export type AdminCampaign = Record<string, unknown>;
 
@@ -202,17 +235,35 @@ function fromConditions(list: Condition[]) {
   }));
 }
 
+/** The admin's stacking keys over `base` (the saved campaign's, or the defaults): a key left out keeps its value. */
+function toStacking(a: Record<string, any>, base: Stacking): Stacking {
+  return {
+    priority: a.priority ?? base.priority,
+    category: a.category !== undefined ? a.category : base.category,
+    exclusive: a.exclusive ?? base.exclusive,
+    combinesWith: a.combines_with ?? base.combinesWith,
+  };
+}
+
 /**
  * Admin input (validated) → domain fields. `customerIds` maps assigned source ids; `tz` reads
- * offset-less dates as the application's local time.
+ * offset-less dates as the application's local time; `current`: the saved campaign an update
+ * changes (its stacking keys not sent are kept).
  */
-export function toCampaignInput(a: Record<string, any>, tz: string, customerIds: string[] | undefined): Partial<CampaignInput> {
+export function toCampaignInput(
+  a: Record<string, any>,
+  tz: string,
+  customerIds: string[] | undefined,
+  current?: Pick<Campaign, 'stacking'>,
+): Partial<CampaignInput> {
   const out: Partial<CampaignInput> = {};
   if (a.name !== undefined) out.name = a.name;
   if (a.description !== undefined) out.description = a.description;
   if (a.terms_and_conditions !== undefined) out.termsAndConditions = a.terms_and_conditions;
   if (a.code_type !== undefined) out.codeType = a.code_type;
   if (a.code !== undefined) out.code = a.code;
+  if (a.trigger !== undefined) out.trigger = a.trigger;
+  if (a.stacking !== undefined) out.stacking = toStacking(a.stacking, current?.stacking ?? DEFAULT_STACKING);
   if (a.bulk_code_usage_limit !== undefined) out.bulkCodeUsageLimit = a.bulk_code_usage_limit;
   if (a.assignment !== undefined) out.assignment = a.assignment;
   if (customerIds !== undefined) out.assignedCustomerIds = customerIds;
@@ -313,5 +364,12 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
     product_validations: fromConditions(c.productValidations),
     excluded_items: fromSelector(c.excludedItems),
     metadata_keys: c.metadataKeys,
+    trigger: c.trigger,
+    stacking: {
+      priority: c.stacking.priority,
+      category: c.stacking.category,
+      exclusive: c.stacking.exclusive,
+      combines_with: c.stacking.combinesWith,
+    },
   };
 }

@@ -55,6 +55,10 @@ async function present(deps: Deps, applicationId: string, c: Campaign) {
   );
 }
 
+/** The one code of a fixed campaign triggered by a code; an automatic promotion has none (nothing finds it by code). */
+const fixedCodeOf = (c: Pick<Campaign, 'codeType' | 'trigger' | 'code'>): string | null =>
+  c.codeType === 'fixed' && c.trigger === 'code' && c.code !== undefined ? c.code : null;
+
 const codeTaken = () => adminConflict('"code" is already used in this application (codes of archived campaigns stay reserved)', 'code');
 
 /**
@@ -66,21 +70,22 @@ async function checkedDraft(deps: Pick<Services, 'repos' | 'now'>, applicationId
   const app = await requireApplication(deps, applicationId);
   const valid = validateInput(current ? updateCampaignSchema : createCampaignSchema, input) as Record<string, any>;
   const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);
-  const change = toCampaignInput(valid, app.timezone, assigned);
+  const change = toCampaignInput(valid, app.timezone, assigned, current);
   const campaign = (current ? { ...current, ...change } : { ...CAMPAIGN_DEFAULTS, validFrom: deps.now(), ...change }) as CampaignInput;
   checkCampaignRules(campaign);
   await checkWallet(deps, applicationId, campaign);
   return { campaign, change, timezone: app.timezone };
 }
 
-/** Creates a campaign; `valid_from` defaults to now. A fixed code's id is the campaign's id. */
+/** Creates a campaign; `valid_from` defaults to now. A fixed code's id is the campaign's id; an automatic promotion has no code. */
 export async function createCampaign(deps: ChangeDeps, applicationId: string, input: unknown) {
   const { campaign } = await checkedDraft(deps, applicationId, input);
-  if (campaign.codeType === 'fixed' && (await deps.repos.couponCodes.findByCode(applicationId, campaign.code!))) throw codeTaken();
+  const code = fixedCodeOf(campaign);
+  if (code !== null && (await deps.repos.couponCodes.findByCode(applicationId, code))) throw codeTaken();
   // Announced also when the code is refused below: the campaign was stored (then removed) meanwhile.
   const created = await announcing(deps, applicationId, async () => {
     const stored = await deps.repos.campaigns.create(applicationId, campaign);
-    if (stored.codeType === 'fixed' && !(await deps.repos.couponCodes.insertFixed(applicationId, stored.id, stored.code!))) {
+    if (code !== null && !(await deps.repos.couponCodes.insertFixed(applicationId, stored.id, code))) {
       // Lost a race for the code: remove the campaign rather than leave it codeless.
       await deps.repos.campaigns.delete(applicationId, stored.id);
       throw codeTaken();
@@ -183,10 +188,8 @@ export async function previewCampaign(deps: Pick<Services, 'repos' | 'now'>, app
   const { campaign: body, id } = validateInput(previewSchema, input) as { campaign: unknown; id?: string };
   const current = id === undefined ? undefined : await requireCampaign(deps, applicationId, id);
   const { campaign, timezone } = await checkedDraft(deps, applicationId, body, current);
-  if (!current && campaign.codeType === 'fixed') {
-    const holder = await deps.repos.couponCodes.findByCode(applicationId, campaign.code!);
-    if (holder) throw codeTaken();
-  }
+  const code = fixedCodeOf(campaign);
+  if (!current && code !== null && (await deps.repos.couponCodes.findByCode(applicationId, code))) throw codeTaken();
   return {
     timezone,
     valid_from: campaign.validFrom.toISOString(),
@@ -201,6 +204,7 @@ export async function previewCampaign(deps: Pick<Services, 'repos' | 'now'>, app
  */
 export async function addBulkCodes(deps: Deps & AnnounceDeps, applicationId: string, campaignId: string, input: unknown) {
   const campaign = await requireCampaign(deps, applicationId, campaignId);
+  if (campaign.trigger === 'automatic') throw adminInvalid('"trigger" of this campaign is automatic: an automatic promotion has no codes');
   if (campaign.codeType !== 'bulk') throw adminInvalid('"code_type" of this campaign is fixed: bulk codes need a bulk campaign');
   const valid = validateInput(codesSchema, input) as CodesInput;
   // Announced also when generating is refused part-way: the batches before it are stored.
