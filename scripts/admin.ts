@@ -172,9 +172,12 @@ command('list-applications', 'one page of applications (--cursor for the next)')
       }),
     ),
   );
-command('update-application', 'change name, timezone, currency, status or rate_limit')
+command('update-application', 'change name, timezone, currency, status, rate_limit or stacking (docs/stacking.md)')
   .requiredOption('--app <id>')
-  .requiredOption('--json <file>', 'e.g. {"rate_limit":{"requests":200,"window_seconds":1}}')
+  .requiredOption(
+    '--json <file>',
+    'e.g. {"rate_limit":{"requests":200,"window_seconds":1}} or {"stacking":{"max_coupons":3,"automatic_promotions":true}}',
+  )
   .action(run((o) => request('PATCH', '/applications/{app}', { path: app(o), body: readJson(o.json) })));
 command('rotate-secret', "replace an application's secret; prints the new one once")
   .requiredOption('--app <id>')
@@ -233,9 +236,9 @@ command('ledger', "one page of a customer's wallet ledger")
   );
 
 // ---- campaigns and codes ---------------------------------------------------------------------
-command('create-campaign', 'create a campaign from JSON (docs/campaigns.md)')
+command('create-campaign', 'create a campaign from JSON (docs/campaigns.md), stacking and trigger included')
   .requiredOption('--app <id>')
-  .requiredOption('--json <file>')
+  .requiredOption('--json <file>', 'e.g. {"name":"5 off","trigger":"automatic","stacking":{"priority":10},"discount":{…}}')
   .action(run((o) => request('POST', '/applications/{app}/campaigns', { path: app(o), body: readJson(o.json) })));
 command('update-campaign', 'change a campaign from JSON')
   .requiredOption('--app <id>')

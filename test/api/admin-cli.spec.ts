@@ -234,6 +234,46 @@ describe('admin command line: through the admin API', function () {
     );
   });
 
+  it('when stacking is set on an application and a campaign from JSON files, then the API has exactly it, and update-application says how', async () => {
+    const help = program.commands.find((c) => c.name() === 'update-application')!.helpInformation();
+    expect(help).to.include('{"stacking":{"max_coupons":3,"automatic_promotions":true}}');
+    const app = await json(['create-application', '--name', 'Stacks', '--timezone', 'UTC']);
+    const updated = await json([
+      'update-application',
+      '--app',
+      app.id,
+      '--json',
+      file('stacking.json', JSON.stringify({ stacking: { max_coupons: 3, automatic_promotions: true } })),
+    ]);
+    expect(updated.stacking).to.deep.equal({ max_coupons: 3, automatic_promotions: true });
+    const bad = await cli(['update-application', '--app', app.id, '--json', file('bad-stacking.json', '{"stacking":{"max_coupons":11}}')]);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include('"stacking.max_coupons" must be less than or equal to 10');
+    const automatic = {
+      name: 'Auto',
+      trigger: 'automatic',
+      stacking: { priority: 10, category: 'sitewide' },
+      discount: { kind: 'discount', type: 'flat', value: 5 },
+    };
+    const campaign = await json(['create-campaign', '--app', app.id, '--json', file('automatic.json', JSON.stringify(automatic))]);
+    expect(campaign).to.not.have.property('code');
+    expect(campaign).to.deep.include({
+      trigger: 'automatic',
+      stacking: { priority: 10, category: 'sitewide', exclusive: false, combines_with: 'all' },
+    });
+    const changed = await json([
+      'update-campaign',
+      '--app',
+      app.id,
+      '--campaign',
+      campaign.id,
+      '--json',
+      file('exclusive.json', JSON.stringify({ stacking: { exclusive: true } })),
+    ]);
+    expect(changed.stacking).to.deep.equal({ priority: 10, category: 'sitewide', exclusive: true, combines_with: 'all' });
+    expect((await must('GET', `/applications/${app.id}/campaigns/${campaign.id}`)).stacking).to.deep.equal(changed.stacking);
+  });
+
   it('when redemptions are exported with filters, and a usage is asked, then they match what the API says', async () => {
     const app = await json(['create-application', '--name', 'Orders', '--timezone', 'UTC']);
     await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
