@@ -31,10 +31,22 @@ export interface MetadataKeyRow {
   scope: Schemas['MetadataScope'];
 }
 
+/** How the campaign combines with other promotions on one order (docs/stacking.md), as typed. */
+export interface StackingDraft {
+  priority: string;
+  category: string;
+  exclusive: boolean;
+  /** `all`: with every promotion; `only`: with those of the categories listed. */
+  combines: 'all' | 'only';
+  categories: string;
+}
+
 export interface Draft {
   name: string;
   description: string;
   terms: string;
+  /** `automatic`: no code, applied to every qualifying order; set when the campaign is created. */
+  trigger: Schemas['CampaignTrigger'];
   code_type: Campaign['code_type'];
   code: string;
   bulk_code_usage_limit: string;
@@ -64,6 +76,7 @@ export interface Draft {
   selected_items_validations: ConditionRow[];
   product_validations: ConditionRow[];
   metadata_keys: MetadataKeyRow[];
+  stacking: StackingDraft;
 }
 
 const noSelector = (): SelectorDraft => ({ enabled: false, match: 'AND', properties: [{ property: 'sku', operator: 'in', values: '' }] });
@@ -73,6 +86,7 @@ export function emptyDraft(): Draft {
     name: '',
     description: '',
     terms: '',
+    trigger: 'code',
     code_type: 'fixed',
     code: '',
     bulk_code_usage_limit: '1',
@@ -92,6 +106,7 @@ export function emptyDraft(): Draft {
     selected_items_validations: [],
     product_validations: [],
     metadata_keys: [],
+    stacking: { priority: '0', category: '', exclusive: false, combines: 'all', categories: '' },
   };
 }
 
@@ -117,6 +132,7 @@ export function draftOf(c: Campaign): Draft {
     name: c.name,
     description: c.description ?? '',
     terms: (c.terms_and_conditions ?? []).join('\n'),
+    trigger: c.trigger,
     code_type: c.code_type ?? 'fixed',
     code: c.code ?? '',
     bulk_code_usage_limit: text(c.bulk_code_usage_limit),
@@ -144,6 +160,13 @@ export function draftOf(c: Campaign): Draft {
     selected_items_validations: conditionRows(c.selected_items_validations),
     product_validations: conditionRows(c.product_validations),
     metadata_keys: (c.metadata_keys ?? []).map((k) => ({ key: k.key, type: k.type, scope: k.scope ?? 'both' })),
+    stacking: {
+      priority: String(c.stacking.priority),
+      category: c.stacking.category ?? '',
+      exclusive: c.stacking.exclusive,
+      combines: c.stacking.combines_with === 'all' ? 'all' : 'only',
+      categories: c.stacking.combines_with === 'all' ? '' : c.stacking.combines_with.join(', '),
+    },
   };
 }
 
@@ -188,8 +211,12 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
     name: d.name,
     description: d.description,
     terms_and_conditions: eachLine(d.terms),
-    ...(editing ? {} : { code_type: d.code_type, ...(d.code_type === 'fixed' ? { code: d.code.trim() } : {}) }),
-    ...(d.code_type === 'bulk' ? { bulk_code_usage_limit: numberOr(d.bulk_code_usage_limit) } : {}),
+    ...(editing
+      ? {}
+      : d.trigger === 'automatic'
+        ? { trigger: d.trigger, code_type: 'fixed' }
+        : { trigger: d.trigger, code_type: d.code_type, ...(d.code_type === 'fixed' ? { code: d.code.trim() } : {}) }),
+    ...(d.code_type === 'bulk' && d.trigger === 'code' ? { bulk_code_usage_limit: numberOr(d.bulk_code_usage_limit) } : {}),
     assignment: d.assignment,
     assigned_source_ids: d.assignment === 'assigned_users' ? lines(d.assigned) : [],
     status: d.status,
@@ -219,6 +246,12 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
     selected_items_validations: conditions(d.selected_items_validations),
     product_validations: conditions(d.product_validations),
     metadata_keys: d.metadata_keys.map((k) => ({ key: k.key.trim(), type: k.type, scope: k.scope })),
+    stacking: {
+      priority: d.stacking.priority.trim() === '' ? 0 : numberOr(d.stacking.priority),
+      category: d.stacking.category.trim() || null,
+      exclusive: d.stacking.exclusive,
+      combines_with: d.stacking.combines === 'all' ? 'all' : lines(d.stacking.categories),
+    },
   };
   return body;
 }

@@ -1,14 +1,15 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, ApiFailure, must, type Application, type Who } from '../api';
+import { admin, ApiFailure, must, problemOf, type Application, type Who } from '../api';
 import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 
-/** Applications: create, rotate the secret, disable or enable, archive or unarchive. */
+/** Applications: create, change the promotion settings, rotate the secret, disable or enable, archive or unarchive. */
 export function ApplicationsPage({ who }: { who: Who }) {
   const queries = useQueryClient();
   const [showArchived, setShowArchived] = useState(false);
   const [secret, setSecret] = useState<{ name: string; api_key: string; secret: string } | null>(null);
+  const [settingsOf, setSettingsOf] = useState<string | null>(null);
   const list = useInfiniteQuery({
     queryKey: ['applications', showArchived],
     initialPageParam: undefined as string | undefined,
@@ -79,6 +80,10 @@ export function ApplicationsPage({ who }: { who: Who }) {
       </label>
       <ErrorLine error={act.error} />
       <ErrorLine error={list.error} />
+      {(() => {
+        const chosen = apps.find((a) => a.id === settingsOf);
+        return chosen && who.canChange ? <PromotionSettings key={chosen.id} app={chosen} onDone={() => setSettingsOf(null)} /> : null;
+      })()}
       <table>
         <caption className="visually-hidden">Applications</caption>
         <thead>
@@ -88,6 +93,7 @@ export function ApplicationsPage({ who }: { who: Who }) {
             <th scope="col">Status</th>
             <th scope="col">Timezone</th>
             <th scope="col">Currency</th>
+            <th scope="col">Coupons per order</th>
             <th scope="col">Created</th>
             {who.canChange && <th scope="col">Actions</th>}
           </tr>
@@ -104,9 +110,16 @@ export function ApplicationsPage({ who }: { who: Who }) {
               <td>{app.archived_at ? 'archived' : app.status}</td>
               <td>{app.timezone}</td>
               <td>{app.currency ?? '—'}</td>
+              <td data-testid="coupons-per-order">
+                {app.stacking.max_coupons}
+                {app.stacking.automatic_promotions ? ', and automatic promotions' : ''}
+              </td>
               <td>{new Date(app.created_at).toLocaleString()}</td>
               {who.canChange && (
                 <td className="actions">
+                  <button type="button" onClick={() => setSettingsOf(app.id)} aria-label={`Promotion settings of ${app.name}`}>
+                    Promotion settings
+                  </button>
                   <button type="button" onClick={() => act.mutate({ app, action: 'rotate' })} aria-label={`Rotate secret of ${app.name}`}>
                     Rotate secret
                   </button>
@@ -176,6 +189,88 @@ function CreateApplication({ onCreated }: { onCreated: (made: { name: string; ap
       </label>
       <button type="submit">Create application</button>
       <ErrorLine error={error} />
+    </form>
+  );
+}
+
+/** What to change, in a promotion manager's words, for each setting the admin API refuses. */
+const SETTING_WORDS: Record<string, string> = {
+  'stacking.max_coupons': 'Choose a whole number from 1 to 10.',
+  'stacking.automatic_promotions': 'Choose whether automatic promotions apply.',
+};
+
+/**
+ * An application's promotion settings (docs/stacking.md): how many coupons one order may take, and
+ * whether automatic promotions apply. Only what changed is sent; a refusal is said beside its field.
+ */
+function PromotionSettings({ app, onDone }: { app: Application; onDone: () => void }) {
+  const queries = useQueryClient();
+  const [count, setCount] = useState(String(app.stacking.max_coupons));
+  const [automatic, setAutomatic] = useState(app.stacking.automatic_promotions);
+  const save = useMutation({
+    mutationFn: () => {
+      const typed = count.trim();
+      const max = typed !== '' && Number.isFinite(Number(typed)) ? Number(typed) : typed;
+      const stacking = {
+        ...(max !== app.stacking.max_coupons ? { max_coupons: max as number } : {}),
+        ...(automatic !== app.stacking.automatic_promotions ? { automatic_promotions: automatic } : {}),
+      };
+      if (Object.keys(stacking).length === 0) return Promise.resolve(app);
+      return must(admin.PATCH('/admin/applications/{app}', { params: { path: { app: app.id } }, body: { stacking } }));
+    },
+    onSuccess: async () => {
+      await queries.invalidateQueries({ queryKey: ['applications'] });
+      onDone();
+    },
+  });
+  const fields = save.error instanceof ApiFailure ? (save.error.body.fields ?? {}) : {};
+  const problem = (path: string) => (fields[path] === undefined ? undefined : (SETTING_WORDS[path] ?? fields[path]));
+  const countError = problem('stacking.max_coupons');
+  const title = `Promotion settings of ${app.name}`;
+  return (
+    <form
+      className="panel settings-form"
+      aria-label={title}
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
+      <h2>{title}</h2>
+      <div className={countError ? 'control invalid' : 'control'}>
+        <label>
+          Coupons per order (1–10)
+          <input
+            inputMode="numeric"
+            value={count}
+            onChange={(e) => setCount(e.target.value)}
+            aria-invalid={countError ? true : undefined}
+            aria-describedby={countError ? 'error-max-coupons' : 'hint-max-coupons'}
+          />
+        </label>
+        {countError ? (
+          <span className="field-error" id="error-max-coupons">
+            {countError}
+          </span>
+        ) : (
+          <span className="hint" id="hint-max-coupons">
+            How many coupons a customer may use on one order. 1 keeps one coupon per order.
+          </span>
+        )}
+      </div>
+      <label className="inline">
+        <input type="checkbox" checked={automatic} onChange={(e) => setAutomatic(e.target.checked)} /> Apply automatic promotions
+      </label>
+      <p className="hint">Promotions set to apply automatically, with no code, then apply to every order that meets their rules.</p>
+      {save.error && !countError && <ErrorLine error={problemOf(save.error)} />}
+      <div className="actions">
+        <button type="submit" disabled={save.isPending}>
+          Save settings
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
     </form>
   );
 }

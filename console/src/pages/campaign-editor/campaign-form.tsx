@@ -5,6 +5,7 @@ import { DiscountSection } from './discount';
 import { LimitsSection } from './limits';
 import { MetadataKeysSection } from './metadata-keys';
 import { RulesSection } from './rules';
+import { StackingSection } from './stacking';
 import { WhenSection } from './when';
 
 /** Every field of the campaign format (docs/campaigns.md), section by section. */
@@ -18,6 +19,7 @@ export function CampaignForm({ editing, wallets, ...section }: SectionProps & { 
       <LimitsSection {...section} />
       <RulesSection {...section} />
       <MetadataKeysSection {...section} />
+      <StackingSection {...section} />
     </>
   );
 }
