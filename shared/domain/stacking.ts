@@ -16,7 +16,7 @@
  *     so the per-item discounts and the shipping discount sum exactly to the total.
  */
 import { computeDiscount } from './discount.js';
-import { evaluateCoupon, selectionOf, type Refusal } from './engine.js';
+import { evaluateCoupon, selectionOf, type Evaluation, type Refusal } from './engine.js';
 import * as M from './messages.js';
 import { spreadLargestRemainder } from './money.js';
 import { sum } from './order-fields.js';
@@ -159,10 +159,37 @@ function applyOne(campaign: Campaign, order: ParsedOrder, left: Left) {
   return { discountCents: discount, cashbackCents: result.totalCashbackCents, itemDiscountCents: items, shippingDiscountCents: shipping };
 }
 
+/** A candidate whose own rules were evaluated already: {@link evaluateCoupon} on the request's cart and its usage. */
+export interface EvaluatedCandidate {
+  campaign: Campaign;
+  evaluation: Evaluation;
+}
+
 /** Stacks the candidates on one order (see the file's header). Never throws for any `order` value. */
 export function stackCoupons(input: StackInput): StackResult {
-  const tried = stackingOrder(input.candidates);
-  const coupons: StackedCoupon[] = input.candidates.map((_, candidate) => ({
+  return stackEvaluated(
+    input.candidates.map(({ campaign, usage }) => ({
+      campaign,
+      evaluation: evaluateCoupon({
+        now: input.now,
+        timezone: input.timezone,
+        campaign,
+        usage,
+        customerKnown: input.customerKnown,
+        order: input.order,
+      }),
+    })),
+  );
+}
+
+/**
+ * Steps 1, 3 and 4 of the file's header for candidates whose own rules (step 2) were evaluated
+ * once already: the best deal computes many combinations of the same candidates this way. Every
+ * evaluation must be of the same request's order; {@link stackCoupons} is this after evaluating.
+ */
+export function stackEvaluated(candidates: readonly EvaluatedCandidate[]): StackResult {
+  const tried = stackingOrder(candidates);
+  const coupons: StackedCoupon[] = candidates.map((_, candidate) => ({
     candidate,
     position: null,
     refusal: null,
@@ -175,15 +202,7 @@ export function stackCoupons(input: StackInput): StackResult {
   let order: ParsedOrder | null = null;
   let left: Left | null = null;
   for (const i of tried) {
-    const { campaign, usage } = input.candidates[i]!;
-    const evaluation = evaluateCoupon({
-      now: input.now,
-      timezone: input.timezone,
-      campaign,
-      usage,
-      customerKnown: input.customerKnown,
-      order: input.order,
-    });
+    const { campaign, evaluation } = candidates[i]!;
     const refusal = evaluation.applicable ? stackingRefusal(campaign, joined) : evaluation;
     const coupon = coupons[i]!;
     if (refusal) {
