@@ -18,6 +18,8 @@ export const unauthorizedFor = {
   wallet: () => new DomainError('unauthorized', 'Unathourized', 'app id or app secret invalid'),
   // Beyond the contract (PUT /customers/:source_id): spelled correctly.
   customers: () => new DomainError('unauthorized', 'Unauthorized', 'app id or app secret invalid'),
+  // Beyond the contract (POST /coupons/best-deal: docs/best-deal.md): spelled correctly.
+  best_deal: () => new DomainError('unauthorized', 'Unauthorized', 'app id or app secret invalid'),
 } as const;
 export type ClientRoute = keyof typeof unauthorizedFor;
 
@@ -82,7 +84,17 @@ export const loginRequired = () =>
  * answer to a second entry (docs/decisions.md#14) unless it opted in to stacking (docs/stacking.md).
  */
 export const tooManyCoupons = (max = 1) =>
-  invalidPayload(max <= 1 ? 'only one coupon can be applied per request' : `at most ${max} coupons can be applied per request`, 'only_one_coupon');
+  invalidPayload(
+    max <= 1 ? 'only one coupon can be applied per request' : `at most ${max} coupons can be applied per request`,
+    'only_one_coupon',
+  );
+
+// --- Best deal (docs/best-deal.md) ------------------------------------------------------------------
+
+/** The best deal is asked of an application that does not stack: there is nothing to combine. */
+export const stackingNotEnabled = () => invalidPayload('best deal needs stacking (docs/stacking.md)', 'stacking_not_enabled');
+/** The best deal's `order` is missing, or not an object. */
+export const orderRequired = () => invalidPayload('order is required');
 
 // --- Apply (docs/decisions.md#14, #17, #20a, #20b) ------------------------------------------------
 

@@ -17,12 +17,15 @@ export const REASONS = {
   product_rule: 'no item of the cart is one the coupon applies to, or an excluded item is in it',
   selection: 'the items the coupon applies to were not selected (the documented tray message)',
   stacking_exclusive: 'stacking: the coupon applies only on its own and another coupon or promotion comes before it (docs/stacking.md)',
-  stacking_conflict: "stacking: the coupon's combination rules and those of one applied before it do not allow each other (docs/stacking.md)",
+  stacking_conflict:
+    "stacking: the coupon's combination rules and those of one applied before it do not allow each other (docs/stacking.md)",
   stacking_duplicate: 'stacking: the same campaign is named twice in one request (docs/stacking.md)',
   // The request itself is refused.
   invalid_payload: 'the body, the order in it or a field is malformed (the details name it)',
   invalid_type: 'apply: the `type` query parameter is not redeem or revert',
   coupon_missing: 'no coupon id or code was sent',
+  stacking_not_enabled:
+    'best deal: the application has not opted in to stacking (stacking.max_coupons above 1 or automatic promotions: docs/stacking.md)',
   only_one_coupon: "more entries in coupon_details than the application's stacking.max_coupons (1 unless it opted in: docs/stacking.md)",
   coupon_not_found: 'no coupon of this application has this id or code (for this customer)',
   unknown_customer: 'the source_id is missing where it is required (apply) or is not a customer of this application',

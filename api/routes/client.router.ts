@@ -5,6 +5,7 @@ import type { ClientRoute } from '../../shared/client-errors.js';
 import { basicAuth } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { applyCouponRoute } from './apply-coupon.route.js';
+import { bestDealRoute } from './best-deal.route.js';
 import { upsertCustomerRoute } from './customers.route.js';
 import { listCouponsRoute } from './list-coupons.route.js';
 import { validateCouponRoute } from './validate-coupon.route.js';
@@ -12,7 +13,8 @@ import { readWalletsRoute, walletTransactionRoute } from './wallets.route.js';
 
 /**
  * The five client routes of the contract, each behind Basic auth with its own 401 body, and the
- * application's own customer upsert (beyond the contract: docs/customers.md).
+ * application's own customer upsert and best deal (beyond the contract: docs/customers.md,
+ * docs/best-deal.md).
  */
 export function clientRouter(services: Services, jobs: JobGateway): Router {
   const router = Router();
@@ -22,6 +24,7 @@ export function clientRouter(services: Services, jobs: JobGateway): Router {
   router.post('/coupons/list/all', as('list'), listCouponsRoute(services));
   router.post('/coupons/validate', as('validate'), validateCouponRoute(services));
   router.post('/coupons/apply', as('apply'), applyCouponRoute(services, jobs));
+  router.post('/coupons/best-deal', as('best_deal'), bestDealRoute(services));
   router.get('/wallets/customer/:sourceId', as('wallet'), readWalletsRoute(services));
   router.put('/wallets/customer/:sourceId/transactions/:walletId', as('wallet'), walletTransactionRoute(services, jobs));
   router.put('/customers/:sourceId', as('customers'), upsertCustomerRoute(services));

@@ -119,6 +119,17 @@ function presentStacked(coupon: CartCoupon, stacked: StackedCoupon, order: Parse
   };
 }
 
+/** The combination's `stack` body: `coupons[i]` is the cart coupon of `stack.coupons[i]`. */
+export function presentStack(coupons: readonly CartCoupon[], stack: StackResult): StackBody {
+  return {
+    total_discount: fromCents(stack.totalDiscountCents),
+    total_cashback: fromCents(stack.totalCashbackCents),
+    total_amount: fromCents(stack.totalAmountCents),
+    shipping_discount: fromCents(stack.shippingDiscountCents),
+    coupons: stack.tried.map((i) => presentStacked(coupons[i]!, stack.coupons[i]!, stack.order)),
+  };
+}
+
 /**
  * Validate's answer for several coupons (docs/stacking.md): the contract's fields name the first
  * entry; `is_applicable` is whether every entry applies (what a redeem of them all needs), the
@@ -158,13 +169,7 @@ export function presentStackResult(args: { coupons: readonly CartCoupon[]; stack
         : (blankSavingsOrder() as unknown as Record<string, unknown>),
     },
     request_id: args.requestId,
-    stack: {
-      total_discount: fromCents(stack.totalDiscountCents),
-      total_cashback: fromCents(stack.totalCashbackCents),
-      total_amount: fromCents(stack.totalAmountCents),
-      shipping_discount: fromCents(stack.shippingDiscountCents),
-      coupons: stack.tried.map((i) => presentStacked(coupons[i]!, stack.coupons[i]!, stack.order)),
-    },
+    stack: presentStack(coupons, stack),
   };
   return { body, reason: refused?.reason ?? null };
 }

@@ -144,6 +144,13 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
       { label: 'redeem SALE with LOYAL', status: 400, send: () => stacked('redeem', ['SALE', 'LOYAL']) },
     ],
     stacking_duplicate: [{ label: 'validate LOYAL twice', status: 200, send: () => stacked('validate', ['LOYAL', 'loyal']) }],
+    stacking_not_enabled: [
+      {
+        label: 'best deal for an application that does not stack',
+        status: 400,
+        send: () => call(api().url, 'POST', '/coupons/best-deal', { auth: app.auth, body: { source_id: 'c1', order: makeOrder() } }),
+      },
+    ],
     selection: [
       notApplicable('SKUZ'),
       { label: 'redeem SKUZ', status: 400, send: () => apply('redeem', { source_id: 'c1', ...detail('SKUZ'), order: makeOrder() }) },
