@@ -46,6 +46,22 @@ const cidrList = Joi.string()
 
 const ms = (min: number, dflt: number) => Joi.number().integer().min(min).default(dflt);
 
+/**
+ * The points where a worker kills itself for a test (`WORKER_FAILPOINT`; never in production):
+ * after a job is marked completed (worker/worker-pool.ts), and between the steps of a stacked
+ * redeem and revert (shared/usecases/apply/stack-journal.ts `failpoint`).
+ */
+export const WORKER_FAILPOINTS = [
+  'after-complete',
+  'stack-after-reserve',
+  'stack-after-commit',
+  'stack-after-cycles',
+  'stack-revert-after-reserve',
+  'stack-revert-after-commit',
+  'stack-revert-after-cycles',
+] as const;
+export type WorkerFailpoint = (typeof WORKER_FAILPOINTS)[number];
+
 /** Every setting, in the order README and `.env.example` list them. */
 export const SETTINGS = {
   nodeEnv: setting<'development' | 'production' | 'test'>({
@@ -143,10 +159,10 @@ export const SETTINGS = {
     example: { value: '', commented: true },
     section: 'service',
   }),
-  workerFailpoint: setting<string | undefined>({
+  workerFailpoint: setting<WorkerFailpoint | undefined>({
     env: 'WORKER_FAILPOINT',
-    schema: Joi.string().valid('after-complete'),
-    doc: 'tests only, refused in production: a worker SIGKILLs itself right after its first job is marked completed, to prove that the API still gets the outcome at once (docs/reliability.md)',
+    schema: Joi.string().valid(...WORKER_FAILPOINTS),
+    doc: 'tests only, refused in production: a worker SIGKILLs itself at this point — `after-complete`: right after its first job is marked completed, to prove that the API still gets the outcome at once (docs/reliability.md); `stack-after-reserve`, `stack-after-commit`, `stack-after-cycles`: in a redeem of several coupons, once every counter is taken, once the stack record is committed, once the cycles are written; `stack-revert-after-reserve`, `stack-revert-after-commit`, `stack-revert-after-cycles`: the same steps of its revert — to prove that such an order ends with all its coupons or none (docs/stacking.md)',
     shown: '—',
     example: { value: '', commented: true },
     section: 'service',

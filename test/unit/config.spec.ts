@@ -35,6 +35,8 @@ describe('configuration', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['BODY_LIMIT', { BODY_LIMIT: 'huge' }],
     ['WORKER_OPERATIONS', { WORKER_OPERATIONS: 'sometimes' }],
+    // A misspelt failpoint would never fire: the test that set it would pass without its fault.
+    ['WORKER_FAILPOINT', { NODE_ENV: 'test', WORKER_FAILPOINT: 'stack-after-commmit' }],
     // A worker that takes no operations and delivers no webhooks would do nothing.
     ['WORKER_OPERATIONS', { WORKER_OPERATIONS: 'false', WEBHOOK_CONCURRENCY: '0' }],
   ];
@@ -80,6 +82,8 @@ describe('configuration', () => {
     for (const [name, value] of [
       ['TEST_CLOCK_FILE', '/tmp/clock'],
       ['WORKER_FAILPOINT', 'after-complete'],
+      ['WORKER_FAILPOINT', 'stack-after-commit'],
+      ['WORKER_FAILPOINT', 'stack-revert-after-reserve'],
     ] as const) {
       expect(() => parseConfig({ NODE_ENV: 'production', [name]: value })).to.throw(
         new RegExp(`^Invalid configuration: ${name}: .* never set in production`),

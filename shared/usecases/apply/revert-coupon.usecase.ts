@@ -19,7 +19,7 @@ const countersOfCycle = (r: RedemptionRecord) => specsOf(r.applicationId, r.camp
 
 /** Worker side of revert (see the file's header). */
 export async function revertCoupon(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now' | 'config'>,
   input: RevertInput,
   run: JobRun,
 ): Promise<ApplyResult> {
@@ -58,7 +58,7 @@ export async function revertCoupon(
  * of its coupons the request names; without one, the one coupon named, as for any application.
  */
 export async function revertOrder(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now' | 'config'>,
   input: StackRevertInput,
   run: JobRun,
 ): Promise<ApplyResult | StackApplyResult> {

@@ -24,7 +24,7 @@ import { countersFor, newStackAttempt, reserveAll, undoAll } from '../limit-coun
 import { automaticPromotions, withUsage, type CartCoupon } from '../stack.js';
 import { MAX_ROUNDS, type StackApplyResult } from './apply-common.js';
 import { refusalAt } from './redeem-coupon.usecase.js';
-import { clearStackLanes, stackResult, writeStackCycles } from './stack-journal.js';
+import { clearStackLanes, failpoint, stackResult, writeStackCycles } from './stack-journal.js';
 
 const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
 
@@ -63,7 +63,7 @@ async function cartOf(deps: Pick<Services, 'applications' | 'campaigns'>, input:
 
 /** Worker side of a stacked redeem (see the file's header). */
 export async function redeemStack(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now' | 'config'>,
   input: StackRedeemInput,
   run: JobRun,
 ): Promise<StackApplyResult> {
@@ -173,12 +173,15 @@ export async function redeemStack(
         throw refusalOf(entryRefusal.reason, entryRefusal.message);
       continue; // the stack was written meanwhile: follow it
     }
+    failpoint(deps, 'stack-after-reserve');
     if (!(await deps.repos.redemptions.commitStack(key, attempt, record))) {
       await undo(); // written meanwhile (a re-run, a repeat) or this attempt abandoned by a settle: follow the journal
       continue;
     }
+    failpoint(deps, 'stack-after-commit');
     const committed: StackRecord = { ...record, key, cycles: fields };
     await writeStackCycles(deps, committed, run);
+    failpoint(deps, 'stack-after-cycles');
     await clearStackLanes(deps, committed, attempt, 1, run.lane);
     return answer(committed);
   }

@@ -8,9 +8,9 @@ import type { StackRecord } from '../../data/redemption-journal.repository.js';
 import type { Services } from '../../services.js';
 import type { JobRun } from '../job-run.js';
 import { newStackAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
-import { clearStackLanes, revertStackCycles, stackResult } from './stack-journal.js';
+import { clearStackLanes, failpoint, revertStackCycles, stackResult } from './stack-journal.js';
 
-type Deps = Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>;
+type Deps = Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now' | 'config'>;
 
 /**
  * Reverts a completed stack: true when this call committed its revert, false when it was
@@ -29,12 +29,15 @@ export async function revertStackRecord(deps: Deps, stack: StackRecord, run: Job
       }),
     ),
   );
+  failpoint(deps, 'stack-revert-after-reserve');
   if (!(await deps.repos.redemptions.commitStackRevert(stack.key, attempt, run.jobId))) {
     await Promise.all(given.map((g) => undoAll(deps, g.changed, run.lane, g.entry)));
     return false;
   }
+  failpoint(deps, 'stack-revert-after-commit');
   const reverted: StackRecord = { ...stack, state: 'reverted', revertJobId: run.jobId, revertAttempt: attempt };
   await revertStackCycles(deps, reverted, run);
+  failpoint(deps, 'stack-revert-after-cycles');
   await clearStackLanes(deps, reverted, attempt, -1, run.lane);
   return true;
 }
