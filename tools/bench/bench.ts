@@ -13,6 +13,7 @@
  *   audit                a campaign update without and with the audit log (updates/s, CPU per update)
  *   console              the promotions console's pages' server times with 10,000 campaigns
  *   expiry               1,000,000 point buckets falling due at once: time to expire, loads meanwhile (docs/wallets.md)
+ *   stacking             validate and redeem of 3 coupons vs 1, the best deal over 20 candidates vs a validate: CPU per request of all processes
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
 import { cpus } from 'node:os';
@@ -26,6 +27,7 @@ import { flashBench } from './flash.js';
 import { partitionsBench } from './partitions.js';
 import { recordingBench } from './recording.js';
 import { replicasBench } from './replicas.js';
+import { stackingBench } from './stacking.js';
 import { log, SECONDS } from './stack.js';
 
 const MODES: Record<string, () => Promise<string[]>> = {
@@ -40,6 +42,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   audit: auditBench,
   console: consoleBench,
   expiry: expiryBench,
+  stacking: stackingBench,
 };
 
 async function main() {

@@ -11,7 +11,8 @@ import type { Services } from '../../shared/services.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 import { createWebhook } from '../../shared/usecases/admin/webhooks.usecase.js';
 
-const base = (i: number, over: Partial<CampaignInput>): CampaignInput => ({
+/** A fixed coupon `BENCH<i>` of the benchmark: 10% of the selling subtotal, no limits, unless `over` says otherwise. */
+export const benchCampaign = (i: number, over: Partial<CampaignInput>): CampaignInput => ({
   ...CAMPAIGN_DEFAULTS,
   name: `Bench coupon ${i}`,
   description: `Coupon ${i} for the benchmark`,
@@ -86,7 +87,7 @@ export async function loadRedeemApp(services: Services, log: (line: string) => v
   });
   const redeemCoupon = await services.repos.campaigns.create(
     application.id,
-    base(999, {
+    benchCampaign(999, {
       code: 'BENCHREDEEM',
       limits: { total: 1_000_000_000 },
       discount: { kind: 'cashback', type: 'flat', value: 100, maxCents: null, walletId: 'loyalty' },
@@ -104,7 +105,7 @@ export async function loadBenchData(services: Services, log: (line: string) => v
   const { application, customers } = app;
   const campaigns: Campaign[] = [];
   for (let i = 0; i < 200; i++) {
-    const c = await services.repos.campaigns.create(application.id, base(i, shapes[i % shapes.length]!(i)));
+    const c = await services.repos.campaigns.create(application.id, benchCampaign(i, shapes[i % shapes.length]!(i)));
     await services.repos.couponCodes.insertMany(application.id, c.id, 'fixed', [c.code!]);
     campaigns.push(c);
     if ((i + 1) % 50 === 0) log(`  ${i + 1}/200 coupons`);
