@@ -26,10 +26,18 @@ export interface CouponResult {
   trigger?: 'automatic';
 }
 
+/** One coupon's reason in a `Coupon-Reasons` header: its `coupon_code_id` and why it is not applicable. */
+export interface ListedReason {
+  id: string;
+  reason: RefusalReason;
+}
+
 /** A result with why it is not applicable (null when it is): the reason travels beside the body (docs/reasons.md). */
 export interface Presented {
   body: CouponResult;
   reason: RefusalReason | null;
+  /** Several coupons (docs/stacking.md): why each one left out was, for `Coupon-Reasons`. */
+  reasons?: ListedReason[];
 }
 
 export function presentCouponResult(args: {
@@ -77,7 +85,6 @@ export interface StackedCouponBody {
   position: number | null;
   is_applicable: boolean;
   message?: string;
-  reason?: RefusalReason;
   discount: number;
   cashback: number;
   shipping_discount: number;
@@ -108,7 +115,7 @@ function presentStacked(coupon: CartCoupon, stacked: StackedCoupon, order: Parse
     trigger: coupon.campaign.trigger,
     position: stacked.position,
     is_applicable: !refusal,
-    ...(refusal ? { message: refusal.message, reason: refusal.reason } : {}),
+    ...(refusal ? { message: refusal.message } : {}),
     discount: fromCents(stacked.discountCents),
     cashback: fromCents(stacked.cashbackCents),
     shipping_discount: fromCents(stacked.shippingDiscountCents),
@@ -136,10 +143,12 @@ export function presentStack(coupons: readonly CartCoupon[], stack: StackResult)
  * message the first refused entry's; the savings are the combination's, every item with its
  * share; `stack` shows each coupon and each automatic promotion with its own figures or refusal.
  */
-export function presentStackResult(args: { coupons: readonly CartCoupon[]; stack: StackResult; sourceId: string; requestId: string }): {
-  body: StackResultBody;
-  reason: RefusalReason | null;
-} {
+export function presentStackResult(args: {
+  coupons: readonly CartCoupon[];
+  stack: StackResult;
+  sourceId: string;
+  requestId: string;
+}): Presented {
   const { coupons, stack } = args;
   const first = coupons.find((c) => c.entry === 0)!;
   const refused = coupons.flatMap((c, i) => (c.entry !== null && stack.coupons[i]!.refusal ? [stack.coupons[i]!.refusal!] : []))[0];
@@ -171,5 +180,12 @@ export function presentStackResult(args: { coupons: readonly CartCoupon[]; stack
     request_id: args.requestId,
     stack: presentStack(coupons, stack),
   };
-  return { body, reason: refused?.reason ?? null };
+  return { body, reason: refused?.reason ?? null, reasons: stackReasons(coupons, stack) };
 }
+
+/** Why each coupon of a stack was left out, in `stack.coupons`' order: the `Coupon-Reasons` header (reasons never travel in a body). */
+export const stackReasons = (coupons: readonly CartCoupon[], stack: StackResult): ListedReason[] =>
+  stack.tried.flatMap((i) => {
+    const refusal = stack.coupons[i]!.refusal;
+    return refusal ? [{ id: coupons[i]!.couponCodeId, reason: refusal.reason }] : [];
+  });

@@ -34,7 +34,9 @@ describe('stacking: several coupons on one order', () => {
   const usage = (campaignId: string, scope = 'total') => usageOf(api.services, app.id, campaignId, scope);
   const campaign = (code: string, over: Partial<Campaign> = {}) => createCampaign(api.services, app.id, { code, name: code, ...over });
   const stacking = (over: Partial<Campaign['stacking']>) => ({ stacking: { ...DEFAULT_STACKING, ...over } });
-  const flat = (cents: number): Partial<Campaign> => ({ discount: { kind: 'discount', type: 'flat', value: cents, maxCents: null, walletId: null } });
+  const flat = (cents: number): Partial<Campaign> => ({
+    discount: { kind: 'discount', type: 'flat', value: cents, maxCents: null, walletId: null },
+  });
 
   describe('an application that has not opted in', () => {
     it('when two entries are sent, then validate and redeem answer decision 14 byte for byte', async () => {
@@ -125,7 +127,10 @@ describe('stacking: several coupons on one order', () => {
       expect(res.body.message).to.equal('coupon can only be used on its own');
       expect(res.headers.get('coupon-reason')).to.equal('stacking_exclusive');
       const other = res.body.stack.coupons.find((c: { coupon_code: string }) => c.coupon_code === 'OTHER');
-      expect(other).to.include({ is_applicable: false, reason: 'stacking_exclusive', position: null });
+      expect(other).to.include({ is_applicable: false, position: null, message: 'coupon can only be used on its own' });
+      // Reasons travel beside the body (docs/reasons.md): every coupon left out, in stack order.
+      expect(res.text).to.not.include('"stacking_exclusive"');
+      expect(res.headers.get('coupon-reasons')).to.equal(`${other.coupon_code_id}=stacking_exclusive`);
     });
 
     it('when two campaigns do not allow each other, then the later one is refused with stacking_conflict', async () => {
