@@ -36,6 +36,8 @@ interface Fixture {
   webhookId: string;
   /** An API whose jobs are never consumed (answers 503 after its short wait). */
   stalled: TestApi;
+  /** `Basic …` of an application that stacks (docs/stacking.md): three coupons per request, automatic promotions. */
+  stackAuth: string;
 }
 interface Request {
   path?: string;
@@ -53,6 +55,7 @@ const BAD_BASIC = `Basic ${Buffer.from('ak_nope:sk_nope').toString('base64')}`;
 const LIST = '/coupons/list/all';
 const VALIDATE = '/coupons/validate';
 const APPLY = '/coupons/apply';
+const BEST_DEAL = '/coupons/best-deal';
 const WALLET = '/wallets/customer/{source_id}';
 const OWN_CUSTOMER = '/customers/{source_id}';
 const WALLET_TX = '/wallets/customer/{source_id}/transactions/{wallet_id}';
@@ -79,6 +82,13 @@ const clientCases: Case[] = [
   ['list as a visitor', 'POST', LIST, 200, () => ({})],
   ['list for a customer', 'POST', LIST, 200, () => ({ body: { source_id: 'c1' } })],
   ['list for a customer with an order', 'POST', LIST, 200, () => ({ body: { source_id: 'c1', order: makeOrder() } })],
+  [
+    'list of an application that takes automatic promotions',
+    'POST',
+    LIST,
+    200,
+    (f) => ({ auth: f.stackAuth, body: { source_id: 'c1', order: makeOrder() } }),
+  ],
   ['list with an invalid order', 'POST', LIST, 200, () => ({ body: { order: { items: 3 } } })],
   ['list for an unknown customer', 'POST', LIST, 400, () => ({ body: { source_id: 'ghost' } })],
   ['list with malformed JSON', 'POST', LIST, 400, () => ({ raw: '{' })],
@@ -128,6 +138,32 @@ const clientCases: Case[] = [
   ['validate with malformed JSON', 'POST', VALIDATE, 400, () => ({ raw: '{"coupon_details": [' })],
   ['validate without credentials', 'POST', VALIDATE, 401, () => ({ auth: null, body: {} })],
   ['validate with a body over the limit', 'POST', VALIDATE, 413, () => ({ raw: HUGE })],
+  [
+    'validate two coupons of an application that stacks',
+    'POST',
+    VALIDATE,
+    200,
+    (f) => ({
+      auth: f.stackAuth,
+      body: { source_id: 'c1', coupon_details: [{ coupon_code: 'STK1' }, { coupon_code: 'STK2' }], order: makeOrder() },
+    }),
+  ],
+  [
+    'redeem two coupons of an application that stacks',
+    'POST',
+    APPLY,
+    200,
+    (f) => ({
+      path: `${APPLY}?type=redeem`,
+      auth: f.stackAuth,
+      body: { source_id: 'c1', coupon_details: [{ coupon_code: 'STK1' }, { coupon_code: 'STK2' }], order: makeOrder() },
+    }),
+  ],
+  ['best deal of a customer', 'POST', BEST_DEAL, 200, (f) => ({ auth: f.stackAuth, body: { source_id: 'c1', order: makeOrder() } })],
+  ['best deal of an application that does not stack', 'POST', BEST_DEAL, 400, () => ({ body: { source_id: 'c1', order: makeOrder() } })],
+  ['best deal without credentials', 'POST', BEST_DEAL, 401, () => ({ auth: null, body: {} })],
+  ['best deal with a body over the limit', 'POST', BEST_DEAL, 413, (f) => ({ auth: f.stackAuth, raw: HUGE })],
+  ['best deal over the rate limit', 'POST', BEST_DEAL, 429, (f) => ({ auth: f.limitedAuth, body: {} })],
 
   ['redeem', 'POST', APPLY, 200, () => ({ path: `${APPLY}?type=redeem`, body: applyBody('SPEC10') })],
   [
@@ -863,6 +899,13 @@ describe('openapi.yaml matches real responses', function () {
     const bulk = await createCampaign(f.api.services, app.id, { codeType: 'bulk', code: undefined });
     f.bulkCampaignId = bulk.id;
     await createBulkCodes(f.api.services, app.id, bulk.id, ['SPEC-BULK']);
+    const stacking = await createTestApplication(f.api.services);
+    await f.api.services.repos.applications.update(stacking.id, { stacking: { maxCoupons: 3, automaticPromotions: true } });
+    await createCustomers(f.api.services, stacking.id, ['c1']);
+    await createCampaign(f.api.services, stacking.id, { code: 'STK1' });
+    await createCampaign(f.api.services, stacking.id, { code: 'STK2', discountCalculatedOn: 'shipping' });
+    await createCampaign(f.api.services, stacking.id, { name: 'Automatic', code: undefined, trigger: 'automatic' });
+    f.stackAuth = stacking.auth;
     f.receiver = await new WebhookReceiver().up();
     f.webhookId = (await prerequisite(f, 'POST', `${APPS}/${app.id}/webhooks`, { url: f.receiver.url }, ADMIN)).id;
     // Its own queue prefix and no worker: its jobs wait forever, so the API answers 503 after 100 ms.
