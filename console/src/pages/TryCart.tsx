@@ -1,10 +1,15 @@
+import type { operations } from '@coupons/client';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, must, type CartExplanation } from '../api';
 import { ErrorLine } from '../parts';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
+import { RulesTable, type RuleCheck } from './try-cart/rules';
+import { StackedVerdicts, type StackedAnswer } from './try-cart/stacked';
 
 type Explanation = CartExplanation;
+type ExplainBody = NonNullable<operations['explainCart']['requestBody']>['content']['application/json'];
 
 const EXAMPLE = JSON.stringify(
   {
@@ -16,15 +21,39 @@ const EXAMPLE = JSON.stringify(
   2,
 );
 
+/** What was tried: one code or every campaign (a verdict each), or several codes on one cart. */
+type Tried =
+  { kind: 'each'; data: { truncated: boolean; results: Explanation[] } } | { kind: 'stack'; data: StackedAnswer; items: string[] };
+
+/** The order's items as a manager names them: its name, SKU or product id, in the order's order. */
+function itemNames(order: unknown): string[] {
+  const items = (order as { items?: unknown } | undefined)?.items;
+  if (!Array.isArray(items)) return [];
+  return items.map((item: unknown, i) => {
+    const it = (item ?? {}) as Record<string, unknown>;
+    const name = [it.name, it.sku, it.product_id].find((v) => typeof v === 'string' && v !== '') as string | undefined;
+    const quantity = typeof it.quantity === 'number' && it.quantity > 1 ? ` × ${it.quantity}` : '';
+    return `${name ?? `Item ${i + 1}`}${quantity}`;
+  });
+}
+
 /**
- * "Try a cart": a customer and an order (pasted or edited as JSON), for every campaign or one code;
- * the verdict validate would give and each rule with its figures. Nothing is redeemed or counted.
+ * "Try a cart": a customer and an order (pasted or edited as JSON), for every campaign or one code
+ * — the verdict validate would give and each rule with its figures — or, for an application that
+ * takes several coupons per order, for several codes together: the order they apply in, each
+ * one's share and the totals. Nothing is redeemed or counted.
  */
 export function TryCartPage({ app }: { app: string }) {
+  const application = useApplication(app);
+  const maxCoupons = application.data?.stacking.max_coupons ?? 1;
+  const [codes, setCodes] = useState<string[]>(['']);
   const [orderError, setOrderError] = useState<string | null>(null);
   const explain = useMutation({
-    mutationFn: (body: { source_id?: string; code?: string; order?: unknown }) =>
-      must(admin.POST('/admin/applications/{app}/explain', { params: { path: { app } }, body })),
+    mutationFn: async ({ body, items }: { body: ExplainBody & { codes?: string[] }; items: string[] }): Promise<Tried> => {
+      // `codes` is the explain route's several-codes form (docs/stacking.md), not yet in openapi.yaml.
+      const data = await must(admin.POST('/admin/applications/{app}/explain', { params: { path: { app } }, body: body as ExplainBody }));
+      return body.codes ? { kind: 'stack', data: data as unknown as StackedAnswer, items } : { kind: 'each', data };
+    },
   });
 
   function submit(e: FormEvent<HTMLFormElement>) {
@@ -40,10 +69,19 @@ export function TryCartPage({ app }: { app: string }) {
       return;
     }
     const sourceId = String(form.get('source_id') ?? '').trim();
-    const code = String(form.get('code') ?? '').trim();
-    explain.mutate({ ...(sourceId ? { source_id: sourceId } : {}), ...(code ? { code } : {}), ...(order !== undefined ? { order } : {}) });
+    const entered = codes.map((c) => c.trim()).filter((c) => c !== '');
+    explain.mutate({
+      body: {
+        ...(sourceId ? { source_id: sourceId } : {}),
+        ...(entered.length > 1 ? { codes: entered } : entered.length === 1 ? { code: entered[0] } : {}),
+        ...(order !== undefined ? { order } : {}),
+      },
+      items: itemNames(order),
+    });
   }
 
+  const setCode = (i: number, value: string) => setCodes((all) => all.map((c, j) => (j === i ? value : c)));
+  const tried = explain.data;
   return (
     <>
       <p className="crumbs">
@@ -57,11 +95,48 @@ export function TryCartPage({ app }: { app: string }) {
             Customer (source_id)
             <input name="source_id" placeholder="optional" />
           </label>
-          <label>
-            Code
-            <input name="code" placeholder="every campaign" />
-          </label>
+          {maxCoupons === 1 && (
+            <label>
+              Code
+              <input name="code" value={codes[0] ?? ''} onChange={(e) => setCode(0, e.target.value)} placeholder="every campaign" />
+            </label>
+          )}
         </div>
+        {maxCoupons > 1 && (
+          <fieldset className="codes">
+            <legend>Codes (up to {maxCoupons} per order)</legend>
+            <p className="hint" id="codes-hint">
+              None: every campaign. One: that code's verdict. Several: the order they apply in, together.
+            </p>
+            {codes.map((code, i) => (
+              <div className="code-row" key={i}>
+                <label>
+                  Code {i + 1}
+                  <input
+                    name="code"
+                    value={code}
+                    onChange={(e) => setCode(i, e.target.value)}
+                    aria-describedby={i === 0 ? 'codes-hint' : undefined}
+                  />
+                </label>
+                {codes.length > 1 && (
+                  <button
+                    type="button"
+                    onClick={() => setCodes((all) => all.filter((_, j) => j !== i))}
+                    aria-label={`Remove code ${i + 1}`}
+                  >
+                    Remove
+                  </button>
+                )}
+              </div>
+            ))}
+            {codes.length < maxCoupons && (
+              <button type="button" onClick={() => setCodes((all) => [...all, ''])}>
+                Add a code
+              </button>
+            )}
+          </fieldset>
+        )}
         <label>
           Order (JSON, as sent to validate)
           <textarea
@@ -77,11 +152,15 @@ export function TryCartPage({ app }: { app: string }) {
           Try it
         </button>
       </form>
+      <ErrorLine error={application.error} />
       <ErrorLine error={explain.error} />
-      {explain.data && (
+      {tried?.kind === 'stack' && (
+        <StackedVerdicts app={app} answer={tried.data} items={tried.items} currency={application.data?.currency ?? null} />
+      )}
+      {tried?.kind === 'each' && (
         <section aria-label="Verdicts">
-          {explain.data.truncated && <p className="hint">Only the first 500 campaigns are shown: name a code to try another.</p>}
-          {explain.data.results.map((r) => (
+          {tried.data.truncated && <p className="hint">Only the first 500 campaigns are shown: name a code to try another.</p>}
+          {tried.data.results.map((r) => (
             <Verdict key={`${r.campaign_id}:${r.code ?? ''}`} result={r} />
           ))}
         </section>
@@ -106,46 +185,7 @@ function Verdict({ result }: { result: Explanation }) {
           <span data-testid="verdict">not applicable: {result.message}</span>
         )}
       </h2>
-      <table>
-        <caption className="visually-hidden">Rules of {result.campaign_name}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Rule</th>
-            <th scope="col">Result</th>
-            <th scope="col">What was checked</th>
-            <th scope="col">Figures</th>
-          </tr>
-        </thead>
-        <tbody>
-          {result.checks.map((c, i) => (
-            <tr key={i}>
-              <td>
-                <code>{c.rule}</code>
-              </td>
-              <td>{c.passed === null ? 'not reached' : c.passed ? 'passed' : 'failed'}</td>
-              <td>{c.text}</td>
-              <td>
-                <Figures figures={c.figures as Record<string, unknown>} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <RulesTable name={result.campaign_name} checks={result.checks as RuleCheck[]} />
     </article>
-  );
-}
-
-function Figures({ figures }: { figures: Record<string, unknown> }) {
-  const entries = Object.entries(figures);
-  if (entries.length === 0) return <>—</>;
-  return (
-    <dl className="figures">
-      {entries.map(([k, v]) => (
-        <div key={k}>
-          <dt>{k.replace(/_/g, ' ')}</dt>
-          <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
-        </div>
-      ))}
-    </dl>
   );
 }
