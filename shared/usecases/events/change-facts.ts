@@ -14,7 +14,7 @@ import type { StoredEntry } from '../../data/wallet-transaction.repository.js';
 import type { RedemptionEventData, RefusalEventData, WalletEventData, WalletPointsEventData } from '../../domain/events.js';
 import { fromHundredths } from '../../domain/points.js';
 import { reasonOf } from '../../errors.js';
-import type { Outcome } from '../../queue/outcome.js';
+import type { Outcome, Refusal } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
 import type {
   RedeemInput,
@@ -203,28 +203,35 @@ const freshUnlessTransitions = (facts: ChangeFact[]): Changes => ({
   fresh: !facts.some((f) => f.type === 'wallet.points.available' || f.type === 'wallet.points.expired'),
 });
 
+/** A refused redeem's one event, naming the coupon the request named (the first entry of several). */
+function refusalOf(
+  op: FinishedOperation,
+  coupon: { orderId: string; campaignId: string; couponId: string; code: string },
+  error: Refusal,
+): Changes {
+  const refusal: ChangeFact = {
+    type: 'redemption.refused',
+    changeKey: `refusal:${op.jobId}`,
+    data: {
+      order_id: coupon.orderId,
+      campaign_id: coupon.campaignId,
+      coupon_id: coupon.couponId,
+      coupon_code: coupon.code,
+      reason: reasonOf(error),
+      message: error.message,
+      details: error.details,
+    },
+  };
+  // Keyed by the job: a job id used again (a replayed key) could find it recorded.
+  return { facts: [refusal], fresh: false };
+}
+
 /** The changes a finished operation made, in the order they are reported. */
 export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Changes> {
   switch (op.name) {
     case 'redeem': {
       const { input, outcome } = op;
-      if (!outcome.ok) {
-        const refusal: ChangeFact = {
-          type: 'redemption.refused',
-          changeKey: `refusal:${op.jobId}`,
-          data: {
-            order_id: input.orderId,
-            campaign_id: input.campaignId,
-            coupon_id: input.couponId,
-            coupon_code: input.code,
-            reason: reasonOf(outcome.error),
-            message: outcome.error.message,
-            details: outcome.error.details,
-          },
-        };
-        // Keyed by the job: a job id used again (a replayed key) could find it recorded.
-        return { facts: [refusal], fresh: false };
-      }
+      if (!outcome.ok) return refusalOf(op, input, outcome.error);
       const committed = observedCycle(op, 'completed');
       if (committed) return freshUnlessTransitions(await redemptionFacts(deps, op, committed, 'redemption.completed'));
       const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
@@ -244,23 +251,8 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
     }
     case 'redeem-stack': {
       const { input, outcome } = op;
-      const first = input.entries[0]!;
-      if (!outcome.ok) {
-        const refusal: ChangeFact = {
-          type: 'redemption.refused',
-          changeKey: `refusal:${op.jobId}`,
-          data: {
-            order_id: input.orderId,
-            campaign_id: first.campaignId,
-            coupon_id: first.couponId,
-            coupon_code: first.code,
-            reason: reasonOf(outcome.error),
-            message: outcome.error.message,
-            details: outcome.error.details,
-          },
-        };
-        return { facts: [refusal], fresh: false };
-      }
+      // A refusal names the request's first entry (docs/events.md).
+      if (!outcome.ok) return refusalOf(op, { orderId: input.orderId, ...input.entries[0]! }, outcome.error);
       const committed = observedCycles(op, 'completed');
       if (committed.length > 0) return freshUnlessTransitions(await cyclesFacts(deps, op, committed, 'redemption.completed'));
       const stacks = await deps.repos.redemptions.stacks(input.applicationId, input.orderId);
