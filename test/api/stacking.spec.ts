@@ -3,6 +3,7 @@ import type { Campaign } from '../../shared/domain/types.js';
 import { DEFAULT_STACKING } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
+import { assertMatchesSpec } from '../support/openapi.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 
 /** Several promotions on one cart (docs/stacking.md), through the client routes of a running API and worker. */
@@ -242,6 +243,8 @@ describe('stacking: several coupons on one order', () => {
       expect(res.body.stack).to.deep.include({ total_discount_amount: 100, total_amount: 900, applicable: false });
       const validated = await validate(['LOYAL50', 'SALE10'], order);
       expect(validated.body.stack.total_discount).to.equal(res.body.stack.total_discount_amount);
+      assertMatchesSpec('POST', '/admin/applications/{app}/explain', 200, res.body);
+      assertMatchesSpec('POST', '/coupons/validate', 200, validated.body);
     });
 
     it('when more codes are tried than the application takes, then the answer validate would give', async () => {
