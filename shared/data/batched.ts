@@ -50,6 +50,13 @@ const MAX_BATCH = 500;
 /** A value as a map key: ObjectIds by their hex, dates by their time, the rest as text. */
 const keyOf = (v: unknown): string => (v instanceof Date ? `date:${v.getTime()}` : String(v));
 
+/** Orders statements by their document's `_id` (as text; statements without one come first). */
+const compareIds = (a: unknown, b: unknown): number => {
+  const x = a === undefined ? '' : keyOf(a);
+  const y = b === undefined ? '' : keyOf(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 /** What a batcher needs of a mongoose model: its collection's name and the driver's database. */
 export interface BatchedModel {
   collection: { collectionName: string };
@@ -150,6 +157,14 @@ export class CommandBatcher {
     this.writes = [];
     for (const [group, list] of finds)
       for (let i = 0; i < list.length; i += MAX_BATCH) void this.sendFind(group, list.slice(i, i + MAX_BATCH));
+    // In `_id` order: two commands that write the same documents then take them in the same order.
+    // MongoDB runs an unordered write's statements independently (the order changes nothing); a
+    // database that runs a command's statements in one transaction (the test database: PostgreSQL
+    // row locks) would otherwise deadlock when concurrent commands meet the same documents in
+    // opposite orders — and wait, not fail: commands of three coupons' counters in random orders
+    // stalled for seconds.
+    inserts.sort((a, b) => compareIds(a.doc._id, b.doc._id));
+    writes.sort((a, b) => compareIds(a.filter._id, b.filter._id));
     for (let i = 0; i < inserts.length; i += MAX_BATCH) void this.sendInserts(inserts.slice(i, i + MAX_BATCH));
     for (let i = 0; i < writes.length; i += MAX_BATCH) void this.sendWrites(writes.slice(i, i + MAX_BATCH));
   }

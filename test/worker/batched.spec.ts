@@ -123,4 +123,31 @@ describe('coalesced database commands', function () {
     expect(result).to.deep.equal([true, { _id: 'alone' }]);
     expect(commands.map((c) => c.commandName)).to.deep.equal(['insert', 'find']);
   });
+
+  it('when concurrent commands write the same documents called in opposite orders, then each sends them in _id order and all complete with every statement applied', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    await col.insertMany(ids.map((_id) => ({ _id, n: 0 })));
+    // 30 rounds of 16 batchers, each taking three documents in its own order: without one order of
+    // the statements, commands of a database that locks rows per command wait on each other.
+    const { commands } = await commandsOf(async () => {
+      for (let round = 0; round < 30; round++) {
+        await Promise.all(
+          Array.from({ length: 16 }, (_, k) => {
+            const own = new CommandBatcher(model);
+            const picked = [ids[k % 6]!, ids[(k + 3) % 6]!, ids[(k + 1) % 6]!];
+            const order = k % 2 ? picked.reverse() : picked;
+            return Promise.all(order.map((_id) => own.upsert({ _id, n: { $gte: 0 } }, { $inc: { n: 1 } })));
+          }),
+        );
+      }
+    });
+    const updates = commands.filter((c) => c.commandName === 'update');
+    expect(updates).to.have.length(30 * 16);
+    for (const u of updates) {
+      const sent = (u.command.updates as { q: { _id: string } }[]).map((x) => x.q._id);
+      expect(sent).to.deep.equal([...sent].sort());
+    }
+    const total = (await col.find({}).toArray()).reduce((a, d) => a + (d.n as number), 0);
+    expect(total).to.equal(30 * 16 * 3);
+  });
 });
