@@ -25,8 +25,11 @@ import { stackEvaluated, stackingOrder, stackingRefusal, type EvaluatedCandidate
  */
 export const EXACT_BUDGET = 1024;
 
-/** Rounds of one-coupon moves the heuristic makes at most after its greedy pass. */
+/** Rounds of one-coupon moves the heuristic makes at most after its greedy passes. */
 export const HEURISTIC_ROUNDS = 1;
+
+/** How many of the best single coupons the heuristic starts a greedy pass from (and the best one that combines). */
+export const GREEDY_STARTS = 3;
 
 /** How many sets of 1 to `max` of `n` candidates there are, counted up to just past {@link EXACT_BUDGET}. */
 function combinationCount(n: number, max: number): number {
@@ -145,24 +148,36 @@ function exact(search: Search, max: number): Scored | null {
 }
 
 /**
- * Greedy, then local moves. Every candidate alone first; starting from the best single coupon,
- * the others are added in the order of their own saving when they fit and the deal gets better;
- * then up to {@link HEURISTIC_ROUNDS} rounds of the best one-coupon move (add one, swap one for
- * one not chosen, drop one), each taken only when it makes the deal better. So the answer is never
- * worse than the best single coupon nor than the greedy pass. At most n (singles) + n (greedy) +
- * HEURISTIC_ROUNDS × (n + k·n + k) combinations are computed, for n candidates and k = maxCoupons.
+ * Greedy, then local moves. Every candidate alone first; then greedy passes, each from one start —
+ * the {@link GREEDY_STARTS} best single coupons and the best one that combines with another (an
+ * exclusive coupon can be the best single and still lose to a combination) — adding the others in
+ * the order of their own saving when they fit and the deal gets better; the best of them goes on to
+ * up to {@link HEURISTIC_ROUNDS} rounds of the best one-coupon move (add one, swap one for one not
+ * chosen, drop one), each taken only when it makes the deal better. So the answer is never worse
+ * than the best single coupon nor than any greedy pass. At most n (singles) + (GREEDY_STARTS + 1)·n
+ * (greedy) + HEURISTIC_ROUNDS × (n + k·n + k) combinations are computed, for n candidates and
+ * k = maxCoupons.
  */
 function heuristic(search: Search, max: number): Scored | null {
   const singles = search.candidates.map((i) => search.score([i])).filter((s): s is Scored => s !== null);
   if (singles.length === 0) return null;
   const bySaving = [...singles].sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
-  let current = bySaving[0]!;
-  for (const single of bySaving.slice(1)) {
-    const j = single.set[0]!;
-    if (current.set.length >= max || !search.fits(current.set, j)) continue;
-    const next = search.score([...current.set, j]);
-    if (next && better(next, current)) current = next;
-  }
+  /** The greedy pass from one start: the others added in the order of their own saving when they fit and the deal gets better. */
+  const greedyFrom = (start: Scored): Scored => {
+    let deal = start;
+    for (const single of bySaving) {
+      const j = single.set[0]!;
+      if (deal.set.includes(j) || deal.set.length >= max || !search.fits(deal.set, j)) continue;
+      const next = search.score([...deal.set, j]);
+      if (next && better(next, deal)) deal = next;
+    }
+    return deal;
+  };
+  // Several starts: the best singles, and the best one that combines with any other — a coupon that
+  // applies only on its own can be the best single and still lose to a combination.
+  const combinable = bySaving.find((s) => search.candidates.some((j) => j !== s.set[0] && search.fits(s.set, j)));
+  const starts = [...new Set([...bySaving.slice(0, GREEDY_STARTS), ...(combinable ? [combinable] : [])])];
+  let current = starts.map(greedyFrom).reduce((best, deal) => (better(deal, best) ? deal : best));
   for (let round = 0; round < HEURISTIC_ROUNDS; round++) {
     let best: Scored | null = null;
     const others = search.candidates.filter((j) => !current.set.includes(j));

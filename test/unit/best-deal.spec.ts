@@ -133,6 +133,27 @@ describe('best deal: the search', () => {
     expect(searched, 'cases the heuristic searched').to.be.above(100);
   });
 
+  it('when the best single coupon applies only on its own and a combination beats it, then the heuristic finds the combination', () => {
+    const order = {
+      original_price_subtotal: 1000,
+      selling_price_subtotal: 1000,
+      items: [{ product_id: 'p1', original_price: 1000, selling_price: 1000, quantity: 1 }],
+    };
+    const flat = (id: string, cents: number, over: Partial<Campaign> = {}) =>
+      makeCampaign({ id, code: id, discount: { kind: 'discount', type: 'flat', value: cents, maxCents: null, walletId: null }, ...over });
+    // 25 candidates with max_coupons 10: far above the exact limit. The exclusive one saves 250; two others 200 each, together 400.
+    const coupons = [
+      flat('ALONE', 25000, { stacking: { ...DEFAULT_STACKING, exclusive: true } }),
+      flat('PAIR1', 20000),
+      flat('PAIR2', 20000),
+      ...Array.from({ length: 22 }, (_, i) => flat(`SMALL${i}`, 100 + i, { stacking: { ...DEFAULT_STACKING, exclusive: true } })),
+    ];
+    const deal = findBestDeal({ order: parsed(order), maxCoupons: 10, coupons: evaluated(order, coupons), automatic: [] });
+    expect(deal.search).to.equal('heuristic');
+    expect(deal.chosen.map((i) => coupons[i]!.code)).to.deep.equal(['PAIR1', 'PAIR2']);
+    expect(deal.stack.totalDiscountCents).to.equal(40000);
+  });
+
   it('when the search is chosen, then exact up to the stated sizes and the heuristic above', () => {
     const largestExact = (max: number) =>
       Array.from({ length: 60 }, (_, n) => n)

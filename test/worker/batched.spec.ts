@@ -126,7 +126,7 @@ describe('coalesced database commands', function () {
 
   it('when concurrent commands write the same documents called in opposite orders, then each sends them in _id order and all complete with every statement applied', async () => {
     const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
-    await col.insertMany(ids.map((_id) => ({ _id, n: 0 })));
+    await col.insertMany(ids.map((_id) => ({ _id, n: 0 }) as mongo.Document));
     // 30 rounds of 16 batchers, each taking three documents in its own order: without one order of
     // the statements, commands of a database that locks rows per command wait on each other.
     const { commands } = await commandsOf(async () => {
