@@ -80,6 +80,13 @@ export const orderRef = (orderId: string): string => createHash('sha256').update
  */
 export const redemptionKey = (campaignId: string, orderId: string, cycle: number) => `${campaignId}:${orderRef(orderId)}:${cycle}`;
 
+/** What the verifier reads of a journal document (shared/usecases/verify/verify-exactness.usecase.ts). */
+export type JournalRow = Pick<
+  RedemptionDoc,
+  '_id' | 'application' | 'customer' | 'orderId' | 'state' | 'periods' | 'counters' | 'createdAt' | 'updatedAt' | 'stack'
+>;
+const JOURNAL_ROW = { application: 1, customer: 1, orderId: 1, state: 1, periods: 1, counters: 1, createdAt: 1, updatedAt: 1, stack: 1 };
+
 export function redemptionJournalRepository({ Redemption }: Models) {
   const col = Redemption.collection;
   const batch = new CommandBatcher(Redemption);
@@ -164,6 +171,25 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       return ds.map(toStack).sort((a, b) => a.cycle - b.cycle);
     },
     /**
+     * An order's stack records and its cycles with each of `campaignIds`, oldest first, in one
+     * read (a range of `_id`s each): what a stacked redeem decides on.
+     */
+    async orderJournal(
+      applicationId: string,
+      orderId: string,
+      campaignIds: readonly string[],
+    ): Promise<{ stacks: StackRecord[]; cycles: Map<string, RedemptionRecord[]> }> {
+      const ref = orderRef(orderId);
+      const prefixes = [`stack:${applicationId}:${ref}:`, ...campaignIds.map((c) => `${c}:${ref}:`)];
+      const ds = (await batch.findMany({ $or: prefixes.map((p) => ({ _id: { $gt: p, $lt: `${p}~` } })) })) as RedemptionDoc[];
+      const stacks = ds.filter((d) => d.stk?.state && d.stk.orderId === orderId).map(toStack);
+      const cycles = new Map(campaignIds.map((c) => [c, [] as RedemptionRecord[]]));
+      for (const d of ds)
+        if (d.state && d.orderId === orderId && String(d.application) === applicationId) cycles.get(String(d.campaign))?.push(toRecord(d));
+      for (const list of cycles.values()) list.sort((a, b) => a.cycle - b.cycle);
+      return { stacks: stacks.sort((a, b) => a.cycle - b.cycle), cycles };
+    },
+    /**
      * Commits a stack attempt (the commit point of several cycles): writes stack record `key` as
      * `stk.state` unless it has a state already or the attempt was abandoned. True when this call wrote it.
      */
@@ -230,6 +256,21 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       };
       const ds = await Redemption.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<RedemptionDoc[]>();
       return ds.map(toRecord);
+    },
+    /**
+     * A page of a campaign's journal in `_id` order, after `after` (null: from the start): its cycles
+     * and the placeholders of abandoned attempts (no `state`). The verifier's read — one indexed
+     * range read per page, nothing held between pages. `<campaign>;` bounds every key that starts
+     * `<campaign>:`, whatever the order ids hold.
+     */
+    async campaignPage(campaignId: string, after: string | null, limit: number): Promise<JournalRow[]> {
+      const ds = await col
+        .find(
+          { _id: { $gt: (after ?? `${campaignId}:`) as never, $lt: `${campaignId};` as never } },
+          { projection: JOURNAL_ROW, sort: { _id: 1 }, limit },
+        )
+        .toArray();
+      return ds as unknown as JournalRow[];
     },
     /**
      * How many of a campaign's cycles are in each state: one pass over its `_id` range (the

@@ -76,7 +76,19 @@ export async function redeemStack(
     );
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const { app, coupons } = await cartOf(deps, input, excluded);
-    const d = decideStack(input, await deps.repos.redemptions.stacks(app.id, input.orderId), run.jobId);
+    const now = deps.now();
+    const periods = periodKeys(now, app.timezone);
+    const common = { now, timezone: app.timezone, customerKnown: true, order: input.order };
+    // The rules against the cart (the counters arbitrate the limits), then one read of the order's
+    // stack records and of its cycles with the coupons that apply.
+    const stack = stackCoupons({ ...common, candidates: coupons.map((c) => ({ campaign: c.campaign, usage: ZERO_USAGE })) });
+    const applied = stack.tried.filter((i) => stack.coupons[i]!.position !== null);
+    const journal = await deps.repos.redemptions.orderJournal(
+      app.id,
+      input.orderId,
+      applied.map((i) => coupons[i]!.campaign.id),
+    );
+    const d = decideStack(input, journal.stacks, run.jobId);
     if ('refuse' in d) throw d.refuse;
     if ('done' in d) {
       if (d.own && d.done.state === 'completed') {
@@ -87,19 +99,14 @@ export async function redeemStack(
       return answer(d.done);
     }
     const n = d.cycle;
-    const now = deps.now();
-    const periods = periodKeys(now, app.timezone);
-    const common = { now, timezone: app.timezone, customerKnown: true, order: input.order };
-    const stack = stackCoupons({ ...common, candidates: coupons.map((c) => ({ campaign: c.campaign, usage: ZERO_USAGE })) });
     if (firstRefusedEntry(coupons, stack)) {
       // A rule refuses an entry: the refusal validate gives, limits first (docs/decisions.md#20a) — read the real usage.
       const real = stackCoupons({ ...common, candidates: await withUsage(deps, app.id, coupons, input.customerId, periods) });
       const refused = firstRefusedEntry(coupons, real) ?? firstRefusedEntry(coupons, stack)!;
       throw refusalOf(refused.reason, refused.message);
     }
-    const applied = stack.tried.filter((i) => stack.coupons[i]!.position !== null);
     // Each applied coupon's cycle: its campaign's next for this order; one it counts in already refuses.
-    const cycleLists = await Promise.all(applied.map((i) => deps.repos.redemptions.cycles(app.id, coupons[i]!.campaign.id, input.orderId)));
+    const cycleLists = applied.map((i) => journal.cycles.get(coupons[i]!.campaign.id)!);
     for (const cycles of cycleLists) {
       const live = cycles.filter((c) => c.state === 'completed').at(-1);
       if (live && live.customerId !== input.customerId) throw orderOfAnotherCustomer();
