@@ -16,6 +16,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { createAdminClient } from '../client/src/index.js';
+import type { VerifyReportBody } from '../shared/usecases/admin/verify.usecase.js';
+import { DISCREPANCIES_EXIT, reportLines } from './verify-report.js';
 
 /** Largest batch one import request sends (the admin API takes up to 10,000 customers or 100,000 codes). */
 const BATCH = 10_000;
@@ -516,6 +518,30 @@ command('erase', "erase a person's data: name, e-mail and source id (docs/admin-
   .requiredOption('--app <id>')
   .requiredOption('--customer <source_id>', 'its source id or the service id')
   .action(run((o) => request('POST', '/applications/{app}/customers/{customer}/erase', { path: { app: o.app, customer: o.customer } })));
+
+// ---- exactness -------------------------------------------------------------------------------
+command(
+  'verify',
+  'recount limit counters and wallet balances from the journals; lists each discrepancy, exits 3 when any (docs/operations.md)',
+)
+  .option('--app, --application <id>', 'one application (default: every application the token reaches)')
+  .option('--json', 'print the reports as JSON (one per line)')
+  .option('--event-grace-ms <n>', 'redemptions this recent are not checked for events (default 60000)')
+  .action(async (o) => {
+    const apps = o.application
+      ? [o.application as string]
+      : (await everything<{ id: string }>('/applications', 'applications', { query: { include_archived: 'true' } })).map((a) => a.id);
+    let found = 0;
+    for (const id of apps) {
+      const report = await request<VerifyReportBody>('GET', '/applications/{app}/verify', {
+        path: { app: id },
+        query: { event_grace_ms: o.eventGraceMs },
+      });
+      found += report.discrepancy_count;
+      process.stdout.write(o.json ? `${JSON.stringify(report)}\n` : `${reportLines(report).join('\n')}\n`);
+    }
+    if (found > 0) process.exit(DISCREPANCIES_EXIT);
+  });
 
 // ---- the audit log -------------------------------------------------------------------------
 command('audit', 'one page of the audit log, newest first: who changed what')

@@ -127,6 +127,21 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       return new Map((ds.filter(Boolean) as LimitCounterDoc[]).map((d) => [d._id, d]));
     },
     /**
+     * A page of a campaign's counters in `_id` order after `after` (null: from the campaign's own):
+     * the campaign's counter (`<campaign>`), then its customers' and codes' (`<campaign>:…`). The
+     * verifier's read, with the lanes.
+     */
+    async campaignPage(campaignId: string, after: string | null, limit: number): Promise<LimitCounterDoc[]> {
+      const from = after === null ? { $gte: campaignId } : { $gt: after };
+      return (await col
+        .find({ _id: { ...from, $lt: `${campaignId};` } as never }, { sort: { _id: 1 }, limit })
+        .toArray()) as unknown as LimitCounterDoc[];
+    },
+    /** How many counters a campaign has (the verifier sizes its passes by it). */
+    async countOfCampaign(campaignId: string): Promise<number> {
+      return col.countDocuments({ _id: { $gte: campaignId, $lt: `${campaignId};` } as never });
+    },
+    /**
      * Adds `total` and sets period counts without the protocol (no lane, no guard): demo data,
      * benchmarks and tests that need a counter at a given value. Never on a redeem path.
      */

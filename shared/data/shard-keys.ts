@@ -44,7 +44,14 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
   limit_counters: {
     key: { _id: 'hashed' },
     why: 'every read and every guarded update goes by counter id (`<campaign>`, `<campaign>:u:<customer>`, `<campaign>:b:<code>`); hashing spreads the per-customer counters, and a hot campaign counter is one document wherever it lives',
-    scatter: [],
+    scatter: [
+      {
+        query: 'limitCounters.campaignPage / countOfCampaign',
+        where: 'admin',
+        fields: ['_id'],
+        why: "the exactness verifier: a campaign's counters are one `_id` range, on every shard under a hashed key; paged",
+      },
+    ],
   },
   redemptions: {
     key: { _id: 1 },
@@ -62,7 +69,9 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
   wallet_balances: {
     key: { application: 1, customer: 1 },
     why: "a customer's balances in every wallet together (the wallet read is one shard); `_id` (`<application>:<customer>:<wallet>`) carries both fields, so every by-id filter names them, and the unique index (application, customer, wallet) starts with the key",
-    scatter: [],
+    scatter: [
+      { query: 'walletBalances.applicationPage', where: 'admin', fields: ['application', '_id'], why: `the exactness verifier, ${PAGED}` },
+    ],
   },
   wallet_transactions: {
     key: { application: 1, customer: 1 },
@@ -74,6 +83,7 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
         fields: ['application', 'wallet'],
         why: 'refusing to delete a wallet that has entries: one indexed probe per shard',
       },
+      { query: 'walletTransactions.slotPage', where: 'admin', fields: ['application', '_id'], why: `the exactness verifier, ${PAGED}` },
     ],
   },
   customers: {

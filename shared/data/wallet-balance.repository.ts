@@ -110,6 +110,19 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
       await batch.updateBlind({ ...balanceFilter(id), version }, update);
     },
     /**
+     * A page of an application's balances in `_id` order after `after` (null: from the start): the
+     * verifier's read, one range of `_id`s per page (every balance `_id` starts `<application>:`).
+     */
+    async applicationPage(applicationId: string, after: string | null, limit: number): Promise<WalletBalanceDoc[]> {
+      return WalletBalance.find(
+        { application: applicationId, _id: { $gt: after ?? `${applicationId}:`, $lt: `${applicationId};` } },
+        { _id: 1, points: 1, version: 1, buckets: 1 },
+      )
+        .sort({ _id: 1 })
+        .limit(limit)
+        .lean<WalletBalanceDoc[]>();
+    },
+    /**
      * Balances with a transition due by `now` (the sweep), soonest first, after `after` (a pass's
      * cursor: many balances can be due at one instant, so the cursor is the instant and the `_id`).
      * Ranges of the (nextDue, _id) index: the cost grows with what is due, not with what exists.

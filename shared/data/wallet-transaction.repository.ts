@@ -141,6 +141,26 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
       }
     },
     /**
+     * A page of the entries at slots of an application's balances from `from` to `to` (`_id`s: a
+     * balance's slots are `<balance>:<version>`, so the slots of the balances between two ids are
+     * one range), in `_id` order after `after`. The verifier's read; refused and void entries
+     * (`refused:…`, `void:…`) are outside every such range.
+     */
+    async slotPage(
+      applicationId: string,
+      range: { from: string; to: string },
+      after: string | null,
+      limit: number,
+    ): Promise<Pick<WalletTransactionDoc, '_id' | 'seq' | 'before' | 'after' | 'state' | 'buckets'>[]> {
+      return WalletTransaction.find(
+        { application: applicationId, _id: { $gt: after ?? range.from, $lt: range.to } },
+        { _id: 1, seq: 1, before: 1, after: 1, state: 1, buckets: 1 },
+      )
+        .sort({ _id: 1 })
+        .limit(limit)
+        .lean<Pick<WalletTransactionDoc, '_id' | 'seq' | 'before' | 'after' | 'state' | 'buckets'>[]>();
+    },
+    /**
      * The transitions posted by `trigger` (an operation's txnId or a settle job's), for the events of a
      * re-run that did not see them posted. Reads the customer's range of the (application, customer,
      * txnId) index: a re-run's path only.

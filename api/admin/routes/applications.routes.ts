@@ -8,6 +8,7 @@ import {
   setApplicationArchived,
   updateApplication,
 } from '../../../shared/usecases/admin/applications.usecase.js';
+import { verifyApplicationFromAdmin } from '../../../shared/usecases/admin/verify.usecase.js';
 import type { AdminRoute } from '../admin-route.js';
 import { lifecycleRoutes } from './lifecycle.js';
 
@@ -50,6 +51,15 @@ export const APPLICATION_ROUTES: readonly AdminRoute[] = [
     audit: { type: 'application', verb: 'rotate_secret', target: { param: 'app' } },
     status: 200,
     handler: (c) => rotateSecret(c.services, c.param('app')),
+  },
+  {
+    // A read (any role): re-derives counters and balances from the journals (docs/operations.md, "Verifying exactness").
+    method: 'get',
+    path: `${APP}/verify`,
+    action: 'read',
+    audit: null,
+    status: 200,
+    handler: (c) => verifyApplicationFromAdmin(c.services, c.param('app'), c.req.query as Record<string, unknown>),
   },
   ...lifecycleRoutes(
     APP,
