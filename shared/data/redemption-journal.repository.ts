@@ -171,23 +171,20 @@ export function redemptionJournalRepository({ Redemption }: Models) {
       return ds.map(toStack).sort((a, b) => a.cycle - b.cycle);
     },
     /**
-     * An order's stack records and its cycles with each of `campaignIds`, oldest first, in one
-     * read (a range of `_id`s each): what a stacked redeem decides on.
+     * An order's stack records and its cycles with each of `campaignIds`, oldest first: what a
+     * stacked redeem decides on. One indexed range read each, sent together (one `$or` of the
+     * ranges would be one command, but a scan on the test database).
      */
     async orderJournal(
       applicationId: string,
       orderId: string,
       campaignIds: readonly string[],
     ): Promise<{ stacks: StackRecord[]; cycles: Map<string, RedemptionRecord[]> }> {
-      const ref = orderRef(orderId);
-      const prefixes = [`stack:${applicationId}:${ref}:`, ...campaignIds.map((c) => `${c}:${ref}:`)];
-      const ds = (await batch.findMany({ $or: prefixes.map((p) => ({ _id: { $gt: p, $lt: `${p}~` } })) })) as RedemptionDoc[];
-      const stacks = ds.filter((d) => d.stk?.state && d.stk.orderId === orderId).map(toStack);
-      const cycles = new Map(campaignIds.map((c) => [c, [] as RedemptionRecord[]]));
-      for (const d of ds)
-        if (d.state && d.orderId === orderId && String(d.application) === applicationId) cycles.get(String(d.campaign))?.push(toRecord(d));
-      for (const list of cycles.values()) list.sort((a, b) => a.cycle - b.cycle);
-      return { stacks: stacks.sort((a, b) => a.cycle - b.cycle), cycles };
+      const [stacks, ...lists] = await Promise.all([
+        this.stacks(applicationId, orderId),
+        ...campaignIds.map((c) => this.cycles(applicationId, c, orderId)),
+      ]);
+      return { stacks: stacks as StackRecord[], cycles: new Map(campaignIds.map((c, k) => [c, lists[k] as RedemptionRecord[]])) };
     },
     /**
      * Commits a stack attempt (the commit point of several cycles): writes stack record `key` as
