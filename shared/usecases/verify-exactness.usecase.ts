@@ -512,10 +512,10 @@ interface Pending {
 }
 
 /**
- * The steps a counter's lanes hold that have not committed (their commit point — the cycle, or
- * the stack record of a stack's attempt — does not record the attempt as committed): counted in
- * the counter, not yet in the journal. A committed one is in the journal already. Null when a lane
- * is in a format this verifier does not read.
+ * The steps a counter's lanes hold that are not in the journal yet: their commit point (the cycle,
+ * or the stack record of a stack's attempt) does not record the attempt as committed, or a stack
+ * committed and its cycle is not written (or moved to reverted) yet. Counted in the counter, not
+ * in the recount. Null when a lane is in a format this verifier does not read.
  */
 async function pendingSteps(
   deps: Deps,
@@ -532,12 +532,18 @@ async function pendingSteps(
     }
     const change = laneChange(campaignId, held);
     const point = stackKeyOfAttempt(applicationId, change.key, change.attempt) ?? change.key;
-    const committed = (await deps.repos.redemptions.get(point))?.att?.[change.attempt] === 'c';
+    let committed = (await deps.repos.redemptions.get(point))?.att?.[change.attempt] === 'c';
+    // A stack commits at its record before its cycles are written (or moved to reverted): until
+    // then the change is in the counter and not yet in the journal the recount reads.
+    if (committed && point !== change.key) {
+      const state = (await deps.repos.redemptions.get(change.key))?.state;
+      committed = change.step > 0 ? !!state : state === 'reverted';
+    }
     pending.lanes++;
     pending.refs.push(cycleRef(point));
     result.inFlight.push({
       document: counterRef(doc._id),
-      detail: `lane ${lane}: ${change.step > 0 ? 'take' : 'give-back'} of ${change.key} by attempt ${change.attempt}, ${committed ? 'committed, lane not cleared yet' : 'not committed (counted in the counter, not in the journal)'}`,
+      detail: `lane ${lane}: ${change.step > 0 ? 'take' : 'give-back'} of ${change.key} by attempt ${change.attempt}, ${committed ? 'committed, lane not cleared yet' : 'not in the journal yet (counted in the counter)'}`,
     });
     if (committed) continue;
     pending.total += change.step;

@@ -185,7 +185,7 @@ describe('the exactness verifier', function () {
     const report = await verify(s.app);
     expect(report.discrepancies).to.deep.equal([]);
     expect(report.inFlightCount).to.equal(1);
-    expect(report.inFlight[0]!.detail).to.match(/not committed/);
+    expect(report.inFlight[0]!.detail).to.match(/not in the journal yet/);
   });
 
   it('when a balance is off, then the balance and its last entry are reported', async () => {
