@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { verifyApplication } from '../../shared/usecases/verify-exactness.usecase.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
@@ -68,5 +69,9 @@ describe('a worker killed mid-burst', function () {
     const completed = redeemResults.filter((r) => r.status === 200).length;
     expect(completed).to.equal(30);
     expect(await usageOf(api.services, app.id, campaign.id, 'total')).to.equal(completed);
+    // And the exactness verifier agrees: every counter and balance re-derived from the journals.
+    const report = await verifyApplication(api.services, app.id, { eventGraceMs: 0 });
+    expect(report.discrepancies).to.deep.equal([]);
+    expect(report.checked.balances).to.equal(12);
   });
 });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { WorkerFailpoint } from '../../shared/config.js';
 import { campaignCounterId, customerCounterId } from '../../shared/data/limit-counter.repository.js';
 import type { Campaign } from '../../shared/domain/types.js';
+import { verifyApplication } from '../../shared/usecases/verify-exactness.usecase.js';
 import { createCampaign, createCustomers, createWallet, makeOrder } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi, type TestApplication } from '../support/context.js';
 import { exitOf, startWorkerProcess, tailOf, type WorkerProcess } from '../support/service-process.js';
@@ -105,6 +106,10 @@ describe('worker: a stacked redeem or revert killed at each step', function () {
     expect(ended, `the job finished without reaching ${failpoint}; the worker's output:\n${tailOf(victim.log)}`).to.equal('killed');
     expect(victim.exit?.signal).to.equal('SIGKILL');
     await atDeath();
+    // What the worker left is in flight, never a discrepancy: the verifier reads its lanes.
+    const left = await verifyApplication(api.services, app.id, { recheckMs: 0, eventGraceMs: 0 });
+    expect(left.discrepancies).to.deep.equal([]);
+    expect(left.inFlightCount).to.be.above(0);
     await start();
     return answerOf(first, () => apply(type, order, key));
   }
@@ -128,6 +133,14 @@ describe('worker: a stacked redeem or revert killed at each step', function () {
     expect(await countersNow()).to.deep.equal({ totals: [0, 0, 0, 0], lanes: 0 });
     expect(await cyclesOf(String(order.order_id))).to.deep.equal([['reverted'], ['reverted'], ['reverted']]);
     expect(await points()).to.equal(0);
+    await expectVerified();
+  }
+
+  /** The exactness verifier finds nothing wrong and nothing in flight. */
+  async function expectVerified() {
+    const report = await verifyApplication(api.services, app.id, { recheckMs: 0, eventGraceMs: 0 });
+    expect(report.discrepancies).to.deep.equal([]);
+    expect(report.inFlight).to.deep.equal([]);
   }
 
   describe('redeem', () => {
@@ -180,6 +193,7 @@ describe('worker: a stacked redeem or revert killed at each step', function () {
       expect(await cyclesOf(String(order.order_id))).to.deep.equal([['reverted'], ['reverted'], ['reverted']]);
       expect(await stackStates(String(order.order_id))).to.deep.equal(['reverted']);
       expect(await points()).to.equal(0);
+      await expectVerified();
     }
 
     it('when the worker dies once every counter is given back, before the revert commits, then the re-run reverts all three once', async () => {

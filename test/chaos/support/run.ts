@@ -15,6 +15,7 @@ import { audit, type AuditReport } from './audit.js';
 import { Burst, type Op } from './burst.js';
 import { CHAOS_ENV, type Scenario } from './scenario.js';
 import { timeoutFromNow } from '../../support/pace.js';
+import { verifyApplication } from '../../../shared/usecases/verify-exactness.usecase.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -150,6 +151,14 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   if (afterwards === 0) problems.push('no operation started after the fault was acknowledged');
 
   const result = await audit(scenario, burst.ops, startedAt, hangMs);
+  // The exactness verifier on the scenario's database: every counter and balance re-derived from the journals.
+  const verified = await verifyApplication(scenario.services, scenario.app.id, { eventGraceMs: 0 });
+  for (const d of verified.discrepancies)
+    problems.push(`verifier: ${d.kind}: ${d.message} — ${d.documents.map((x) => `${x.collection}/${x.id}`).join(' ')}`);
+  const verifierLine =
+    `      [chaos] verifier: ${verified.discrepancyCount} discrepancies, ${verified.inFlightCount} in flight; ` +
+    `${verified.checked.cycles} cycles, ${verified.checked.counters} counters, ${verified.checked.balances} balances, ` +
+    `${verified.checked.entries} ledger entries in ${verified.finishedAt.getTime() - verified.startedAt.getTime()} ms`;
   // Every exchange of every operation, for a post-mortem (kept with the logs when the test fails, or with CHAOS_KEEP=1).
   // One file per scenario run on this directory (a reseeded scenario must not overwrite the one before).
   writeFileSync(
@@ -166,7 +175,7 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   }
   return {
     ...result,
-    line: `${result.line}\n      [chaos] bounds: ${bounds.derivation}`,
+    line: `${result.line}\n      [chaos] bounds: ${bounds.derivation}\n${verifierLine}`,
     problems: [...problems, ...result.problems],
     burst,
     faultStartedAt,
