@@ -7,6 +7,9 @@ on Linux stops it listening while the socket keeps its port; listen() on it star
 Commands on stdin, one per line, each answered on stdout once done:
   up PORT   join new connections to 127.0.0.1:PORT (and listen, if down)  -> "up PORT"
   down      refuse new connections (connection refused, as with no server) -> "down"
+  blackhole every connection open now stops passing bytes either way, and stays open: no FIN,
+            no RST, nothing (a dead path through a middlebox); new connections pass -> "blackhole"
+  heal      the blackholed connections pass bytes again, held bytes first -> "heal"
 The first line on stdout is "port N": the relay's own port. Exits when stdin closes.
 """
 
@@ -18,6 +21,10 @@ import threading
 target = int(sys.argv[1])
 lock = threading.Lock()
 listening = threading.Event()
+# Each joined pair's "flowing" event: a pump holds what it read until its pair flows. Blackholed
+# pairs' events, cleared, wait in `held` for "heal".
+flows: list = []
+held: list = []
 
 
 def reset(sock: socket.socket) -> None:
@@ -40,6 +47,7 @@ def pump(src: socket.socket, dst: socket.socket, pair: dict) -> None:
     try:
         while True:
             data = src.recv(65536)
+            pair["flowing"].wait()  # blackholed: the bytes (or the FIN) are held, nothing is sent
             if not data:  # a FIN: pass it on
                 dst.shutdown(socket.SHUT_WR)
                 return
@@ -60,7 +68,10 @@ def join(client: socket.socket, port: int) -> None:
         return
     for s in (client, upstream):
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    pair = {"cut": False}
+    pair = {"cut": False, "flowing": threading.Event()}
+    pair["flowing"].set()
+    with lock:
+        flows.append(pair["flowing"])
     ends = [threading.Thread(target=pump, args=(a, b, pair), daemon=True) for a, b in ((client, upstream), (upstream, client))]
     for t in ends:
         t.start()
@@ -104,6 +115,20 @@ for line in sys.stdin:
             server.listen(512)
             listening.set()
         print(f"up {target}", flush=True)
+    elif words == ["blackhole"]:
+        with lock:
+            for flowing in flows:
+                flowing.clear()
+            held.extend(flows)
+            flows.clear()
+        print("blackhole", flush=True)
+    elif words == ["heal"]:
+        with lock:
+            for flowing in held:
+                flowing.set()
+            flows.extend(held)
+            held.clear()
+        print("heal", flush=True)
     elif words == ["down"]:
         listening.clear()
         server.shutdown(socket.SHUT_RDWR)

@@ -83,6 +83,20 @@ export class Relay {
     return this.command(`up ${target}`);
   }
 
+  /**
+   * Every connection open now stops passing bytes, both ways, and stays open: no FIN, no reset —
+   * a dead path through a middlebox, which the client only notices by its own timeout. Bytes sent
+   * meanwhile are held, not lost. New connections pass (a fresh path).
+   */
+  blackhole(): Promise<void> {
+    return this.command('blackhole');
+  }
+
+  /** The blackholed connections pass bytes again, the held ones first. */
+  heal(): Promise<void> {
+    return this.command('heal');
+  }
+
   async stop(): Promise<void> {
     this.child.stdin.end();
     await terminate(this.child, 'SIGTERM', 5000);

@@ -62,4 +62,46 @@ describe('the fault tests relay', function () {
     relay = await Relay.start(upstream.port);
     expect(await requestThrough(relay.port)).to.deep.equal({ error: null, ended: true });
   });
+
+  it('when the relay blackholes, then open connections pass nothing and stay open while new ones pass, and heal delivers what was held', async () => {
+    upstream = await server((socket) => {
+      socket.write('first');
+      socket.on('data', (d) => socket.write(d));
+    });
+    relay = await Relay.start(upstream.port);
+    const open = await echoClient(relay.port);
+    expect(await open.exchange('first')).to.equal('first');
+    await relay.blackhole();
+    // Nothing comes back, and the connection is neither ended nor reset: the client can only wait.
+    const held = open.exchange('held');
+    const quiet = await Promise.race([held.then(() => 'answered'), new Promise((r) => setTimeout(() => r('quiet'), 500))]);
+    expect({ quiet, ended: open.ended(), error: open.error() }).to.deep.equal({ quiet: 'quiet', ended: false, error: null });
+    const fresh = await echoClient(relay.port);
+    expect(await fresh.exchange('first')).to.equal('first');
+    expect(await fresh.exchange('fresh')).to.equal('fresh');
+    await relay.heal();
+    expect(await held).to.equal('held');
+    open.close();
+    fresh.close();
+  });
 });
+
+/** A client that sends `first` and reads what comes back, one exchange at a time. */
+async function echoClient(port: number) {
+  const client = net.connect(port, '127.0.0.1');
+  let error: string | null = null;
+  let ended = false;
+  client.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+  client.on('end', () => (ended = true));
+  await new Promise<void>((ok) => client.once('connect', () => ok()));
+  return {
+    exchange: (text: string) =>
+      new Promise<string>((ok) => {
+        client.once('data', (d: Buffer) => ok(d.toString()));
+        client.write(text);
+      }),
+    ended: () => ended,
+    error: () => error,
+    close: () => client.destroy(),
+  };
+}
