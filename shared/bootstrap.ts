@@ -16,7 +16,9 @@ export async function bootstrap(
     logger.fatal('MONGODB_URI and REDIS_URL are required (npm run dev starts embedded servers)');
     process.exit(1);
   }
-  const db = await connectDatabase(config.mongodbUri);
+  // The worker gives a silent connection up within its retry budget; the API keeps the default
+  // for its long admin reads (the verifier's pages), which only an operator waits for.
+  const db = await connectDatabase(config.mongodbUri, { socketTimeoutMS: name === 'worker' ? config.dbSocketTimeoutMs : undefined });
   const services = createServices(config, db, logger);
   // Admin changes made through any replica reach this process at once (shared/cache/config-changes.ts).
   await services.changes.start();

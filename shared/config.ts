@@ -62,6 +62,13 @@ export const WORKER_FAILPOINTS = [
 ] as const;
 export type WorkerFailpoint = (typeof WORKER_FAILPOINTS)[number];
 
+/**
+ * The worker's database socket timeout when DB_SOCKET_TIMEOUT_MS is unset: a third of the job's
+ * retry budget, so a job that meets a dead connection gives it up with two thirds of its budget
+ * left for the retry over a fresh one (60 s budget: 20 s).
+ */
+export const defaultSocketTimeoutMs = (jobRetryBudgetMs: number) => Math.max(1000, Math.floor(jobRetryBudgetMs / 3));
+
 /** Every setting, in the order README and `.env.example` list them. */
 export const SETTINGS = {
   nodeEnv: setting<'development' | 'production' | 'test'>({
@@ -276,6 +283,15 @@ export const SETTINGS = {
     doc: 'how long a worker retries a job in place through database errors before failing it',
     section: 'service',
   }),
+  dbSocketTimeoutMs: setting<number>({
+    env: 'DB_SOCKET_TIMEOUT_MS',
+    schema: Joi.number().integer().min(1000),
+    doc: "how long the worker's database connections wait for the next byte of a reply before the connection is given up and the command retried on another (a connection that died without a FIN or reset). At most half of `JOB_RETRY_BUDGET_MS`, so that a job has room to retry; the API and the CLI keep 60 s for long admin reads (docs/reliability.md)",
+    shown: '`JOB_RETRY_BUDGET_MS` / 3, at least 1000',
+    example: { value: '20000', commented: true },
+    section: 'service',
+    read: (v) => (v.DB_SOCKET_TIMEOUT_MS as number | undefined) ?? defaultSocketTimeoutMs(v.JOB_RETRY_BUDGET_MS as number),
+  }),
   requestTimeoutMs: setting<number>({
     env: 'REQUEST_TIMEOUT_MS',
     schema: ms(1000, 10_000),
@@ -406,6 +422,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         `Invalid configuration: ADMIN_TOKEN: in production it must be a random value of at least ${MIN_PRODUCTION_ADMIN_TOKEN} characters, not a placeholder (e.g. openssl rand -hex 32); unset it to turn the admin API off`,
       );
   }
+  if (value.DB_SOCKET_TIMEOUT_MS !== undefined && value.DB_SOCKET_TIMEOUT_MS * 2 > value.JOB_RETRY_BUDGET_MS)
+    throw new Error(
+      `Invalid configuration: DB_SOCKET_TIMEOUT_MS: at most half of JOB_RETRY_BUDGET_MS (${value.JOB_RETRY_BUDGET_MS}), so that a job that meets a dead connection has room to retry`,
+    );
   for (const failpoint of ['AUDIT_FAILPOINT', 'WORKER_FAILPOINT', 'TEST_CLOCK_FILE'] as const)
     if (value.NODE_ENV === 'production' && value[failpoint] !== undefined)
       throw new Error(

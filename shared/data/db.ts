@@ -66,8 +66,16 @@ const SOCKET_TIMEOUT_MS = 60_000;
 
 /**
  * Connects, binds the models and makes sure every index exists. `monitorCommands` lets tests
- * count database round trips (commandStarted events); `socketTimeoutMS` lets them wait less than
- * {@link SOCKET_TIMEOUT_MS} for a database they froze.
+ * count database round trips (commandStarted events); `socketTimeoutMS` (the worker's
+ * DB_SOCKET_TIMEOUT_MS, tests freezing a database) waits less than {@link SOCKET_TIMEOUT_MS}.
+ *
+ * A connection that died silently (no FIN, no reset) is only noticed by that timeout, and a timed
+ * out command closes its own connection, not the pool: the pool's other connections on the same
+ * dead path would each cost the next attempts a whole timeout. The server monitor notices for all
+ * of them: its check on its own (dead) connection fails within `connectTimeoutMS` and clears the
+ * pool. So with a shorter socket timeout the monitor checks every third of it and gives a check
+ * that long: a retry started one socket timeout after the path died finds the pool cleared, or at
+ * worst meets one more dead connection (docs/reliability.md, "A connection that dies silently").
  */
 export async function connectDatabase(uri: string, opts: { monitorCommands?: boolean; socketTimeoutMS?: number } = {}): Promise<Database> {
   applyDriverFixes();
@@ -79,6 +87,12 @@ export async function connectDatabase(uri: string, opts: { monitorCommands?: boo
     // Bounded waits: while the database is away a request fails (503) in seconds, never hangs.
     serverSelectionTimeoutMS: 5_000,
     socketTimeoutMS: opts.socketTimeoutMS ?? SOCKET_TIMEOUT_MS,
+    ...(opts.socketTimeoutMS === undefined
+      ? {}
+      : {
+          connectTimeoutMS: Math.min(30_000, opts.socketTimeoutMS),
+          heartbeatFrequencyMS: Math.min(10_000, Math.max(500, Math.floor(opts.socketTimeoutMS / 3))),
+        }),
   });
   await connection.asPromise();
   const models = bindModels(connection);

@@ -11,6 +11,7 @@ const TRANSIENT_NAMES = new Set([
   'MongoServerSelectionError',
   'MongoNotConnectedError',
   'MongoPoolClearedError',
+  'PoolClearedOnNetworkError', // in-use connections interrupted when the server monitor's check timed out
   'MongoTopologyClosedError',
 ]);
 

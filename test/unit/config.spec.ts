@@ -16,6 +16,9 @@ describe('configuration', () => {
       jobWaitTimeoutMs: 10000,
       logLevel: 'info',
       workerOperations: true,
+      jobRetryBudgetMs: 60000,
+      // A third of the budget: a job that meets a dead connection has two thirds left to retry.
+      dbSocketTimeoutMs: 20000,
     });
     expect(c.adminToken).to.equal(undefined);
     expect(Object.isFrozen(c)).to.equal(true);
@@ -39,12 +42,21 @@ describe('configuration', () => {
     ['WORKER_FAILPOINT', { NODE_ENV: 'test', WORKER_FAILPOINT: 'stack-after-commmit' }],
     // A worker that takes no operations and delivers no webhooks would do nothing.
     ['WORKER_OPERATIONS', { WORKER_OPERATIONS: 'false', WEBHOOK_CONCURRENCY: '0' }],
+    // A socket timeout over half the retry budget leaves a job no room to retry a dead connection.
+    ['DB_SOCKET_TIMEOUT_MS', { DB_SOCKET_TIMEOUT_MS: '30001' }],
+    ['DB_SOCKET_TIMEOUT_MS', { JOB_RETRY_BUDGET_MS: '6000', DB_SOCKET_TIMEOUT_MS: '4000' }],
   ];
   for (const [variable, env] of bad) {
     it(`when ${variable} is invalid (${env[variable]}), then start-up fails naming ${variable}`, () => {
       expect(() => parseConfig(env)).to.throw(new RegExp(`^Invalid configuration: ${variable}:`));
     });
   }
+
+  it('when only JOB_RETRY_BUDGET_MS is set, then the worker socket timeout is a third of it, at least 1 s', () => {
+    expect(parseConfig({ JOB_RETRY_BUDGET_MS: '9000' }).dbSocketTimeoutMs).to.equal(3000);
+    expect(parseConfig({ JOB_RETRY_BUDGET_MS: '2000' }).dbSocketTimeoutMs).to.equal(1000);
+    expect(parseConfig({ JOB_RETRY_BUDGET_MS: '9000', DB_SOCKET_TIMEOUT_MS: '4500' }).dbSocketTimeoutMs).to.equal(4500);
+  });
 
   it('when REDIS_URL names cluster seeds, then each seed, TLS and credentials are read from it; a plain URL has none', () => {
     expect(clusterSeeds('redis+cluster://redis-1:6379,redis-2:6380/')).to.deep.equal({

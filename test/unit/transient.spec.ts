@@ -8,6 +8,8 @@ const serverError = (code: number, labels: string[] = []) =>
 describe('database errors worth another attempt (isTransient)', () => {
   const rows: [string, unknown, boolean][] = [
     ['a network error class', Object.assign(new Error('x'), { name: 'MongoNetworkError' }), true],
+    // In-use connections interrupted when the server monitor's check timed out (a connection that died silently).
+    ['a pool cleared by a monitor timeout', Object.assign(new Error('x'), { name: 'PoolClearedOnNetworkError' }), true],
     ['server selection timing out', Object.assign(new Error('x'), { name: 'MongoServerSelectionError' }), true],
     ['a write conflict (112)', serverError(112), true],
     ['a lock timeout (24)', serverError(24), true],
