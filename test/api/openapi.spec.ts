@@ -376,6 +376,14 @@ const adminCases: Case[] = [
   ],
   ['admin sends an invalid application', 'POST', APPS, 400, () => ({ auth: ADMIN, body: { name: 3 } })],
   ['admin lists applications', 'GET', APPS, 200, () => ({ auth: ADMIN })],
+  ['admin verifies an application', 'GET', `${APP}/verify`, 200, (f) => ({ path: `${APPS}/${f.appId}/verify?recheck_ms=0`, auth: ADMIN })],
+  [
+    'admin verifies with an unknown parameter',
+    'GET',
+    `${APP}/verify`,
+    400,
+    (f) => ({ path: `${APPS}/${f.appId}/verify?nope=1`, auth: ADMIN }),
+  ],
   ['admin without the token', 'GET', APPS, 401, () => ({ auth: null })],
   ['admin updates an application', 'PATCH', APP, 200, (f) => ({ path: `${APPS}/${f.appId}`, auth: ADMIN, body: { name: 'Spec store 2' } })],
   [
