@@ -74,11 +74,41 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
     return page;
   }
 
+  /** An application as the admin API lists it, found across the listing's pages (the lane's database holds many). */
+  async function stored(id: string): Promise<{ stacking: unknown }> {
+    let cursor: string | null = null;
+    do {
+      const page = (await adminCall('GET', `/applications?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as {
+        applications: { id: string; stacking: unknown }[];
+        next_cursor: string | null;
+      };
+      const found = page.applications.find((a) => a.id === id);
+      if (found) return found;
+      cursor = page.next_cursor;
+    } while (cursor);
+    throw new Error(`application ${id} is not listed`);
+  }
+
+  /**
+   * The button named `name` on the Applications page. The lane's database holds the applications of
+   * every test before this one and the page lists 50 at a time: "Load more" until it is there.
+   */
+  async function listed(page: Page, name: string) {
+    const button = page.getByRole('button', { name });
+    const more = page.getByRole('button', { name: 'Load more' });
+    await button.or(more).first().waitFor();
+    while ((await button.count()) === 0) {
+      await more.click();
+      await button.or(more).first().waitFor();
+    }
+    return button;
+  }
+
   it('when an owner sets coupons per order and automatic promotions, then a wrong number is refused beside it, and the API has what was chosen, audited', async () => {
     const name = `Stacking shop ${process.pid}`;
     const app = (await adminCall('POST', '/applications', { name })).body as { id: string };
     const page = await signedIn();
-    await page.getByRole('button', { name: `Promotion settings of ${name}` }).click();
+    await listed(page, `Promotion settings of ${name}`).then((button) => button.click());
     const form = page.getByRole('form', { name: `Promotion settings of ${name}` });
     const count = form.getByLabel('Coupons per order (1–10)');
     expect(await count.inputValue()).to.equal('1');
@@ -90,9 +120,7 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
     const error = form.locator('#error-max-coupons');
     expect(await error.innerText()).to.equal('Choose a whole number from 1 to 10.');
     expect(await count.getAttribute('aria-invalid')).to.equal('true');
-    expect(
-      (await adminCall('GET', '/applications?limit=100')).body.applications.find((a: { id: string }) => a.id === app.id).stacking,
-    ).to.deep.equal({ max_coupons: 1, automatic_promotions: false });
+    expect((await stored(app.id)).stacking).to.deep.equal({ max_coupons: 1, automatic_promotions: false });
     {
       const v = await seriousViolations(page);
       expect(v, v.join('\n')).to.deep.equal([]);
@@ -104,8 +132,7 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
     await form.waitFor({ state: 'detached' });
     const row = page.getByRole('row').filter({ hasText: name });
     await row.getByTestId('coupons-per-order').filter({ hasText: '3, and automatic promotions' }).waitFor();
-    const stored = (await adminCall('GET', '/applications?limit=100')).body.applications.find((a: { id: string }) => a.id === app.id);
-    expect(stored.stacking).to.deep.equal({ max_coupons: 3, automatic_promotions: true });
+    expect((await stored(app.id)).stacking).to.deep.equal({ max_coupons: 3, automatic_promotions: true });
     const audit = await adminCall('GET', `/audit?target_id=${app.id}&action=application.update`);
     expect(audit.body.entries.map((e: { changes: { stacking: unknown } }) => e.changes.stacking)).to.deep.equal([
       { before: null, after: { maxCoupons: 3, automaticPromotions: true } },
