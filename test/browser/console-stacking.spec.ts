@@ -4,34 +4,15 @@
  * promotions) and a campaign's "Combining with other promotions" and "How customers get it", each
  * refused beside its field in a promotion manager's words when wrong, and stored exactly as chosen.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip } from '../support/browser.js';
+import { chromiumOrSkip, seriousViolations } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'console stacking password 1';
 const PHONE = { width: 360, height: 740 };
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run: (o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    const result = await axe.run({ resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
-}
 
 /** The right edge of an element, in CSS pixels: within the screen's width when nothing spills out. */
 const rightEdge = async (page: Page, selector: string) =>

@@ -6,40 +6,22 @@
  * admin explain answer's, in the application's currency — on a 360 px wide screen without sideways
  * scrolling. The screenshot of docs/console.md is taken here (CONSOLE_SCREENSHOTS=docs/console).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip } from '../support/browser.js';
+import { chromiumOrSkip, seriousViolations } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { makeOrder } from '../fixtures/records.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS ?? 'test-results/console');
 const PASSWORD = 'console try cart password 1';
 const PHONE = { width: 360, height: 740 };
 /** The console formats money with the browser's locale: the test fixes it, and formats the API's figures the same way. */
 const LOCALE = 'en-US';
 const euros = (n: number) => new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'EUR' }).format(n);
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run: (o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    const result = await axe.run({ resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
-}
 
 /** How far the page scrolls sideways (0 when nothing is wider than the screen), and the elements that spill out. */
 const sidewaysScroll = async (page: Page) => {

@@ -8,11 +8,10 @@
  * refreshes those of docs/console.md).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip } from '../support/browser.js';
+import { chromiumOrSkip, seriousViolations } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
@@ -20,26 +19,8 @@ import { WebhookReceiver, waitFor } from '../support/webhook-receiver.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS ?? 'test-results/console');
 const PASSWORD = 'console test password 1';
-
-/** axe-core in the page: the violations of impact serious or critical, as "rule: target" lines. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run: (o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    const result = await axe.run({ resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
-}
 
 describe('console: the promotions console in a real browser', function () {
   this.timeout(180_000);

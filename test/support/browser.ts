@@ -3,8 +3,9 @@
  * container: no sandbox, no GPU, nothing that phones home. CI installs it (.ci/run); without it a
  * browser suite is skipped with its reason printed.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -29,4 +30,23 @@ export async function chromiumOrSkip(ctx: Mocha.Context): Promise<Browser> {
     console.log(`    skipped: ${CHROMIUM} did not start: ${(err as Error).message.split('\n')[0]}`);
     ctx.skip();
   }
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The serious and critical accessibility violations axe-core finds on the page, one line each (empty: none). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run: (o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run({ resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }
