@@ -5,7 +5,8 @@
 import { percentOf, roundHalfAway, spreadLargestRemainder } from './money.js';
 import type { ParsedItem, ParsedOrder } from './order.js';
 import { matchesSelector, sum } from './order-fields.js';
-import type { Campaign, DiscountBase } from './types.js';
+import { capItemCents, planBundle, planBuyXGetY, tierAmount, tierReached, type FreeGiftLine } from './promotion-kinds.js';
+import type { Campaign, DiscountBase, FreeGift } from './types.js';
 
 /** The amounts of an applicable coupon, in cents. */
 export interface DiscountResult {
@@ -20,7 +21,11 @@ export interface DiscountResult {
    * when the discount is not item-level (whole-cart and shipping bases). Empty without an order.
    */
   itemDiscountCents: (number | null)[];
+  /** The gifts a `free_gift` promotion gives (one entry, its quantity); absent for every other kind. */
+  freeGifts?: FreeGiftLine[];
 }
+
+export type { FreeGiftLine } from './promotion-kinds.js';
 
 export const isSelectedItemsBase = (base: DiscountBase): boolean => base.startsWith('selected_items_');
 const isValidCartBase = (base: DiscountBase): boolean => base.startsWith('valid_cart_');
@@ -50,10 +55,21 @@ export function baseCents(campaign: Campaign, order: ParsedOrder, eligible: read
   return order.sellingSubtotalCents;
 }
 
-/** Percentage or flat, capped at `maxCents`, never negative, never above the base (docs/decisions.md#4). */
+/** The amount before the cap: percentage or flat of the base, or the tier it reaches (0 below every tier). */
+function uncappedAmount(campaign: Campaign, base: number): number {
+  const d = campaign.discount;
+  if (d.type === 'tiered') {
+    const tier = d.tiered ? tierReached(d.tiered, base) : null;
+    return tier ? tierAmount(d.tiered!, tier, base) : 0;
+  }
+  if (d.type === 'free_shipping') return base;
+  return d.type === 'percentage' ? percentOf(base, d.value) : roundHalfAway(d.value);
+}
+
+/** Percentage, flat or tiered, capped at `maxCents`, never negative, never above the base (docs/decisions.md#4). */
 function discountAmount(campaign: Campaign, base: number): number {
   const d = campaign.discount;
-  let amount = d.type === 'percentage' ? percentOf(base, d.value) : roundHalfAway(d.value);
+  let amount = uncappedAmount(campaign, base);
   if (d.maxCents !== null && d.maxCents !== undefined) amount = Math.min(amount, d.maxCents);
   // NaN from a broken configuration gives nothing rather than NaN in a response.
   return Number.isNaN(amount) ? 0 : Math.max(0, Math.min(amount, base));
@@ -80,8 +96,31 @@ function spreadOverItems(campaign: Campaign, order: ParsedOrder, eligible: reado
  * discount of 0 (docs/decisions.md#20c). Item-level bases spread the total discount over the
  * eligible items by largest remainder, weighted by their lines on the base's price; other items
  * get 0.
+ *
+ * The promotion kinds (docs/campaigns.md "Promotion kinds"; shared/domain/promotion-kinds.ts):
+ * `tiered` is the tier the base reaches, as a percentage or flat amount on that same base (0
+ * below every tier); `buy_x_get_y` and `bundle` give per-item amounts on the items' selling lines,
+ * capped at `maxCents` by re-spreading over the items that carried them; `free_shipping` is the
+ * whole shipping sent; `free_gift` is no money and names the gift in `freeGifts`.
  */
 export function computeDiscount(campaign: Campaign, order: ParsedOrder, selected: readonly boolean[]): DiscountResult {
+  const d = campaign.discount;
+  switch (d.type) {
+    case 'buy_x_get_y':
+      return itemLevelResult(campaign, order, d.buyXGetY ? planBuyXGetY(d.buyXGetY, campaign, order.items).itemCents : null);
+    case 'bundle':
+      return itemLevelResult(campaign, order, d.bundle ? planBundle(d.bundle, campaign, order.items).itemCents : null);
+    case 'free_gift':
+      return giftResult(campaign, order);
+    case 'free_shipping':
+      return shippingResult(campaign, order);
+    default:
+      return baseResult(campaign, order, selected);
+  }
+}
+
+/** Percentage, flat and tiered: an amount on the base (see {@link computeDiscount}). */
+function baseResult(campaign: Campaign, order: ParsedOrder, selected: readonly boolean[]): DiscountResult {
   const eligible = eligibleItems(campaign, order, selected);
   const amount = discountAmount(campaign, baseCents(campaign, order, eligible));
   const cashback = campaign.discount.kind === 'cashback';
@@ -93,3 +132,51 @@ export function computeDiscount(campaign: Campaign, order: ParsedOrder, selected
     itemDiscountCents: eligible ? spreadOverItems(campaign, order, eligible, totalDiscountCents) : order.items.map(() => null),
   };
 }
+
+/** The result of per-item amounts (buy X get Y, bundle; null: not configured, nothing): capped at `maxCents`, summed. */
+function itemLevelResult(campaign: Campaign, order: ParsedOrder, itemCents: number[] | null): DiscountResult {
+  const items = capItemCents(itemCents ?? order.items.map(() => 0), campaign.discount.maxCents);
+  const cashback = campaign.discount.kind === 'cashback';
+  const amount = sum(items);
+  const totalDiscountCents = cashback ? 0 : amount;
+  return {
+    totalDiscountCents,
+    totalCashbackCents: cashback ? amount : 0,
+    totalAmountCents: Math.max(0, order.sellingSubtotalCents - totalDiscountCents),
+    itemDiscountCents: cashback ? items.map(() => 0) : items,
+  };
+}
+
+/** Free shipping: the whole shipping sent (0 when none), capped at `maxCents`; not item-level. */
+function shippingResult(campaign: Campaign, order: ParsedOrder): DiscountResult {
+  const amount = discountAmount(campaign, order.shippingCents ?? 0);
+  const cashback = campaign.discount.kind === 'cashback';
+  const totalDiscountCents = cashback ? 0 : amount;
+  return {
+    totalDiscountCents,
+    totalCashbackCents: cashback ? amount : 0,
+    totalAmountCents: Math.max(0, order.sellingSubtotalCents - totalDiscountCents),
+    itemDiscountCents: order.items.map(() => null),
+  };
+}
+
+/** A free gift: no money off; the answer names the gift (none when the campaign has no gift configured). */
+function giftResult(campaign: Campaign, order: ParsedOrder): DiscountResult {
+  const gift = campaign.discount.gift;
+  return {
+    totalDiscountCents: 0,
+    totalCashbackCents: 0,
+    totalAmountCents: order.sellingSubtotalCents,
+    itemDiscountCents: order.items.map(() => null),
+    freeGifts: gift ? [giftLine(gift)] : [],
+  };
+}
+
+/** The gift as the answer names it: one entry with the quantity one redemption gives. */
+export const giftLine = (gift: FreeGift): FreeGiftLine => ({
+  productId: gift.productId,
+  sku: gift.sku,
+  name: gift.name,
+  quantity: gift.quantity,
+  valueCents: gift.valueCents,
+});

@@ -14,6 +14,7 @@ import { availability } from './availability.js';
 import { conditionHolds, firstFailing } from './conditions.js';
 import { baseCents, computeDiscount, eligibleItems, isSelectedItemsBase, type DiscountResult } from './discount.js';
 import * as M from './messages.js';
+import { firstTier, planBundle, planBuyXGetY, tierReached } from './promotion-kinds.js';
 import {
   aggregateMandatory,
   itemFieldMandatory,
@@ -49,7 +50,7 @@ export type Refusal = Extract<Evaluation, { applicable: false }>;
 
 /** One row of an explanation: what was checked, with the figures it was checked on. */
 export interface RuleCheck {
-  /** `availability`, `limit.<kind>`, `order`, `cart_condition`, `selection`, `selected_items_validation`, `product_validation`, `discount`. */
+  /** `availability`, `limit.<kind>`, `order`, `cart_condition`, `selection`, `selected_items_validation`, `product_validation`, `promotion`, `discount`. */
   rule: string;
   /** null: not reached (an earlier rule refused). */
   passed: boolean | null;
@@ -77,7 +78,14 @@ export interface RuleText {
 /** What {@link campaignRuleTexts} reads of a campaign. */
 export type RuleTextsCampaign = Pick<
   Campaign,
-  'codeType' | 'limits' | 'cartConditions' | 'itemSelector' | 'selectedItemsValidations' | 'productValidations'
+  | 'codeType'
+  | 'limits'
+  | 'discount'
+  | 'discountCalculatedOn'
+  | 'cartConditions'
+  | 'itemSelector'
+  | 'selectedItemsValidations'
+  | 'productValidations'
 >;
 
 /**
@@ -410,6 +418,120 @@ const productValidationsStep: RuleStep = {
   texts: (c) => c.productValidations.map((cond, i) => ({ rule: `product_validations.${i}`, text: M.ruleText(cond) })),
 };
 
+/** A tiered discount's own condition: its base reaches the first tier (printed as a cart condition). */
+const firstTierCondition = (c: RuleTextsCampaign, fromCents: number): Condition => ({
+  field: c.discountCalculatedOn,
+  operator: 'gte',
+  value: fromCents,
+});
+
+/** A tiered discount's base on the cart, and the first tier's condition when the base is below it. */
+function tierCheck(ctx: RuleContext) {
+  const { campaign } = ctx;
+  const order = orderOf(ctx);
+  const base = baseCents(campaign, order, eligibleItems(campaign, order, selectedOf(ctx)));
+  const first = campaign.discount.tiered ? firstTier(campaign.discount.tiered) : null;
+  return { base, first, below: first !== null && base < first.fromCents ? firstTierCondition(campaign, first.fromCents) : null };
+}
+
+/**
+ * The promotion kinds' own condition (docs/campaigns.md "Promotion kinds"), on the cart as sent:
+ * a buy X get Y or a bundle forms at least one set, else the tray message; a tiered discount's
+ * base reaches its first tier, else the rule text of the cart condition `<base> gte <first tier>`.
+ * Free shipping and free gifts have no condition; explain shows what they give.
+ */
+const promotionStep: RuleStep = {
+  name: 'promotion',
+  needsOrder: true,
+  refusal(ctx) {
+    const { campaign } = ctx;
+    const d = campaign.discount;
+    if (d.type === 'buy_x_get_y' && (!d.buyXGetY || planBuyXGetY(d.buyXGetY, campaign, orderOf(ctx).items).repeats === 0))
+      return refuse('selection', M.SELECTION_FAILED);
+    if (d.type === 'bundle' && (!d.bundle || planBundle(d.bundle, campaign, orderOf(ctx).items).sets === 0))
+      return refuse('selection', M.SELECTION_FAILED);
+    if (d.type === 'tiered') {
+      const { below } = tierCheck(ctx);
+      if (below) return refuse('cart_rule', M.ruleText(below));
+    }
+    return null;
+  },
+  explain: promotionChecks,
+  texts(c) {
+    const d = c.discount;
+    if (d.type === 'buy_x_get_y') return [{ rule: 'discount.buy, discount.get', text: M.SELECTION_FAILED }];
+    if (d.type === 'bundle') return [{ rule: 'discount.bundle', text: M.SELECTION_FAILED }];
+    const first = d.type === 'tiered' && d.tiered ? firstTier(d.tiered) : null;
+    return first ? [{ rule: 'discount.tiers', text: M.ruleText(firstTierCondition(c, first.fromCents)) }] : [];
+  },
+};
+
+/** Explain's row for a promotion kind: what it found on the cart (per-item figures by item index). */
+function promotionChecks(ctx: RuleContext): StepCheck[] {
+  const { campaign } = ctx;
+  const d = campaign.discount;
+  const order = orderOf(ctx);
+  if (d.type === 'buy_x_get_y') {
+    const x = d.buyXGetY;
+    const plan = x ? planBuyXGetY(x, campaign, order.items) : null;
+    const formed = plan !== null && plan.repeats > 0;
+    const text = formed
+      ? `buy ${x!.buyQuantity} get ${x!.getQuantity} at ${x!.percentOff}% off: ${plan.repeats} time(s)`
+      : M.SELECTION_FAILED;
+    return [
+      row('promotion', formed, text, {
+        buy_quantity: x?.buyQuantity ?? null,
+        get_quantity: x?.getQuantity ?? null,
+        percent_off: x?.percentOff ?? null,
+        max_repeats: x?.maxRepeats ?? null,
+        repeats: plan?.repeats ?? 0,
+        buy_units: plan?.buyUnits ?? 0,
+        get_units: plan?.getUnits ?? 0,
+        both_units: plan?.bothUnits ?? 0,
+        bought_units: plan?.buyTaken ?? [],
+        reduced_units: plan?.getTaken ?? [],
+        item_discount_cents: plan?.itemCents ?? [],
+      }),
+    ];
+  }
+  if (d.type === 'bundle') {
+    const plan = d.bundle ? planBundle(d.bundle, campaign, order.items) : null;
+    const formed = plan !== null && plan.sets > 0;
+    return [
+      row('promotion', formed, formed ? `${plan.sets} bundle set(s)` : M.SELECTION_FAILED, {
+        price_cents: d.bundle?.priceCents ?? null,
+        max_repeats: d.bundle?.maxRepeats ?? null,
+        sets: plan?.sets ?? 0,
+        component_units: plan?.taken ?? [],
+        item_discount_cents: plan?.itemCents ?? [],
+      }),
+    ];
+  }
+  if (d.type === 'tiered') {
+    const { base, first, below } = tierCheck(ctx);
+    const tier = d.tiered ? tierReached(d.tiered, base) : null;
+    const text = below ? M.ruleText(below) : tier ? `tier from ${tier.fromCents} cents reached` : 'no tier configured';
+    return [
+      row('promotion', below === null, text, {
+        base: campaign.discountCalculatedOn,
+        base_cents: base,
+        value_type: d.tiered?.valueType ?? null,
+        first_tier_cents: first?.fromCents ?? null,
+        tier_from_cents: tier?.fromCents ?? null,
+        tier_value: tier?.value ?? null,
+      }),
+    ];
+  }
+  if (d.type === 'free_gift') {
+    const g = d.gift;
+    const text = g ? `gift: ${g.quantity} × ${g.name}` : 'no gift configured';
+    const figures = g ? { product_id: g.productId, sku: g.sku, name: g.name, quantity: g.quantity, value_cents: g.valueCents } : {};
+    return [row('promotion', true, text, figures)];
+  }
+  if (d.type === 'free_shipping') return [row('promotion', true, 'free shipping', { shipping_cents: order.shippingCents ?? 0 })];
+  return [];
+}
+
 /**
  * The rules, in the order they are checked: the first that refuses decides the refusal and its
  * message. `order` comes before every step that reads the order.
@@ -422,6 +544,7 @@ export const RULE_STEPS: readonly RuleStep[] = [
   selectionStep,
   selectedItemsValidationsStep,
   productValidationsStep,
+  promotionStep,
 ];
 
 /** A walk's context, every field present from the start so that each has one shape. */
@@ -509,7 +632,8 @@ function discountCheck(ctx: RuleContext, order: ParsedOrder, result: DiscountRes
   const { campaign } = ctx;
   const eligible = eligibleItems(campaign, order, selectedOf(ctx));
   const d = campaign.discount;
-  return row('discount', true, `${d.type === 'percentage' ? `${d.value}%` : 'flat'} on ${campaign.discountCalculatedOn}`, {
+  const label = d.type === 'percentage' ? `${d.value}%` : d.type === 'flat' ? 'flat' : d.type;
+  return row('discount', true, `${label} on ${campaign.discountCalculatedOn}`, {
     base: campaign.discountCalculatedOn,
     base_cents: baseCents(campaign, order, eligible),
     type: d.type,
@@ -519,6 +643,7 @@ function discountCheck(ctx: RuleContext, order: ParsedOrder, result: DiscountRes
     discount_cents: d.kind === 'cashback' ? result.totalCashbackCents : result.totalDiscountCents,
     eligible_items: eligible ? eligible.flatMap((e, i) => (e ? [i] : [])) : null,
     item_discount_cents: result.itemDiscountCents,
+    ...(result.freeGifts ? { free_gifts: result.freeGifts } : {}),
   });
 }
 

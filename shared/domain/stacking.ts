@@ -11,11 +11,12 @@
  *     not allow each other.
  *  4. Amounts, in the same order, each on what the ones before left: an item-level discount
  *     lowers those items; a whole-cart discount is computed on the subtotal less the discounts
- *     before it and spread over the items by what is left of them; a shipping discount on the
- *     shipping left. Nothing goes below 0: an item never loses more than what is left of its line,
- *     so the per-item discounts and the shipping discount sum exactly to the total.
+ *     before it and spread over the items by what is left of them; a shipping discount (free
+ *     shipping too) on the shipping left. A free gift takes no money off; the coupon names its
+ *     gift. Nothing goes below 0: an item never loses more than what is left of its line, so the
+ *     per-item discounts and the shipping discount sum exactly to the total.
  */
-import { computeDiscount } from './discount.js';
+import { computeDiscount, type FreeGiftLine } from './discount.js';
 import { evaluateCoupon, selectionOf, type Evaluation, type Refusal } from './engine.js';
 import * as M from './messages.js';
 import { spreadLargestRemainder } from './money.js';
@@ -53,6 +54,8 @@ export interface StackedCoupon {
   itemDiscountCents: number[];
   /** What it takes off the shipping. */
   shippingDiscountCents: number;
+  /** The gifts a `free_gift` promotion gives; absent for every other kind (and without an order). */
+  freeGifts?: FreeGiftLine[];
 }
 
 export interface StackResult {
@@ -137,7 +140,8 @@ function applyOne(campaign: Campaign, order: ParsedOrder, left: Left) {
   let shipping = 0;
   let discount = result.totalDiscountCents;
   if (discount > 0) {
-    if (campaign.discountCalculatedOn === 'shipping') shipping = Math.min(discount, left.shipping);
+    if (campaign.discountCalculatedOn === 'shipping' || campaign.discount.type === 'free_shipping')
+      shipping = Math.min(discount, left.shipping);
     else if (result.itemDiscountCents.every((d) => d !== null)) {
       // Item-level: never more than what is left of an item's selling line.
       items = result.itemDiscountCents.map((d, i) => Math.min(d ?? 0, left.selling[i]!));
@@ -156,7 +160,13 @@ function applyOne(campaign: Campaign, order: ParsedOrder, left: Left) {
   left.sellingSubtotal = Math.max(0, left.sellingSubtotal - fromCart);
   left.originalSubtotal = Math.max(0, left.originalSubtotal - fromCart);
   left.shipping -= shipping;
-  return { discountCents: discount, cashbackCents: result.totalCashbackCents, itemDiscountCents: items, shippingDiscountCents: shipping };
+  return {
+    discountCents: discount,
+    cashbackCents: result.totalCashbackCents,
+    itemDiscountCents: items,
+    shippingDiscountCents: shipping,
+    ...(result.freeGifts ? { freeGifts: result.freeGifts } : {}),
+  };
 }
 
 /** A candidate whose own rules were evaluated already: {@link evaluateCoupon} on the request's cart and its usage. */
