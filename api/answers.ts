@@ -9,6 +9,10 @@ import { reasonOf, type ErrorKind } from '../shared/errors.js';
 import type { JobAnswer } from '../shared/queue/gateway.js';
 import type { Refusal } from '../shared/queue/outcome.js';
 import { setReason } from './reason-headers.js';
+import { fromCents } from '../shared/domain/money.js';
+
+export const GRANTED_DISCOUNT_HEADER = 'Coupon-Discount';
+export const GRANTED_CASHBACK_HEADER = 'Coupon-Cashback';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -47,6 +51,19 @@ export function sendRefusal(req: Request, res: Response, refusal: Refusal): void
  */
 export function sendJobAnswer(req: Request, res: Response, answer: JobAnswer, operationKey: string, status = 200): void {
   if (!answer.answered) return sendRefusal(req, res, operationUnavailable(answer.standing, operationKey, answer.errorId));
-  if (answer.outcome.ok) res.status(status).json(answer.outcome.value);
-  else sendRefusal(req, res, answer.outcome.error);
+  if (!answer.outcome.ok) return sendRefusal(req, res, answer.outcome.error);
+  res.status(status).json(withGrantedHeaders(res, answer.outcome.value));
+}
+
+/**
+ * A budgeted campaign's redeem (docs/budgets.md): the amounts granted go out as the
+ * `Coupon-Discount` and `Coupon-Cashback` headers (currency units, 2 decimals), never in the body,
+ * which stays the contract's.
+ */
+function withGrantedHeaders(res: Response, value: unknown): unknown {
+  if (!value || typeof value !== 'object' || !('granted' in value)) return value;
+  const { granted, ...body } = value as { granted: { discountCents: number; cashbackCents: number } };
+  res.setHeader(GRANTED_DISCOUNT_HEADER, fromCents(granted.discountCents).toFixed(2));
+  res.setHeader(GRANTED_CASHBACK_HEADER, fromCents(granted.cashbackCents).toFixed(2));
+  return body;
 }

@@ -17,6 +17,8 @@ export const OUTPUT = join(root, 'shared', 'domain', 'contract-lists.generated.t
 /** Each list: the spec's schema (under `components.schemas`) → the constant the server knows it by. */
 export const LISTS = {
   DiscountBase: 'DISCOUNT_BASES',
+  DiscountType: 'DISCOUNT_TYPES',
+  BudgetKey: 'BUDGET_KEYS',
   ConditionOperator: 'OPERATORS',
   CartConditionField: 'CART_CONDITION_FIELDS',
   ItemConditionField: 'ITEM_CONDITION_FIELDS',

@@ -13,6 +13,10 @@ export const REASONS = {
   per_week_limit: "this week's redemption limit is reached (ISO week, the application's timezone)",
   per_month_limit: "this month's redemption limit is reached (the application's timezone)",
   bulk_code_used: 'this bulk code has been used as often as allowed',
+  budget_exhausted:
+    "the campaign's money budget (in total, today's, this week's or this month's) cannot pay this discount (docs/budgets.md)",
+  per_user_budget: "this customer's share of the campaign's money budget cannot pay this discount (docs/budgets.md)",
+  gifts_given_out: "the campaign's free gifts are all given away (its max_gifts: docs/campaigns.md)",
   cart_rule: 'a condition on the cart is not met (a minimum value, a payment mode, metadata, …)',
   product_rule: 'no item of the cart is one the coupon applies to, or an excluded item is in it',
   selection: 'the items the coupon applies to were not selected (the documented tray message)',
@@ -56,6 +60,9 @@ export type RefusalReason = Extract<
   | 'per_week_limit'
   | 'per_month_limit'
   | 'bulk_code_used'
+  | 'budget_exhausted'
+  | 'per_user_budget'
+  | 'gifts_given_out'
   | 'invalid_payload'
   | 'cart_rule'
   | 'selection'

@@ -6,6 +6,8 @@ import {
   METADATA_SCOPES,
   OPERATORS,
   SELECTOR_OPERATORS,
+  DISCOUNT_TYPES,
+  type Budget,
   type Discount,
   type Limits,
   type MetadataType,
@@ -66,10 +68,17 @@ const fields = {
     perWeek: { type: Number, default: null },
     perMonth: { type: Number, default: null },
   }),
+  /** A money budget (docs/budgets.md); null or absent: none. Shape checked by the admin API. */
+  budget: typed<Budget | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   discount: typed<Discount>()({
     kind: { type: String, enum: ['discount', 'cashback'], required: true },
-    type: { type: String, enum: ['percentage', 'flat'], required: true },
+    type: { type: String, enum: DISCOUNT_TYPES, required: true },
     value: { type: Number, required: true },
+    /** A promotion kind's own settings (docs/campaigns.md "Promotion kinds"); shapes checked by the admin API. */
+    buyXGetY: { type: Schema.Types.Mixed, default: null },
+    gift: { type: Schema.Types.Mixed, default: null },
+    tiered: { type: Schema.Types.Mixed, default: null },
+    bundle: { type: Schema.Types.Mixed, default: null },
     maxCents: { type: Number, default: null },
     walletId: { type: String, default: null },
     /** A cashback's pending period (docs/wallets.md); null: the wallet's. Shape checked by the admin API. */

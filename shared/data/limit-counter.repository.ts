@@ -19,6 +19,8 @@ export interface CounterSpec {
   campaignId: string;
   kind: CounterKind;
   limits: { total?: number; day?: number; week?: number; month?: number };
+  /** Money caps in cents (a budget, docs/budgets.md): a take is refused when its amount would pass one. */
+  budget?: { total?: number; day?: number; week?: number; month?: number };
 }
 
 export const campaignCounterId = (campaignId: string) => campaignId;
@@ -37,7 +39,12 @@ export type ReserveResult = { ok: true } | { ok: false; doc: LimitCounterDoc | n
 export interface LaneStep {
   step: 1 | -1;
   periods: PeriodKeys | null;
+  /** The money the change counts, in cents (a budget's amount; 0 without one). */
+  cents: number;
 }
+
+/** `$field + delta`, a missing field counting 0. */
+const plus = (path: string, delta: number) => ({ $add: [{ $ifNull: [path, 0] }, delta] });
 
 /** The filter of a lane holding exactly `held`. */
 const holding = (lane: string, held: CounterLane) => ({ [`lanes.${lane}`]: held });
@@ -51,25 +58,38 @@ export function limitCounterRepository({ LimitCounter }: Models) {
    * reached. A take creates the counter when it does not exist (upsert); a give-back never does.
    * On refusal returns the counter as it is now (null when there is none).
    */
-  async function change(spec: CounterSpec, lane: string, entry: CounterLane, { step, periods }: LaneStep): Promise<ReserveResult> {
+  async function change(spec: CounterSpec, lane: string, entry: CounterLane, { step, periods, cents }: LaneStep): Promise<ReserveResult> {
     const take = step > 0;
+    const money = step * cents;
+    const budget = spec.budget ?? {};
+    // An amount above a whole cap can never fit (the engine caps below it): refused without a write.
+    if (take && [budget.total, budget.day, budget.week, budget.month].some((cap) => cap !== undefined && cents > cap))
+      return { ok: false, doc: await find(spec.id) };
     const filter: Record<string, unknown> = { _id: spec.id, [`lanes.${lane}`]: { $exists: false } };
     const guards: Record<string, unknown>[] = [];
     if (take && spec.limits.total) filter.total = { $lt: spec.limits.total };
+    if (take && budget.total !== undefined) guards.push({ $or: [{ amt: { $lte: budget.total - cents } }, { amt: { $exists: false } }] });
     const set: Record<string, unknown> = {
       total: { $add: [{ $ifNull: ['$total', 0] }, step] },
       [`lanes.${lane}`]: { $literal: entry },
     };
+    if (money !== 0) set.amt = plus('$amt', money);
     if (spec.kind === 'campaign' && periods) {
       for (const [field, name] of PERIOD_FIELDS) {
         const key = periods[name];
         const limit = spec.limits[name];
+        const cap = budget[name];
         // A period that is not the current one counts as 0: its limit no longer matters.
         if (take && limit) guards.push({ $or: [{ [`${field}.k`]: { $ne: key } }, { [`${field}.n`]: { $lt: limit } }] });
+        if (take && cap !== undefined)
+          guards.push({
+            $or: [{ [`${field}.k`]: { $ne: key } }, { [`${field}.a`]: { $lte: cap - cents } }, { [`${field}.a`]: { $exists: false } }],
+          });
         const same = { $eq: [`$${field}.k`, { $literal: key }] };
+        const counted = { k: { $literal: key }, n: { $add: [`$${field}.n`, step] }, a: plus(`$${field}.a`, money) };
         set[field] = take
-          ? { $cond: [same, { k: { $literal: key }, n: { $add: [`$${field}.n`, 1] } }, { k: { $literal: key }, n: 1 }] }
-          : { $cond: [same, { k: { $literal: key }, n: { $subtract: [`$${field}.n`, 1] } }, `$${field}`] };
+          ? { $cond: [same, counted, { k: { $literal: key }, n: 1, a: { $literal: cents } }] }
+          : { $cond: [same, counted, `$${field}`] };
       }
     }
     if (guards.length) filter.$and = guards;
@@ -98,12 +118,15 @@ export function limitCounterRepository({ LimitCounter }: Models) {
      * lane. A no-op unless the lane still holds exactly that change: safe to repeat.
      */
     async undo(spec: Pick<CounterSpec, 'id' | 'kind'>, lane: string, held: CounterLane, done: LaneStep): Promise<void> {
+      const money = done.step * done.cents;
       const set: Record<string, unknown> = { total: { $subtract: ['$total', done.step] } };
+      if (money !== 0) set.amt = plus('$amt', -money);
       if (spec.kind === 'campaign' && done.periods) {
         for (const [field, name] of PERIOD_FIELDS) {
           // A period that is no longer the current one keeps what it counted.
           const same = { $eq: [`$${field}.k`, { $literal: done.periods[name] }] };
-          set[field] = { $cond: [same, { k: `$${field}.k`, n: { $subtract: [`$${field}.n`, done.step] } }, `$${field}`] };
+          const undone = { k: `$${field}.k`, n: { $subtract: [`$${field}.n`, done.step] }, a: plus(`$${field}.a`, -money) };
+          set[field] = { $cond: [same, undone, `$${field}`] };
         }
       }
       await batch.updateBlind({ _id: spec.id, ...holding(lane, held) }, [{ $set: set }, { $unset: `lanes.${lane}` }]);
@@ -115,7 +138,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
     /** The counters with these ids (list/validate: one query for any number of campaigns). */
     async findMany(ids: string[]): Promise<Map<string, LimitCounterDoc>> {
       if (ids.length === 0) return new Map();
-      const ds = (await batch.findMany({ _id: { $in: ids } }, { projection: { total: 1, d: 1, w: 1, m: 1 } })) as LimitCounterDoc[];
+      const ds = (await batch.findMany({ _id: { $in: ids } }, { projection: { total: 1, amt: 1, d: 1, w: 1, m: 1 } })) as LimitCounterDoc[];
       return new Map(ds.map((d) => [d._id, d]));
     },
     /**
@@ -123,7 +146,9 @@ export function limitCounterRepository({ LimitCounter }: Models) {
      * counted change is settled). Concurrent callers share one `find` (batched by `_id`).
      */
     async findWithLanes(ids: string[]): Promise<Map<string, LimitCounterDoc>> {
-      const ds = await Promise.all(ids.map((id) => batch.findOne({ _id: id }, { projection: { total: 1, d: 1, w: 1, m: 1, lanes: 1 } })));
+      const ds = await Promise.all(
+        ids.map((id) => batch.findOne({ _id: id }, { projection: { total: 1, amt: 1, d: 1, w: 1, m: 1, lanes: 1 } })),
+      );
       return new Map((ds.filter(Boolean) as LimitCounterDoc[]).map((d) => [d._id, d]));
     },
     /**

@@ -1,10 +1,14 @@
 import { Schema } from 'mongoose';
 import { typed, type DocOf } from './stored.js';
 
-/** A period count: `k` the period key (`2026-11-23`, `2026-W48`, `2026-11`), `n` the count in it. */
+/**
+ * A period count: `k` the period key (`2026-11-23`, `2026-W48`, `2026-11`), `n` the count in it,
+ * `a` the money counted in it in cents (a budget's spending, docs/budgets.md; absent: 0).
+ */
 export interface PeriodCount {
   k: string;
   n: number;
+  a?: number;
 }
 
 /**
@@ -23,6 +27,8 @@ const fields = {
   campaign: { type: Schema.Types.ObjectId, required: true },
   kind: { type: String, enum: ['campaign', 'customer', 'code'], required: true },
   total: { type: Number, required: true, default: 0 },
+  /** Money counted, in cents: what a budgeted campaign gave away (docs/budgets.md); absent: 0. */
+  amt: { type: Number },
   d: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
   w: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
   m: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
@@ -38,7 +44,8 @@ const options = { collection: 'limit_counters', versionKey: false } as const;
  *  - `customer`: `_id` `<campaign>:u:<customer>`; per-customer limit.
  *  - `code`: `_id` `<campaign>:b:<coupon code>`; a bulk code's own usage limit.
  * Invariant: `total` (and each period's `n`) = completed redemptions + the lanes' steps that are
- * not settled yet. Changed only by single-document updates guarded by the limit and the lane.
+ * not settled yet; `amt` (and each period's `a`) the same in money — the completed redemptions'
+ * budget amounts plus the lanes' amounts not settled yet. Changed only by single-document updates guarded by the limit and the lane.
  */
 export type LimitCounterDoc = DocOf<typeof fields, typeof options>;
 export type CounterKind = LimitCounterDoc['kind'];

@@ -8,13 +8,18 @@ import { CommandBatcher } from './batched.js';
 import type { Models } from './db.js';
 import type { RedemptionDoc, StackRecordFields } from './redemption.schema.js';
 import type { RecordOf } from './stored.js';
+import type { FreeGiftLine } from '../domain/discount.js';
 
 export type RedemptionRecord = Omit<
   RecordOf<RedemptionDoc, 'application' | 'campaign' | 'customer' | 'couponCode', 'att' | 'updatedAt' | 'stk'>,
-  'state'
+  'state' | 'budgetCents' | 'gifts'
 > & {
   /** Read only where it is set (a document with `att` alone is a placeholder). */
   state: NonNullable<RedemptionDoc['state']>;
+  /** What it counts in its campaign's budget, in cents; absent: 0. */
+  budgetCents?: number;
+  /** The free gifts it gave; absent: none. */
+  gifts?: FreeGiftLine[];
 };
 
 /** The fields a redeem commits (everything but what the journal derives). */
@@ -55,6 +60,8 @@ const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   code: d.code,
   discountCents: d.discountCents,
   cashbackCents: d.cashbackCents,
+  ...(d.budgetCents ? { budgetCents: d.budgetCents } : {}),
+  ...(d.gifts?.length ? { gifts: d.gifts as FreeGiftLine[] } : {}),
   cashbackWallet: d.cashbackWallet ?? null,
   periods: d.periods,
   counters: d.counters,
@@ -148,6 +155,8 @@ export function redemptionJournalRepository({ Redemption }: Models) {
           code: fields.code,
           discountCents: fields.discountCents,
           cashbackCents: fields.cashbackCents,
+          ...(fields.budgetCents ? { budgetCents: fields.budgetCents } : {}),
+          ...(fields.gifts?.length ? { gifts: fields.gifts } : {}),
           cashbackWallet: fields.cashbackWallet,
           periods: fields.periods,
           counters: fields.counters,

@@ -1,5 +1,6 @@
 import { Schema } from 'mongoose';
 import { typed, type DocOf } from './stored.js';
+import type { FreeGiftLine } from '../domain/discount.js';
 import type { PeriodKeys } from '../domain/periods.js';
 import type { RefusalReason } from '../reasons.js';
 
@@ -42,6 +43,10 @@ const fields = {
   code: { type: String, default: '' },
   discountCents: { type: Number, default: 0 },
   cashbackCents: { type: Number, default: 0 },
+  /** What it counts in its campaign's money budget (docs/budgets.md), in cents; absent: 0 (no budget). */
+  budgetCents: typed<number | undefined>()({ type: Number }),
+  /** The free gifts it gave (docs/campaigns.md "Free gift"); absent: none. */
+  gifts: typed<FreeGiftLine[] | undefined>()({ type: Schema.Types.Mixed }),
   /** Period keys of the moment of redemption: a revert frees these, not today's. */
   periods: typed<PeriodKeys>()({ day: String, week: String, month: String }),
   /** Ids of the limit counters this redemption counts in (limit-counter.schema.ts). */

@@ -11,6 +11,12 @@ export const DISCOUNT_BASES = [
   'valid_cart_original_price_subtotal',
 ] as const;
 
+/** `DiscountType`: what a discount gives (docs/campaigns.md) - percentage or flat of the base, or a promotion kind - buy_x_get_y, free_gift, tiered, bundle, free_shipping */
+export const DISCOUNT_TYPES = ['percentage', 'flat', 'buy_x_get_y', 'free_gift', 'tiered', 'bundle', 'free_shipping'] as const;
+
+/** `BudgetKey`: the money caps a budget may set (docs/budgets.md) - in total, per calendar day, week and month, and per customer */
+export const BUDGET_KEYS = ['total', 'per_day', 'per_week', 'per_month', 'per_customer'] as const;
+
 /** `ConditionOperator`: gt, gte, lt, lte compare numbers; eq, neq any scalar (strings compare case-insensitively); in, nin test membership in an array of scalars */
 export const OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq', 'in', 'nin'] as const;
 

@@ -11,6 +11,8 @@
  * computed after the steps (shared/domain/discount.ts).
  */
 import { availability } from './availability.js';
+import { budgetLeft, budgetRefusal, withinBudget } from './budget.js';
+import { fromCents } from './money.js';
 import { conditionHolds, firstFailing } from './conditions.js';
 import { baseCents, computeDiscount, eligibleItems, isSelectedItemsBase, type DiscountResult } from './discount.js';
 import * as M from './messages.js';
@@ -80,6 +82,7 @@ export type RuleTextsCampaign = Pick<
   Campaign,
   | 'codeType'
   | 'limits'
+  | 'budget'
   | 'discount'
   | 'discountCalculatedOn'
   | 'cartConditions'
@@ -237,6 +240,10 @@ const refuseIfReached: LimitVisitor<Refusal> = (l, limit, used, counted) =>
 export function limitRefusal(campaign: Campaign, usage: UsageCounts, customerKnown: boolean): Refusal | null {
   const counted = visitCountedLimits(campaign.limits, usage, customerKnown, refuseIfReached);
   if (counted) return counted;
+  const gifts = campaign.discount.type === 'free_gift' ? campaign.discount.gift : null;
+  if (gifts?.maxGifts && (usage.total + 1) * gifts.quantity > gifts.maxGifts) return refuse('gifts_given_out', M.GIFTS_GIVEN_OUT);
+  const left = budgetLeft(campaign.budget, usage.spent, customerKnown);
+  if (left && left.cents === 0) return budgetRefusal(left);
   if (usage.bulkCode !== undefined && reached(campaign.bulkCodeUsageLimit ?? 1, usage.bulkCode)) {
     return refuse('bulk_code_used', M.TOTAL_LIMIT_EXCEEDED);
   }
@@ -252,6 +259,18 @@ function limitChecks({ campaign, input }: RuleContext): StepCheck[] {
     const text = counted ? `${remaining} of ${limit} left` : 'applies only to a known customer';
     rows.push(row(`limit.${l.name}`, !counted || !reached(limit, used), text, { limit, used, remaining }));
   });
+  const gift = campaign.discount.type === 'free_gift' ? campaign.discount.gift : null;
+  if (gift?.maxGifts) {
+    const given = input.usage.total * gift.quantity;
+    const figures = { limit: gift.maxGifts, given, per_redemption: gift.quantity };
+    rows.push(row('limit.max_gifts', given + gift.quantity <= gift.maxGifts, `${given} of ${gift.maxGifts} gifts given`, figures));
+  }
+  const left = budgetLeft(campaign.budget, input.usage.spent, input.customerKnown);
+  if (left) {
+    const b = campaign.budget!;
+    const figures = { left_cents: left.cents, cap: left.cap, spent_cents: input.usage.spent ?? null, when_exceeded: b.whenExceeded };
+    rows.push(row('budget', left.cents > 0, `${fromCents(left.cents).toFixed(2)} of the budget left (${left.cap})`, figures));
+  }
   const usedCode = input.usage.bulkCode;
   if (usedCode !== undefined) {
     const limit = campaign.bulkCodeUsageLimit ?? 1;
@@ -270,6 +289,10 @@ function limitTexts(c: RuleTextsCampaign): RuleText[] {
   visitCountedLimits(c.limits, NO_USAGE, true, (l, limit) => {
     if (limit !== null && limit !== undefined) texts.push({ rule: `limits.${l.name}`, text: l.message });
   });
+  if (c.discount?.type === 'free_gift' && c.discount.gift?.maxGifts) texts.push({ rule: 'discount.max_gifts', text: M.GIFTS_GIVEN_OUT });
+  const b = c.budget;
+  if (b && (b.totalCents || b.perDayCents || b.perWeekCents || b.perMonthCents)) texts.push({ rule: 'budget', text: M.BUDGET_EXHAUSTED });
+  if (b?.perCustomerCents) texts.push({ rule: 'budget.per_customer', text: M.PER_USER_BUDGET_EXCEEDED });
   if (c.codeType === 'bulk') texts.push({ rule: 'bulk_code_usage_limit', text: M.TOTAL_LIMIT_EXCEEDED });
   return texts;
 }
@@ -569,7 +592,10 @@ function applicable(ctx: RuleContext): Evaluation {
       result: { totalDiscountCents: 0, totalCashbackCents: 0, totalAmountCents: 0, itemDiscountCents: [] },
     };
   }
-  return { applicable: true, order, result: computeDiscount(ctx.campaign, order, selectedOf(ctx)) };
+  const result = computeDiscount(ctx.campaign, order, selectedOf(ctx));
+  const left = budgetLeft(ctx.campaign.budget, ctx.input.usage.spent, ctx.input.customerKnown);
+  const fitted = withinBudget(ctx.campaign, result, left, order.sellingSubtotalCents);
+  return 'result' in fitted ? { applicable: true, order, result: fitted.result } : fitted;
 }
 
 /**
@@ -624,6 +650,8 @@ export function explainCoupon(input: EvaluateInput): Explanation {
   }
   const evaluation = refused ?? applicable(ctx);
   if (evaluation.applicable && evaluation.order) checks.push(discountCheck(ctx, evaluation.order, evaluation.result));
+  // Every step passed, and what is left of the budget cannot pay the discount (docs/budgets.md).
+  if (!refused && !evaluation.applicable) checks.push(row('budget.amount', false, evaluation.message, { reason: evaluation.reason }));
   return { evaluation, checks };
 }
 

@@ -14,6 +14,11 @@ export const PER_USER_LIMIT_EXCEEDED = 'coupon code redemption per_user_limit ex
 export const PER_DAY_LIMIT_EXCEEDED = 'coupon code redemption per_day_limit exceeded';
 export const PER_WEEK_LIMIT_EXCEEDED = 'coupon code redemption per_week_limit exceeded';
 export const PER_MONTH_LIMIT_EXCEEDED = 'coupon code redemption per_month_limit exceeded';
+/** A money budget (docs/budgets.md) that cannot pay the discount: the campaign's, or the customer's share. */
+export const BUDGET_EXHAUSTED = 'coupon code redemption budget exceeded';
+export const PER_USER_BUDGET_EXCEEDED = 'coupon code redemption per_user_budget exceeded';
+/** A free gift campaign whose `max_gifts` are all given away. */
+export const GIFTS_GIVEN_OUT = 'coupon code redemption gift limit exceeded';
 /** Order-level payload problem: subtotals missing, zero or mistyped, or a known field mistyped. */
 export const INVALID_ORDER_PAYLOAD = 'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0';
 /** No item selected, or a selected-items validation failed (the "coupon tray" message). */

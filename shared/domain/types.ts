@@ -3,8 +3,10 @@
  * Money inside the domain is integer cents; amounts from requests are converted at the edge.
  */
 import type {
+  BUDGET_KEYS,
   CAMPAIGN_TRIGGERS,
   DISCOUNT_BASES,
+  DISCOUNT_TYPES,
   LIMIT_KEYS,
   METADATA_SCOPES,
   METADATA_TYPES,
@@ -84,12 +86,75 @@ export interface MetadataKey {
   scope: MetadataScope;
 }
 
+/**
+ * What a discount gives (docs/campaigns.md "Promotion kinds"): `percentage` or `flat` of the base,
+ * or one of the promotion kinds — `buy_x_get_y`, `free_gift`, `tiered`, `bundle`, `free_shipping`.
+ */
+export type DiscountType = (typeof DISCOUNT_TYPES)[number];
+
+/** Buy N items matching one selector, get M matching another (or the same) at P% off, cheapest first, up to K times. */
+export interface BuyXGetY {
+  buyQuantity: number;
+  /** The items that count as bought; null: any item. */
+  buySelector: ItemSelector | null;
+  getQuantity: number;
+  /** The items that can be had at the reduced price; null: the same as `buySelector`. */
+  getSelector: ItemSelector | null;
+  /** (0-100]; 100 = free. */
+  percentOff: number;
+  /** How many times one order may take it (K ≥ 1). */
+  maxRepeats: number;
+}
+
+/** A product given free when the cart qualifies: the answer names it so the storefront adds it. */
+export interface FreeGift {
+  productId: string;
+  sku: string | null;
+  name: string;
+  /** How many of it one redemption gives. */
+  quantity: number;
+  /** What one unit is worth, in cents: counted in a money budget; 0 when not set. */
+  valueCents: number;
+  /** How many gifts the campaign gives away in all (each redemption gives `quantity`); null: no limit. */
+  maxGifts: number | null;
+}
+
+/** One step of a tiered discount: from `fromCents` of the base on, `value` (percent, or cents when flat). */
+export interface Tier {
+  fromCents: number;
+  value: number;
+}
+
+/** Thresholds on the base, each with its value; the highest step the base reaches applies. */
+export interface Tiered {
+  valueType: 'percentage' | 'flat';
+  /** Ascending by `fromCents`, distinct. */
+  tiers: Tier[];
+}
+
+/** One part of a bundle: `quantity` units of items matching `selector`. */
+export interface BundleComponent {
+  selector: ItemSelector;
+  quantity: number;
+}
+
+/** A set of parts bought together for a fixed price, up to `maxRepeats` sets per order. */
+export interface Bundle {
+  components: BundleComponent[];
+  priceCents: number;
+  maxRepeats: number;
+}
+
 export interface Discount {
   /** `discount` lowers the amount to pay; `cashback` is promised (and credited on redeem). */
   kind: 'discount' | 'cashback';
-  type: 'percentage' | 'flat';
-  /** Percent (0-100] for percentage; cents for flat. */
+  type: DiscountType;
+  /** Percent (0-100] for percentage; cents for flat; 0 for the promotion kinds (their own fields say it). */
   value: number;
+  buyXGetY?: BuyXGetY | null;
+  gift?: FreeGift | null;
+  tiered?: Tiered | null;
+  bundle?: Bundle | null;
   /** Cap in cents, optional. */
   maxCents?: number | null;
   /** For cashback: the application's `wallet_id` to credit on redeem (docs/decisions.md#20). */
@@ -104,6 +169,26 @@ export interface Limits {
   perDay?: number | null;
   perWeek?: number | null;
   perMonth?: number | null;
+}
+
+/** A key of a campaign's `budget` amounts in the admin format (`total`, `per_day`, …). */
+export type BudgetKey = (typeof BUDGET_KEYS)[number];
+
+/**
+ * A money budget (docs/budgets.md): the discount money a campaign gives away — discount,
+ * cashback and free gifts' value — capped in total, per calendar day / week / month (the
+ * application's) and per customer, in cents; null: no cap on that one.
+ */
+export interface Budget {
+  totalCents: number | null;
+  perDayCents: number | null;
+  perWeekCents: number | null;
+  perMonthCents: number | null;
+  perCustomerCents: number | null;
+  /** `refuse`: a redeem that would pass the budget is refused; `cap`: it gets what is left. */
+  whenExceeded: 'refuse' | 'cap';
+  /** Shares of the total budget spent (percent, 1-99) at which an event says so; exhaustion always does. */
+  notifyAt: number[];
 }
 
 /** Local days (1 = Monday … 7 = Sunday) and hour ranges `HH:MM`–`HH:MM` (end exclusive). */
@@ -169,6 +254,8 @@ export interface Campaign {
   validUntil: Date | null;
   schedule: Schedule | null;
   limits: Limits;
+  /** A money budget; null: none (only the count limits). */
+  budget?: Budget | null;
   discount: Discount;
   discountCalculatedOn: DiscountBase;
   cartConditions: Condition[];
@@ -195,4 +282,15 @@ export interface UsageCounts {
   perMonth: number;
   /** Redemptions of the bulk code being validated (bulk campaigns only). */
   bulkCode?: number;
+  /** Money given away, in cents, for a campaign with a budget (the same periods); absent: no budget. */
+  spent?: SpentCents;
+}
+
+/** Money a budgeted campaign gave away, in cents, in each period of "now" and by this customer. */
+export interface SpentCents {
+  total: number;
+  perCustomer: number;
+  perDay: number;
+  perWeek: number;
+  perMonth: number;
 }

@@ -2,7 +2,7 @@
  * The contract's Coupon result object (list and validate), built from an engine evaluation.
  * Field names exactly as the contract (openapi.yaml); `message` only when not applicable.
  */
-import type { DiscountResult } from '../domain/discount.js';
+import type { DiscountResult, FreeGiftLine } from '../domain/discount.js';
 import type { Evaluation } from '../domain/engine.js';
 import { fromCents } from '../domain/money.js';
 import type { ParsedOrder } from '../domain/order.js';
@@ -24,7 +24,32 @@ export interface CouponResult {
   request_id: string;
   /** Only on an automatic promotion (no code: docs/stacking.md), never on a coupon. */
   trigger?: 'automatic';
+  /** Only on an applicable free gift campaign (docs/campaigns.md "Free gift"): what the storefront adds to the cart, free. */
+  free_gifts?: FreeGiftBody[];
 }
+
+/** A free gift as the answer names it. `value`: what one unit is worth (currency units). */
+export interface FreeGiftBody {
+  product_id: string;
+  sku: string | null;
+  name: string;
+  quantity: number;
+  value: number;
+}
+
+/** The gifts of a result, as bodies name them; absent when there are none. */
+export const presentGifts = (gifts: readonly FreeGiftLine[] | undefined): { free_gifts?: FreeGiftBody[] } =>
+  gifts?.length
+    ? {
+        free_gifts: gifts.map((g) => ({
+          product_id: g.productId,
+          sku: g.sku,
+          name: g.name,
+          quantity: g.quantity,
+          value: fromCents(g.valueCents),
+        })),
+      }
+    : {};
 
 /** One coupon's reason in a `Coupon-Reasons` header: its `coupon_code_id` and why it is not applicable. */
 export interface ListedReason {
@@ -71,6 +96,7 @@ export function presentCouponResult(args: {
     },
     request_id: args.requestId,
     ...(campaign.trigger === 'automatic' ? { trigger: 'automatic' as const } : {}),
+    ...(evaluation.applicable ? presentGifts(evaluation.result.freeGifts) : {}),
   };
   return { body, reason: evaluation.applicable ? null : evaluation.reason };
 }
@@ -90,6 +116,8 @@ export interface StackedCouponBody {
   shipping_discount: number;
   /** Per item of the order, what this coupon takes off it. */
   items: { product_id: string; discount_value: number }[];
+  /** A free gift campaign that applies: the gifts the storefront adds. */
+  free_gifts?: FreeGiftBody[];
 }
 
 /** The combination a cart's coupons make (`stack`: openapi.yaml `Stack`). */
@@ -123,6 +151,7 @@ function presentStacked(coupon: CartCoupon, stacked: StackedCoupon, order: Parse
       product_id: item.productId,
       discount_value: fromCents(stacked.itemDiscountCents[i] ?? 0),
     })),
+    ...(refusal ? {} : presentGifts(stacked.freeGifts)),
   };
 }
 

@@ -55,41 +55,88 @@ export interface LaneChange {
   periods: PeriodKeys | null;
   /** The redemption's key, `<campaign>:<order ref>:<cycle>` (the journal's `_id`). */
   key: string;
+  /** The money it counts in a budget, in cents (docs/budgets.md); 0 or absent: none. */
+  cents?: number;
 }
 
 /**
- * A change as its lanes hold it: `<attempt>/<+|->/<day>/<key without "<campaign>:">` — the week
- * and the month follow from the day, the campaign from the counter. Attempt ids are base64url and
- * days digits and dashes, so the first three slashes separate the fields whatever the key holds.
+ * A change as its lanes hold it: `<attempt>/<+|-><cents>/<day>/<key without "<campaign>:">` — the
+ * week and the month follow from the day, the campaign from the counter; the cents (a budget's
+ * amount) are left out when 0. Attempt ids are base64url, the step a sign and digits, days digits
+ * and dashes, so the first three slashes separate the fields whatever the key holds.
  */
 export function laneEntry(c: LaneChange): CounterLane {
-  return `${c.attempt}/${c.step > 0 ? '+' : '-'}/${c.periods?.day ?? ''}/${c.key.slice(c.key.indexOf(':') + 1)}`;
+  const step = `${c.step > 0 ? '+' : '-'}${c.cents ? c.cents : ''}`;
+  return `${c.attempt}/${step}/${c.periods?.day ?? ''}/${c.key.slice(c.key.indexOf(':') + 1)}`;
 }
 
 /** The change a lane of a counter of campaign `campaignId` holds. */
 export function laneChange(campaignId: string, held: CounterLane): LaneChange {
-  const [attempt = '', step, day = ''] = held.split('/', 3);
-  const ref = held.slice(attempt.length + step!.length + day.length + 3);
-  return { attempt, step: step === '-' ? -1 : 1, periods: day ? periodKeysOfDay(day) : null, key: `${campaignId}:${ref}` };
+  const [attempt = '', step = '+', day = ''] = held.split('/', 3);
+  const ref = held.slice(attempt.length + step.length + day.length + 3);
+  return {
+    attempt,
+    step: step.startsWith('-') ? -1 : 1,
+    periods: day ? periodKeysOfDay(day) : null,
+    key: `${campaignId}:${ref}`,
+    ...(Number(step.slice(1)) > 0 ? { cents: Number(step.slice(1)) } : {}),
+  };
 }
 
-const hasCampaignLimit = (c: Campaign) => !!(c.limits.total || c.limits.perDay || c.limits.perWeek || c.limits.perMonth);
+const hasCampaignBudget = (c: Campaign) =>
+  !!(c.budget && (c.budget.totalCents || c.budget.perDayCents || c.budget.perWeekCents || c.budget.perMonthCents));
+const hasCampaignLimit = (c: Campaign) =>
+  !!(c.limits.total || c.limits.perDay || c.limits.perWeek || c.limits.perMonth || giftLimit(c)) || hasCampaignBudget(c);
+const hasCustomerCounter = (c: Campaign) => !!(c.limits.perCustomer || c.budget?.perCustomerCents);
+
+/** The redemptions a free gift's `max_gifts` allows (each gives `quantity`); undefined: no gift limit. */
+function giftLimit(c: Campaign): number | undefined {
+  const g = c.discount.type === 'free_gift' ? c.discount.gift : null;
+  return g?.maxGifts ? Math.floor(g.maxGifts / g.quantity) : undefined;
+}
+
+/** The smaller of two optional limits. */
+const least = (a: number | null | undefined, b: number | undefined): number | undefined =>
+  a && b !== undefined ? Math.min(a, b) : (a ?? b ?? undefined);
+const capOf = (cents: number | null | undefined) => (cents ? cents : undefined);
 
 /** The counters a redemption counts in: only those of configured limits (and a bulk code's own). */
 export function countersFor(campaign: Campaign, applicationId: string, customerId: string, bulkCodeId: string | null): CounterSpec[] {
   const l = campaign.limits;
   const base = { applicationId, campaignId: campaign.id };
   const out: CounterSpec[] = [];
+  const b = campaign.budget;
   if (hasCampaignLimit(campaign)) {
     out.push({
       ...base,
       id: campaignCounterId(campaign.id),
       kind: 'campaign',
-      limits: { total: l.total ?? undefined, day: l.perDay ?? undefined, week: l.perWeek ?? undefined, month: l.perMonth ?? undefined },
+      limits: {
+        total: least(l.total, giftLimit(campaign)),
+        day: l.perDay ?? undefined,
+        week: l.perWeek ?? undefined,
+        month: l.perMonth ?? undefined,
+      },
+      ...(hasCampaignBudget(campaign)
+        ? {
+            budget: {
+              total: capOf(b!.totalCents),
+              day: capOf(b!.perDayCents),
+              week: capOf(b!.perWeekCents),
+              month: capOf(b!.perMonthCents),
+            },
+          }
+        : {}),
     });
   }
-  if (l.perCustomer)
-    out.push({ ...base, id: customerCounterId(campaign.id, customerId), kind: 'customer', limits: { total: l.perCustomer } });
+  if (hasCustomerCounter(campaign))
+    out.push({
+      ...base,
+      id: customerCounterId(campaign.id, customerId),
+      kind: 'customer',
+      limits: { total: l.perCustomer ?? undefined },
+      ...(b?.perCustomerCents ? { budget: { total: b.perCustomerCents } } : {}),
+    });
   if (bulkCodeId) {
     out.push({ ...base, id: codeCounterId(campaign.id, bulkCodeId), kind: 'code', limits: { total: campaign.bulkCodeUsageLimit ?? 1 } });
   }
@@ -118,7 +165,7 @@ export async function readUsage(
   for (const c of campaigns) {
     const bulkCodeId = bulkCodeOf(c.id);
     if (hasCampaignLimit(c)) ids.push(campaignCounterId(c.id));
-    if (customerId && c.limits.perCustomer) ids.push(customerCounterId(c.id, customerId));
+    if (customerId && hasCustomerCounter(c)) ids.push(customerCounterId(c.id, customerId));
     if (bulkCodeId) ids.push(codeCounterId(c.id, bulkCodeId));
   }
   const docs = await deps.repos.limitCounters.findMany(ids);
@@ -131,6 +178,7 @@ export async function readUsage(
         usageFrom(doc, customerId ? docs.get(customerCounterId(c.id, customerId)) : undefined, periods, {
           bulkCode: bulkCodeId ? docs.get(codeCounterId(c.id, bulkCodeId)) : undefined,
           hasBulkCode: !!bulkCodeId,
+          budget: !!c.budget,
         }),
       ];
     }),
@@ -142,9 +190,10 @@ export function usageFrom(
   campaign: LimitCounterDoc | null | undefined,
   customer: LimitCounterDoc | null | undefined,
   periods: PeriodKeys,
-  bulk: { bulkCode: LimitCounterDoc | null | undefined; hasBulkCode: boolean },
+  bulk: { bulkCode: LimitCounterDoc | null | undefined; hasBulkCode: boolean; budget?: boolean },
 ): UsageCounts {
   const inPeriod = (p: { k: string; n: number } | undefined, key: string) => (p && p.k === key ? p.n : 0);
+  const spentIn = (p: { k: string; a?: number } | undefined, key: string) => (p && p.k === key ? (p.a ?? 0) : 0);
   return {
     total: campaign?.total ?? 0,
     perCustomer: customer?.total ?? 0,
@@ -152,6 +201,17 @@ export function usageFrom(
     perWeek: inPeriod(campaign?.w, periods.week),
     perMonth: inPeriod(campaign?.m, periods.month),
     ...(bulk.hasBulkCode ? { bulkCode: bulk.bulkCode?.total ?? 0 } : {}),
+    ...(bulk.budget
+      ? {
+          spent: {
+            total: campaign?.amt ?? 0,
+            perCustomer: customer?.amt ?? 0,
+            perDay: spentIn(campaign?.d, periods.day),
+            perWeek: spentIn(campaign?.w, periods.week),
+            perMonth: spentIn(campaign?.m, periods.month),
+          },
+        }
+      : {}),
   };
 }
 
@@ -167,6 +227,7 @@ const MAX_SETTLES = 20;
 const undoneBy = (spec: CounterSpec, change: LaneChange) => ({
   step: change.step,
   periods: spec.kind === 'campaign' ? change.periods : null,
+  cents: change.cents ?? 0,
 });
 
 /**
@@ -189,7 +250,7 @@ export async function reserveAll(
         const held = res.doc?.lanes?.[run.lane];
         if (!res.doc) return 'absent'; // a give-back of a counter that does not exist: nothing to give
         if (!held) {
-          if (run.step > 0 && reached(spec, res.doc, run.periods)) return { spec, doc: res.doc }; // a limit is reached
+          if (run.step > 0 && reached(spec, res.doc, run.periods, run.cents ?? 0)) return { spec, doc: res.doc }; // a limit is reached
           continue; // neither: the counter was being created by another taker (its upsert won): again
         }
         if (held === entry) return 'changed'; // ours already (a repeated call)
@@ -205,14 +266,19 @@ export async function reserveAll(
   };
 }
 
-/** Whether `doc` is at one of `spec`'s limits now (a period that is not the current one counts 0). */
-function reached(spec: CounterSpec, doc: LimitCounterDoc, periods: PeriodKeys | null): boolean {
+/**
+ * Whether `doc` is at one of `spec`'s limits now, or `cents` more would pass one of its money caps
+ * (a period that is not the current one counts 0).
+ */
+function reached(spec: CounterSpec, doc: LimitCounterDoc, periods: PeriodKeys | null, cents: number): boolean {
   const l = spec.limits;
+  const b = spec.budget ?? {};
   if (l.total && doc.total >= l.total) return true;
+  if (b.total !== undefined && (doc.amt ?? 0) + cents > b.total) return true;
   if (spec.kind !== 'campaign' || !periods) return false;
-  const at = (p: { k: string; n: number } | undefined, key: string, limit: number | undefined) =>
-    !!limit && !!p && p.k === key && p.n >= limit;
-  return at(doc.d, periods.day, l.day) || at(doc.w, periods.week, l.week) || at(doc.m, periods.month, l.month);
+  const at = (p: { k: string; n: number; a?: number } | undefined, key: string, limit: number | undefined, cap: number | undefined) =>
+    !!p && p.k === key && ((!!limit && p.n >= limit) || (cap !== undefined && (p.a ?? 0) + cents > cap));
+  return at(doc.d, periods.day, l.day, b.day) || at(doc.w, periods.week, l.week, b.week) || at(doc.m, periods.month, l.month, b.month);
 }
 
 /** Settles the change another attempt left in `lane`: frees the lane if it committed, undoes it if not. */

@@ -74,6 +74,19 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     await createCampaign(s, app.id, { code: 'SKUZ', itemSelector: { match: 'OR', properties: [{ property: 'sku', values: ['Z'] }] } });
     await createCampaign(s, app.id, { code: 'MEMBERS', assignment: 'assigned_users', assignedCustomerIds: [] });
     await createCampaign(s, app.id, { code: 'OPEN' });
+    const budget = {
+      totalCents: null,
+      perDayCents: null,
+      perWeekCents: null,
+      perMonthCents: null,
+      perCustomerCents: null,
+      whenExceeded: 'refuse' as const,
+      notifyAt: [],
+    };
+    await createCampaign(s, app.id, { code: 'BUDGET5', budget: { ...budget, totalCents: 500 } });
+    await createCampaign(s, app.id, { code: 'MYBUDGET5', budget: { ...budget, perCustomerCents: 500 } });
+    const gift = { productId: 'case', sku: null, name: 'Case', quantity: 2, valueCents: 0, maxGifts: 1 };
+    await createCampaign(s, app.id, { code: 'GIFTS1', discount: { kind: 'discount', type: 'free_gift', value: 0, gift } });
     const bulk = await createCampaign(s, app.id, { codeType: 'bulk', code: undefined, bulkCodeUsageLimit: 1 });
     await createBulkCodes(s, app.id, bulk.id, ['BULK-1']);
     stacking = await createTestApplication(s);
@@ -129,6 +142,22 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
           return validate({ source_id: 'c2', ...detail('BULK-1'), order: makeOrder() });
         },
       },
+    ],
+    budget_exhausted: [
+      notApplicable('BUDGET5'),
+      { label: 'redeem BUDGET5', status: 400, send: () => apply('redeem', { source_id: 'c1', ...detail('BUDGET5'), order: makeOrder() }) },
+    ],
+    per_user_budget: [
+      notApplicable('MYBUDGET5', 'c1'),
+      {
+        label: 'redeem MYBUDGET5',
+        status: 400,
+        send: () => apply('redeem', { source_id: 'c1', ...detail('MYBUDGET5'), order: makeOrder() }),
+      },
+    ],
+    gifts_given_out: [
+      notApplicable('GIFTS1'),
+      { label: 'redeem GIFTS1', status: 400, send: () => apply('redeem', { source_id: 'c1', ...detail('GIFTS1'), order: makeOrder() }) },
     ],
     cart_rule: [
       notApplicable('BIGCART'),

@@ -88,7 +88,7 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
     expect(done.filter(Boolean)).to.have.length(40);
     const doc = await counter();
     expect(doc!.total).to.equal(40);
-    expect(doc!.d).to.deep.equal({ k: periods.day, n: 40 });
+    expect(doc!.d).to.deep.equal({ k: periods.day, n: 40, a: 0 });
     expect(doc!.lanes ?? {}).to.deep.equal({});
   });
 
@@ -163,11 +163,11 @@ describe('limit counters: the reserve → commit → clear protocol', () => {
     expect(await redeem(spec, 'p0', 'd3', periods)).to.equal(false);
     const tomorrow = { ...periods, day: '2026-11-24' };
     expect(await redeem(spec, 'p0', 'd4', tomorrow)).to.equal(true);
-    expect((await counter())!.d).to.deep.equal({ k: '2026-11-24', n: 1 });
+    expect((await counter())!.d).to.deep.equal({ k: '2026-11-24', n: 1, a: 0 });
     const back = newAttempt();
     await reserveAll(services, [spec], { lane: 'p0', key: keyOf('d1'), attempt: back, step: -1, periods });
     const doc = await counter();
-    expect(doc!.d).to.deep.equal({ k: '2026-11-24', n: 1 });
+    expect(doc!.d).to.deep.equal({ k: '2026-11-24', n: 1, a: 0 });
     expect(doc!.total).to.equal(2);
   });
 

@@ -13,6 +13,9 @@ import {
   CART_CONDITION_FIELDS,
   DEFAULT_STACKING,
   DISCOUNT_BASES,
+  DISCOUNT_TYPES,
+  type Budget,
+  type Discount,
   ITEM_CONDITION_FIELDS,
   LIMIT_KEYS,
   METADATA_SCOPES,
@@ -104,6 +107,17 @@ const stacking = Joi.object({
 });
 const noCode = '{{#label}} is not allowed: an automatic promotion has no code';
 
+/** A money amount of a budget (currency units), or null: no cap. */
+const money = Joi.number().positive().max(1e12).allow(null);
+/** A count of items (a promotion kind's quantities and repeats). */
+const quantity = Joi.number().integer().min(1).max(1_000_000);
+/** A key that belongs to other discount types: absent or null here. */
+const onlyFor = (types: string) =>
+  Joi.valid(null).messages({ 'any.only': `{{#label}} is only for ${types}`, 'any.unknown': `{{#label}} is only for ${types}` });
+/** A promotion kind's own key (docs/campaigns.md "Promotion kinds"): `schema` for that type, absent or null for the others. */
+const kindField = (type: (typeof DISCOUNT_TYPES)[number], schema: Joi.Schema) =>
+  Joi.when('type', { is: type, then: schema, otherwise: onlyFor(type) });
+
 const fields = {
   name: Joi.string().min(1).max(200),
   description: Joi.string().allow('').max(2000),
@@ -142,13 +156,28 @@ const fields = {
       .min(1),
   }).allow(null),
   limits: Joi.object(Object.fromEntries(LIMIT_KEYS.map((k) => [k, limit]))),
+  budget: Joi.object({
+    total: money,
+    per_day: money,
+    per_week: money,
+    per_month: money,
+    per_customer: money,
+    when_exceeded: Joi.string().valid('refuse', 'cap').default('refuse'),
+    notify_at: Joi.array().items(Joi.number().integer().min(1).max(99)).unique().max(10).default([]),
+  }).allow(null),
   discount: Joi.object({
     kind: Joi.string().valid('discount', 'cashback').required(),
-    type: Joi.string().valid('percentage', 'flat').required(),
-    value: Joi.number()
-      .positive()
-      .required()
-      .when('type', { is: 'percentage', then: Joi.number().max(100) }),
+    type: Joi.string()
+      .valid(...DISCOUNT_TYPES)
+      .required(),
+    value: Joi.when('type', {
+      is: Joi.valid('percentage', 'flat'),
+      then: Joi.number()
+        .positive()
+        .required()
+        .when('type', { is: 'percentage', then: Joi.number().max(100) }),
+      otherwise: onlyFor('percentage and flat discounts'),
+    }),
     max: Joi.number().positive().allow(null),
     wallet_id: Joi.string()
       .max(100)
@@ -156,6 +185,46 @@ const fields = {
       .when('kind', { is: 'discount', then: Joi.valid(null) }),
     // A cashback's own pending period, instead of its wallet's (docs/wallets.md).
     pending: pendingSchema.when('kind', { is: 'discount', then: Joi.valid(null) }),
+    buy: kindField('buy_x_get_y', Joi.object({ quantity: quantity.required(), items: selector }).required()),
+    get: kindField(
+      'buy_x_get_y',
+      Joi.object({ quantity: quantity.required(), items: selector, percent_off: Joi.number().positive().max(100).required() }).required(),
+    ),
+    max_repeats: Joi.when('type', {
+      is: Joi.valid('buy_x_get_y', 'bundle'),
+      then: quantity.default(1),
+      otherwise: onlyFor('buy_x_get_y and bundle'),
+    }),
+    gift: kindField(
+      'free_gift',
+      Joi.object({
+        product_id: Joi.string().min(1).max(256).required(),
+        sku: Joi.string().min(1).max(256).allow(null),
+        name: Joi.string().min(1).max(200).required(),
+        quantity: quantity.default(1),
+        value: Joi.number().min(0).max(1e12).default(0),
+      }).required(),
+    ),
+    max_gifts: kindField('free_gift', Joi.number().integer().min(1).allow(null)),
+    tiers: kindField(
+      'tiered',
+      Joi.array()
+        .items(Joi.object({ from: Joi.number().min(0).max(1e12).required(), value: Joi.number().positive().max(1e12).required() }))
+        .min(1)
+        .max(20)
+        .unique('from')
+        .required(),
+    ),
+    tier_type: kindField('tiered', Joi.string().valid('percentage', 'flat').required()),
+    bundle: kindField(
+      'bundle',
+      Joi.array()
+        .items(Joi.object({ items: selector.invalid(null).required(), quantity: quantity.default(1) }))
+        .min(1)
+        .max(10)
+        .required(),
+    ),
+    price: kindField('bundle', Joi.number().min(0).max(1e12).required()),
   }),
   discount_calculated_on_property: Joi.string().valid(...DISCOUNT_BASES),
   cart_conditions: Joi.array().items(condition(CART_CONDITION_FIELDS)).max(50),
@@ -193,7 +262,12 @@ export const createCampaignSchema = Joi.object({
   code_type: fields.code_type.default('fixed'),
   code: fields.code.when('code_type', { is: 'fixed', then: Joi.when('trigger', { not: 'automatic', then: Joi.required() }) }),
   discount: fields.discount.required(),
-  discount_calculated_on_property: fields.discount_calculated_on_property.default('selling_price_subtotal'),
+  // Free shipping is computed on the shipping; every other type defaults to the selling subtotal.
+  discount_calculated_on_property: fields.discount_calculated_on_property.when('discount.type', {
+    is: 'free_shipping',
+    then: Joi.any().default('shipping'),
+    otherwise: Joi.any().default('selling_price_subtotal'),
+  }),
 });
 /** Update: any subset; the code type, code and trigger of a campaign do not change (they decide whether it has codes). */
 export const updateCampaignSchema = Joi.object({
@@ -245,6 +319,131 @@ function toStacking(a: Record<string, any>, base: Stacking): Stacking {
   };
 }
 
+const centsOrNull = (x: number | null | undefined) => (x === undefined || x === null ? null : cents(x));
+const unitsOrNull = (x: number | null | undefined) => (x === undefined || x === null ? null : x / 100);
+
+function toBudget(b: Record<string, any>): Budget {
+  return {
+    totalCents: centsOrNull(b.total),
+    perDayCents: centsOrNull(b.per_day),
+    perWeekCents: centsOrNull(b.per_week),
+    perMonthCents: centsOrNull(b.per_month),
+    perCustomerCents: centsOrNull(b.per_customer),
+    whenExceeded: b.when_exceeded ?? 'refuse',
+    notifyAt: [...(b.notify_at ?? [])].sort((x: number, y: number) => x - y),
+  };
+}
+
+function fromBudget(b: Budget | null | undefined) {
+  if (!b) return null;
+  return {
+    total: unitsOrNull(b.totalCents),
+    per_day: unitsOrNull(b.perDayCents),
+    per_week: unitsOrNull(b.perWeekCents),
+    per_month: unitsOrNull(b.perMonthCents),
+    per_customer: unitsOrNull(b.perCustomerCents),
+    when_exceeded: b.whenExceeded,
+    notify_at: b.notifyAt,
+  };
+}
+
+/** The admin's discount (validated) → the domain's: money in cents, each promotion kind's own settings. */
+function toDiscount(d: Record<string, any>): Discount {
+  const out: Discount = {
+    kind: d.kind,
+    type: d.type,
+    value: d.type === 'flat' ? cents(d.value) : d.type === 'percentage' ? d.value : 0,
+    maxCents: centsOrNull(d.max),
+    walletId: d.wallet_id ?? null,
+    cashbackPending: pendingRuleOf(d.pending),
+  };
+  if (d.type === 'buy_x_get_y') {
+    out.buyXGetY = {
+      buyQuantity: d.buy.quantity,
+      buySelector: (d.buy.items ?? null) as ItemSelector | null,
+      getQuantity: d.get.quantity,
+      getSelector: (d.get.items ?? null) as ItemSelector | null,
+      percentOff: d.get.percent_off,
+      maxRepeats: d.max_repeats ?? 1,
+    };
+  }
+  if (d.type === 'free_gift') {
+    const g = d.gift;
+    out.gift = {
+      productId: g.product_id,
+      sku: g.sku ?? null,
+      name: g.name,
+      quantity: g.quantity ?? 1,
+      valueCents: cents(g.value ?? 0),
+      maxGifts: d.max_gifts ?? null,
+    };
+  }
+  if (d.type === 'tiered') {
+    const flat = d.tier_type === 'flat';
+    out.tiered = {
+      valueType: d.tier_type,
+      tiers: [...d.tiers]
+        .sort((x: { from: number }, y: { from: number }) => x.from - y.from)
+        .map((t: { from: number; value: number }) => ({ fromCents: cents(t.from), value: flat ? cents(t.value) : t.value })),
+    };
+  }
+  if (d.type === 'bundle') {
+    out.bundle = {
+      components: d.bundle.map((c: { items: ItemSelector; quantity?: number }) => ({ selector: c.items, quantity: c.quantity ?? 1 })),
+      priceCents: cents(d.price),
+      maxRepeats: d.max_repeats ?? 1,
+    };
+  }
+  return out;
+}
+
+/** The domain's discount → the admin's: every key of the format, null where the type does not use it. */
+function fromDiscount(d: Discount) {
+  const x = d.buyXGetY;
+  const tiered = d.tiered;
+  const flatTiers = tiered?.valueType === 'flat';
+  return {
+    kind: d.kind,
+    type: d.type,
+    value: d.type === 'flat' ? d.value / 100 : d.type === 'percentage' ? d.value : null,
+    max: unitsOrNull(d.maxCents),
+    wallet_id: d.walletId ?? null,
+    pending: d.cashbackPending ?? null,
+    ...(d.type === 'buy_x_get_y' && x
+      ? {
+          buy: { quantity: x.buyQuantity, items: fromSelector(x.buySelector) },
+          get: { quantity: x.getQuantity, items: fromSelector(x.getSelector), percent_off: x.percentOff },
+          max_repeats: x.maxRepeats,
+        }
+      : {}),
+    ...(d.type === 'free_gift' && d.gift
+      ? {
+          gift: {
+            product_id: d.gift.productId,
+            sku: d.gift.sku,
+            name: d.gift.name,
+            quantity: d.gift.quantity,
+            value: d.gift.valueCents / 100,
+          },
+          max_gifts: d.gift.maxGifts,
+        }
+      : {}),
+    ...(d.type === 'tiered' && tiered
+      ? {
+          tiers: tiered.tiers.map((t) => ({ from: t.fromCents / 100, value: flatTiers ? t.value / 100 : t.value })),
+          tier_type: tiered.valueType,
+        }
+      : {}),
+    ...(d.type === 'bundle' && d.bundle
+      ? {
+          bundle: d.bundle.components.map((c) => ({ items: fromSelector(c.selector), quantity: c.quantity })),
+          price: d.bundle.priceCents / 100,
+          max_repeats: d.bundle.maxRepeats,
+        }
+      : {}),
+  };
+}
+
 /**
  * Admin input (validated) → domain fields. `customerIds` maps assigned source ids; `tz` reads
  * offset-less dates as the application's local time; `current`: the saved campaign an update
@@ -273,17 +472,8 @@ export function toCampaignInput(
   if (a.schedule !== undefined)
     out.schedule = a.schedule === null ? null : { daysOfWeek: a.schedule.days_of_week, hours: a.schedule.hours };
   if (a.limits !== undefined) out.limits = Object.fromEntries(LIMIT_KEYS.map((k) => [LIMIT_FIELDS[k], a.limits[k] ?? null]));
-  if (a.discount !== undefined) {
-    const d = a.discount;
-    out.discount = {
-      kind: d.kind,
-      type: d.type,
-      value: d.type === 'flat' ? cents(d.value) : d.value,
-      maxCents: d.max === undefined || d.max === null ? null : cents(d.max),
-      walletId: d.wallet_id ?? null,
-      cashbackPending: pendingRuleOf(d.pending),
-    };
-  }
+  if (a.budget !== undefined) out.budget = a.budget === null ? null : toBudget(a.budget);
+  if (a.discount !== undefined) out.discount = toDiscount(a.discount);
   if (a.discount_calculated_on_property !== undefined) out.discountCalculatedOn = a.discount_calculated_on_property;
   if (a.cart_conditions !== undefined) out.cartConditions = toConditions(a.cart_conditions);
   if (a.item_selector !== undefined) out.itemSelector = a.item_selector as ItemSelector | null;
@@ -296,11 +486,24 @@ export function toCampaignInput(
 
 /** Cross-field rules joi cannot express alone; each failure names the field. */
 export function checkCampaignRules(
-  c: Pick<Campaign, 'discountCalculatedOn' | 'itemSelector' | 'metadataKeys' | 'cartConditions' | 'productValidations' | 'excludedItems'>,
+  c: Pick<
+    Campaign,
+    'discountCalculatedOn' | 'itemSelector' | 'metadataKeys' | 'cartConditions' | 'productValidations' | 'excludedItems' | 'discount'
+  >,
 ) {
   const refuse = (field: string, details: string) => {
     throw adminInvalid(details, { [field]: details });
   };
+  const type = c.discount.type;
+  if (type === 'free_shipping' && c.discountCalculatedOn !== 'shipping')
+    refuse('discount_calculated_on_property', '"discount_calculated_on_property" must be shipping for a free_shipping discount');
+  if ((type === 'free_shipping' || type === 'free_gift') && c.discount.kind !== 'discount')
+    refuse('discount.kind', `"discount.kind" must be discount for a ${type} discount`);
+  if (c.discount.tiered?.valueType === 'percentage') {
+    c.discount.tiered.tiers.forEach((t, i) => {
+      if (t.value > 100) refuse(`discount.tiers.${i}.value`, `"discount.tiers[${i}].value" must be at most 100 for percentage tiers`);
+    });
+  }
   if (c.discountCalculatedOn.startsWith('selected_items_') && !c.itemSelector) {
     refuse('item_selector', '"item_selector" is required when discount_calculated_on_property is a selected_items_* base');
   }
@@ -316,10 +519,12 @@ export function checkCampaignRules(
     if (cond.field.startsWith('metadata.') && !item.has(cond.field))
       refuse(`product_validations.${i}.field`, `"product_validations" uses undeclared item metadata key ${cond.field}`);
   });
-  for (const [name, sel] of [
-    ['item_selector', c.itemSelector],
-    ['excluded_items', c.excludedItems],
-  ] as const) {
+  const kindSelectors: [string, ItemSelector | null][] = [
+    ['discount.buy.items', c.discount.buyXGetY?.buySelector ?? null],
+    ['discount.get.items', c.discount.buyXGetY?.getSelector ?? null],
+    ...(c.discount.bundle?.components ?? []).map((b, i): [string, ItemSelector] => [`discount.bundle.${i}.items`, b.selector]),
+  ];
+  for (const [name, sel] of [['item_selector', c.itemSelector] as const, ['excluded_items', c.excludedItems] as const, ...kindSelectors]) {
     sel?.properties.forEach((p, i) => {
       if (p.property.startsWith('metadata.') && !item.has(p.property))
         refuse(`${name}.properties.${i}.property`, `"${name}" uses undeclared item metadata key ${p.property}`);
@@ -349,14 +554,8 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
     valid_until: c.validUntil ? c.validUntil.toISOString() : null,
     schedule: c.schedule ? { days_of_week: c.schedule.daysOfWeek, hours: c.schedule.hours } : null,
     limits: Object.fromEntries(LIMIT_KEYS.map((k) => [k, c.limits[LIMIT_FIELDS[k]] ?? null])),
-    discount: {
-      kind: c.discount.kind,
-      type: c.discount.type,
-      value: c.discount.type === 'flat' ? c.discount.value / 100 : c.discount.value,
-      max: c.discount.maxCents === null || c.discount.maxCents === undefined ? null : c.discount.maxCents / 100,
-      wallet_id: c.discount.walletId ?? null,
-      pending: c.discount.cashbackPending ?? null,
-    },
+    budget: fromBudget(c.budget),
+    discount: fromDiscount(c.discount),
     discount_calculated_on_property: c.discountCalculatedOn,
     cart_conditions: fromConditions(c.cartConditions),
     item_selector: fromSelector(c.itemSelector),

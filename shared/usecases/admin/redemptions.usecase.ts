@@ -1,7 +1,10 @@
 /** Admin read of the redemption journal. */
 import type { Services } from '../../services.js';
-import { campaignCounterId } from '../../data/limit-counter.repository.js';
+import { campaignCounterId, type PeriodKeys } from '../../data/limit-counter.repository.js';
+import type { LimitCounterDoc } from '../../data/limit-counter.schema.js';
+import { fromCents } from '../../domain/money.js';
 import { periodKeys } from '../../domain/periods.js';
+import type { Budget } from '../../domain/types.js';
 import { adminInvalid, adminNotFound } from '../../admin-errors.js';
 import { requireApplication } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
@@ -101,5 +104,30 @@ export async function campaignUsage(deps: Pick<Services, 'repos' | 'now'>, appli
       per_month: limitUsage(l.perMonth, inPeriod(counter?.m, keys.month), keys.month),
       per_customer: { limit: l.perCustomer ?? null },
     },
+    budget: budgetUsage(campaign.budget, counter, keys),
+  };
+}
+
+/** One money cap's figures in currency units: the cap, what was spent in its current period, what is left (null: no cap). */
+const moneyUsage = (capCents: number | null, spentCents: number, period?: string) => ({
+  budget: capCents === null ? null : fromCents(capCents),
+  spent: fromCents(spentCents),
+  left: capCents === null ? null : fromCents(Math.max(0, capCents - spentCents)),
+  ...(period !== undefined ? { period } : {}),
+});
+
+/** A campaign's budget as spent so far (docs/budgets.md), from its counter; null without a budget. */
+function budgetUsage(budget: Budget | null | undefined, counter: LimitCounterDoc | null, keys: PeriodKeys) {
+  if (!budget) return null;
+  const spentIn = (p: { k: string; a?: number } | undefined, key: string) => (p && p.k === key ? (p.a ?? 0) : 0);
+  const spent = counter?.amt ?? 0;
+  return {
+    when_exceeded: budget.whenExceeded,
+    total: moneyUsage(budget.totalCents, spent),
+    per_day: moneyUsage(budget.perDayCents, spentIn(counter?.d, keys.day), keys.day),
+    per_week: moneyUsage(budget.perWeekCents, spentIn(counter?.w, keys.week), keys.week),
+    per_month: moneyUsage(budget.perMonthCents, spentIn(counter?.m, keys.month), keys.month),
+    per_customer: { budget: budget.perCustomerCents === null ? null : fromCents(budget.perCustomerCents) },
+    share_spent: budget.totalCents ? Math.min(100, Math.floor((spent * 100) / budget.totalCents)) : null,
   };
 }

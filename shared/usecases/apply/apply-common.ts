@@ -10,6 +10,11 @@ export interface ApplyResult {
   orderId: string;
   coupon_code: string;
   request_id: string;
+  /**
+   * A budgeted campaign's redeem: the discount and cashback granted, in cents. Not part of the
+   * body: the API answers them as the `Coupon-Discount` / `Coupon-Cashback` headers (docs/budgets.md).
+   */
+  granted?: { discountCents: number; cashbackCents: number };
 }
 
 /** One coupon of a stacked redeem or revert (`coupons` beside the result: docs/stacking.md). */

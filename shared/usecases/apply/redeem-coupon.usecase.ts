@@ -10,7 +10,9 @@
  */
 import type { PeriodKeys } from '../../data/limit-counter.repository.js';
 import { redemptionKey, type CycleFields, type RedemptionRecord } from '../../data/redemption-journal.repository.js';
-import { evaluateCoupon, limitRefusal } from '../../domain/engine.js';
+import { budgetCents, budgetLeft, capResult, withinBudget, type BudgetLeft } from '../../domain/budget.js';
+import type { DiscountResult } from '../../domain/discount.js';
+import { evaluateCoupon, limitRefusal, type Refusal } from '../../domain/engine.js';
 import { periodKeys } from '../../domain/periods.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
@@ -55,6 +57,7 @@ export async function redeemCoupon(
   run: JobRun,
 ): Promise<ApplyResult> {
   let cycle = 1;
+  let capTo: number | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const { app, campaign } = await loadCampaign(deps, input.applicationId, input.campaignId);
     const now = deps.now();
@@ -88,6 +91,9 @@ export async function redeemCoupon(
       throw real.applicable ? refusalOf(evaluation.reason, evaluation.message) : refusalOf(real.reason, real.message);
     }
 
+    // A budget that had less left than asked, with `cap`: this round asks what was left (docs/budgets.md).
+    const result = capTo === null ? evaluation.result : capResult(evaluation.result, capTo, evaluation.order?.sellingSubtotalCents ?? 0);
+    const cents = campaign.budget ? budgetCents(result) : 0;
     const key = redemptionKey(campaign.id, input.orderId, cycle);
     const attempt = newAttempt();
     const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
@@ -101,15 +107,17 @@ export async function redeemCoupon(
       key,
       couponId: input.couponId,
       code: input.code,
-      discountCents: evaluation.result.totalDiscountCents,
-      cashbackCents: evaluation.result.totalCashbackCents,
+      discountCents: result.totalDiscountCents,
+      cashbackCents: result.totalCashbackCents,
+      ...(cents ? { budgetCents: cents } : {}),
+      ...(result.freeGifts?.length ? { gifts: result.freeGifts } : {}),
       cashbackWallet: campaign.discount.kind === 'cashback' ? (campaign.discount.walletId ?? null) : null,
       periods,
       counters: counters.map((c) => c.id),
       refusal: null,
       redeemJobId: run.jobId,
     };
-    const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods });
+    const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods, cents });
     if (taken.refused.length > 0) {
       await undoAll(deps, taken.changed, run.lane, taken.entry);
       const d = decideRedeem(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);
@@ -119,8 +127,12 @@ export async function redeemCoupon(
         cycle = d.cycle;
         continue;
       }
-      const refused = refusalAt(campaign, taken.refused, periods);
+      const refused = refusalAt(campaign, taken.refused, periods, result);
       if (!refused) continue; // freed meanwhile (a revert): try again
+      if ('capTo' in refused) {
+        capTo = refused.capTo; // less left than asked, and the campaign caps: ask for what is left
+        continue;
+      }
       // Journaled, so that a run of this job overlapping this one (a lost lock) reaches the same answer.
       const reason = { reason: refused.reason, message: refused.message };
       if (await deps.repos.redemptions.commitCycle({ ...fields, counters: [] }, attempt, 'refused', reason))
@@ -135,7 +147,7 @@ export async function redeemCoupon(
       if ('refuse' in d) throw d.refuse;
       if ('done' in d) {
         if (d.own) await creditCashback(deps, d.own, campaign.discount.cashbackPending ?? null); // a re-run: finish what the first run may not have
-        return d.done;
+        return d.own ? grantedOf(campaign, d.own, d.done) : d.done;
       }
       cycle = d.cycle;
       continue;
@@ -146,15 +158,50 @@ export async function redeemCoupon(
       clearAll(deps, taken.changed, run.lane, taken.entry),
     ]);
     if (fields.cashbackCents > 0) run.observe?.({ kind: 'ledger', txnId: cashbackTxnId(key), posted });
-    return resultOf(input, 'completed');
+    return grantedOf(campaign, fields, resultOf(input, 'completed'));
   }
   throw new Error(`redeem made no progress for order ${input.orderId}`);
 }
 
-/** The refusal of the counters that refused a take, in the engine's order; null if none is reached now. */
-export function refusalAt(campaign: Campaign, refused: Refused[], periods: PeriodKeys) {
+/** The usage the counters that refused a take show. */
+function usageAt(campaign: Campaign, refused: Refused[], periods: PeriodKeys): UsageCounts {
   const doc = (kind: string) => refused.find((r) => r.spec.kind === kind)?.doc;
-  const usage = usageFrom(doc('campaign'), doc('customer'), periods, { bulkCode: doc('code'), hasBulkCode: !!doc('code') });
+  return usageFrom(doc('campaign'), doc('customer'), periods, {
+    bulkCode: doc('code'),
+    hasBulkCode: !!doc('code'),
+    budget: !!campaign.budget,
+  });
+}
+
+/** What is left of a budgeted campaign's budget by the counters that refused a take (a campaign without one: nothing). */
+export const budgetLeftAt = (campaign: Campaign, refused: Refused[], periods: PeriodKeys): BudgetLeft =>
+  budgetLeft(campaign.budget, usageAt(campaign, refused, periods).spent, true) ?? { cents: 0, cap: 'total' };
+
+/**
+ * What the counters that refused a take decide, in the engine's order: a limit's refusal; for a
+ * budget with less left than `result` asks, its refusal or (`cap`) the amount to ask instead; null
+ * when none is reached now (freed meanwhile).
+ */
+export function refusalAt(
+  campaign: Campaign,
+  refused: Refused[],
+  periods: PeriodKeys,
+  result: DiscountResult,
+): Refusal | { capTo: number } | null {
+  const usage = usageAt(campaign, refused, periods);
   const evaluation = limitRefusal(campaign, usage, true);
-  return evaluation && !evaluation.applicable ? evaluation : null;
+  if (evaluation && !evaluation.applicable) return evaluation;
+  const fitted = withinBudget(campaign, result, budgetLeft(campaign.budget, usage.spent, true), 0);
+  if (!('result' in fitted)) return fitted;
+  return fitted.capped ? { capTo: budgetCents(fitted.result) } : null;
+}
+
+/**
+ * A redeem's answer for a campaign with a budget: the amounts granted beside the contract's result
+ * (the API sends them as headers, never in the body: docs/budgets.md) — with `cap` they can be
+ * less than validate showed.
+ */
+function grantedOf(campaign: Campaign, cycle: Pick<CycleFields, 'discountCents' | 'cashbackCents'>, result: ApplyResult): ApplyResult {
+  if (!campaign.budget) return result;
+  return { ...result, granted: { discountCents: cycle.discountCents, cashbackCents: cycle.cashbackCents } };
 }

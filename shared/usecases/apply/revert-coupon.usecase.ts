@@ -40,7 +40,14 @@ export async function revertCoupon(
     }
     const attempt = newAttempt();
     const counters = countersOfCycle(target);
-    const given = await reserveAll(deps, counters, { lane: run.lane, key: target.key, attempt, step: -1, periods: target.periods });
+    const given = await reserveAll(deps, counters, {
+      lane: run.lane,
+      key: target.key,
+      attempt,
+      step: -1,
+      periods: target.periods,
+      cents: target.budgetCents ?? 0,
+    });
     if (!(await deps.repos.redemptions.commitRevert(target.key, attempt, run.jobId))) {
       await undoAll(deps, given.changed, run.lane, given.entry);
       continue; // reverted by someone else meanwhile, or this attempt was abandoned: read again

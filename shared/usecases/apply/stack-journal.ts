@@ -28,7 +28,7 @@ export function failpoint(deps: Pick<Services, 'config'>, at: StackFailpoint) {
 /** The counters of one cycle and the lane entry its stack attempt wrote on them. */
 export const lanesOf = (c: CycleFields, attempt: string, step: 1 | -1) => ({
   specs: specsOf(c.applicationId, c.campaignId, c.counters),
-  entry: laneEntry({ attempt, step, periods: c.periods, key: c.key }),
+  entry: laneEntry({ attempt, step, periods: c.periods, key: c.key, cents: c.budgetCents ?? 0 }),
 });
 
 /** Frees the lanes a committed stack attempt holds (idempotent). */

@@ -11,9 +11,11 @@
  * computed again without it.
  */
 import { redemptionKey, stackKey, type CycleFields, type StackRecord } from '../../data/redemption-journal.repository.js';
+import { budgetCents, budgetRefusal } from '../../domain/budget.js';
+import type { DiscountResult } from '../../domain/discount.js';
 import * as M from '../../domain/messages.js';
 import { periodKeys } from '../../domain/periods.js';
-import { stackCoupons, type StackResult } from '../../domain/stacking.js';
+import { stackCoupons, type StackedCoupon, type StackResult } from '../../domain/stacking.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
 import type { StackRedeemInput } from '../../queue/job-payloads.js';
@@ -23,7 +25,7 @@ import type { JobRun } from '../job-run.js';
 import { countersFor, newStackAttempt, reserveAll, undoAll } from '../limit-counters.js';
 import { automaticPromotions, withUsage, type CartCoupon } from '../stack.js';
 import { MAX_ROUNDS, type StackApplyResult } from './apply-common.js';
-import { refusalAt } from './redeem-coupon.usecase.js';
+import { budgetLeftAt, refusalAt } from './redeem-coupon.usecase.js';
 import { clearStackLanes, failpoint, stackResult, writeStackCycles } from './stack-journal.js';
 
 const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
@@ -60,6 +62,18 @@ async function cartOf(deps: Pick<Services, 'applications' | 'campaigns'>, input:
   const automatic = (await automaticPromotions(deps, app, { id: input.customerId })).filter((c) => !excluded.has(c.campaign.id));
   return { app, coupons: [...entries, ...automatic] };
 }
+
+/** A stacked coupon's amounts as one coupon's result (what a budget counts and checks). */
+const resultOfStacked = (c: StackedCoupon): DiscountResult => ({
+  totalDiscountCents: c.discountCents,
+  totalCashbackCents: c.cashbackCents,
+  totalAmountCents: 0,
+  itemDiscountCents: c.itemDiscountCents,
+  ...(c.freeGifts ? { freeGifts: c.freeGifts } : {}),
+});
+
+/** What a stacked coupon counts in its campaign's budget. */
+const budgetOf = (c: StackedCoupon): number => budgetCents(resultOfStacked(c));
 
 /** Worker side of a stacked redeem (see the file's header). */
 export async function redeemStack(
@@ -130,6 +144,8 @@ export async function redeemStack(
         code: c.code,
         discountCents: amounts.discountCents,
         cashbackCents: amounts.cashbackCents,
+        ...(c.campaign.budget ? { budgetCents: budgetOf(amounts) } : {}),
+        ...(amounts.freeGifts?.length ? { gifts: amounts.freeGifts } : {}),
         cashbackWallet: c.campaign.discount.kind === 'cashback' ? (c.campaign.discount.walletId ?? null) : null,
         periods,
         counters: countersFor(c.campaign, app.id, input.customerId, c.bulkCodeId).map((s) => s.id),
@@ -146,6 +162,7 @@ export async function redeemStack(
           attempt,
           step: 1,
           periods,
+          cents: fields[k]!.budgetCents ?? 0,
         }),
       ),
     );
@@ -168,7 +185,10 @@ export async function redeemStack(
       let entryRefusal: { reason: NonNullable<CycleFields['refusal']>['reason']; message: string } | null = null;
       for (const [k, t] of taken.entries()) {
         const coupon = coupons[applied[k]!]!;
-        const r = t.refused.length > 0 ? refusalAt(coupon.campaign as Campaign, t.refused, periods) : null;
+        const asked = stack.coupons[applied[k]!]!;
+        const found = t.refused.length > 0 ? refusalAt(coupon.campaign as Campaign, t.refused, periods, resultOfStacked(asked)) : null;
+        // In a stack a budget is never cut (the coupons after it were computed on what it took): cap refuses too.
+        const r = found && 'capTo' in found ? budgetRefusal(budgetLeftAt(coupon.campaign as Campaign, t.refused, periods)) : found;
         if (!r) continue; // not refused, or freed meanwhile
         if (coupon.entry === null)
           excluded.add(coupon.campaign.id); // an automatic promotion sold out: left out

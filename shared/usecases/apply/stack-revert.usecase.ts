@@ -26,6 +26,7 @@ export async function revertStackRecord(deps: Deps, stack: StackRecord, run: Job
         attempt,
         step: -1,
         periods: c.periods,
+        cents: c.budgetCents ?? 0,
       }),
     ),
   );
