@@ -14,7 +14,7 @@ import { availability } from './availability.js';
 import { budgetLeft, budgetRefusal, withinBudget } from './budget.js';
 import { fromCents } from './money.js';
 import { conditionHolds, firstFailing } from './conditions.js';
-import { baseCents, computeDiscount, eligibleItems, isSelectedItemsBase, type DiscountResult } from './discount.js';
+import { baseCents, computeDiscount, eligibleItems, giftLine, isSelectedItemsBase, type DiscountResult } from './discount.js';
 import * as M from './messages.js';
 import { firstTier, planBundle, planBuyXGetY, tierReached } from './promotion-kinds.js';
 import {
@@ -586,10 +586,18 @@ const endsBefore = (step: RuleStep, ctx: RuleContext): boolean => step.needsOrde
 function applicable(ctx: RuleContext): Evaluation {
   const order = readableOrder(ctx);
   if (!order) {
+    const gift = ctx.campaign.discount.type === 'free_gift' ? ctx.campaign.discount.gift : null;
     return {
       applicable: true,
       order: null,
-      result: { totalDiscountCents: 0, totalCashbackCents: 0, totalAmountCents: 0, itemDiscountCents: [] },
+      result: {
+        totalDiscountCents: 0,
+        totalCashbackCents: 0,
+        totalAmountCents: 0,
+        itemDiscountCents: [],
+        // A free gift is named without a cart too (list rule 1: applicable, nothing computed), so a storefront can show it.
+        ...(gift ? { freeGifts: [giftLine(gift)] } : {}),
+      },
     };
   }
   const result = computeDiscount(ctx.campaign, order, selectedOf(ctx));

@@ -8,6 +8,7 @@
 import Joi from 'joi';
 import { explainCoupon, type Explanation, type RuleCheck } from '../../domain/engine.js';
 import { isMoneyField } from '../../domain/messages.js';
+import { presentGifts } from '../coupon-result.js';
 import { fromCents } from '../../domain/money.js';
 import { periodKeys } from '../../domain/periods.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
@@ -94,6 +95,7 @@ function present(campaign: Campaign, code: string | null, { evaluation, checks }
     message: evaluation.applicable ? null : evaluation.message,
     discount_amount: evaluation.applicable ? fromCents(evaluation.result.totalDiscountCents) : 0,
     cashback_amount: evaluation.applicable ? fromCents(evaluation.result.totalCashbackCents) : 0,
+    ...(evaluation.applicable ? presentGifts(evaluation.result.freeGifts) : {}),
     checks: checks.map(presentCheck),
   };
 }

@@ -18,6 +18,9 @@
  *    are recorded as events by the worker, docs/events.md),
  * and the answer is the engine's, with the usage read: the same body the worker gives.
  *
+ * A budget that has nothing left (docs/budgets.md) is such a limit; one with a little left is not
+ * (whether a discount fits depends on the cart), so those refusals go through the queue.
+ *
  * Only campaigns this process saw refused at a campaign-wide limit are read
  * (shared/cache/sold-out-hints.ts): every other redeem pays nothing.
  */
@@ -40,9 +43,16 @@ import { countersFor, usageFrom } from '../limit-counters.js';
 import { refusalOf } from '../../client-errors.js';
 
 /** Limits reached for every customer at once: a refusal at one hints the campaign. */
-const CAMPAIGN_WIDE = new Set<Reason>(['total_limit', 'per_day_limit', 'per_week_limit', 'per_month_limit']);
+const CAMPAIGN_WIDE = new Set<Reason>([
+  'total_limit',
+  'per_day_limit',
+  'per_week_limit',
+  'per_month_limit',
+  'budget_exhausted',
+  'gifts_given_out',
+]);
 /** Every limit's refusal: what the API may answer without the queue. */
-const LIMITS = new Set<Reason>([...CAMPAIGN_WIDE, 'per_user_limit', 'bulk_code_used']);
+const LIMITS = new Set<Reason>([...CAMPAIGN_WIDE, 'per_user_limit', 'per_user_budget', 'bulk_code_used']);
 
 /** The job gateway's listener that feeds the hints: a redeem refused at a campaign-wide limit marks its campaign. */
 export const soldOutListener =
@@ -74,9 +84,13 @@ export function soldOutDecision(f: SoldOutFacts): { refuse: DomainError | null; 
   const doc = (id: string) => f.counters.get(id);
   const usage = usageFrom(
     doc(campaignCounterId(campaign.id)),
-    campaign.limits.perCustomer ? doc(customerCounterId(campaign.id, input.customerId)) : undefined,
+    campaign.limits.perCustomer || campaign.budget?.perCustomerCents ? doc(customerCounterId(campaign.id, input.customerId)) : undefined,
     periods,
-    { bulkCode: input.bulkCodeId ? doc(codeCounterId(campaign.id, input.bulkCodeId)) : undefined, hasBulkCode: !!input.bulkCodeId },
+    {
+      bulkCode: input.bulkCodeId ? doc(codeCounterId(campaign.id, input.bulkCodeId)) : undefined,
+      hasBulkCode: !!input.bulkCodeId,
+      budget: !!campaign.budget,
+    },
   );
   const soldOut = limitRefusal(campaign, { ...usage, bulkCode: undefined }, false) !== null;
   const inFlight = [...f.counters.values()].some((d) => Object.keys(d.lanes ?? {}).length > 0);
