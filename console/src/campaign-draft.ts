@@ -6,6 +6,7 @@
  */
 import { limitKeyValues, type Schemas } from '@coupons/client';
 import type { Campaign } from './api';
+import { budgetKeys } from './promotion-words';
 
 /** The text fields of an order or item: their condition values stay text; every other known field is a number. */
 const TEXT_FIELDS = new Set(['payment_mode', 'product_id', 'sku', 'name']);
@@ -41,6 +42,59 @@ export interface StackingDraft {
   categories: string;
 }
 
+/** One threshold of a tiered discount, as typed: from this much of the base, this value. */
+export interface TierRow {
+  from: string;
+  value: string;
+}
+/** One part of a bundle: the items it takes and how many. */
+export interface BundlePart {
+  items: SelectorDraft;
+  quantity: string;
+}
+
+/**
+ * What the campaign gives, as typed: `value` and `max` for a percentage or an amount off, and each
+ * promotion kind's own fields (docs/campaigns.md "Promotion kinds"). Only the chosen type's are sent.
+ */
+export interface DiscountDraft {
+  kind: Campaign['discount']['kind'];
+  type: Schemas['DiscountType'];
+  value: string;
+  max: string;
+  wallet_id: string;
+  /** The cashback's own pending period in days ('' : the wallet's); a pending `until` an instant is kept as it was. */
+  pending_days: string;
+  pending_until: string | null;
+  /** Buy X get Y: the bought items (not enabled: any item) and the items had at `percent_off` (not enabled: the same as bought). */
+  buy_quantity: string;
+  buy_items: SelectorDraft;
+  get_quantity: string;
+  get_items: SelectorDraft;
+  percent_off: string;
+  /** Buy X get Y and bundle: how many times one order may take it. */
+  max_repeats: string;
+  gift: { product_id: string; sku: string; name: string; quantity: string; value: string };
+  /** Free gift: how many it gives away in all ('' : no limit). */
+  max_gifts: string;
+  tiers: TierRow[];
+  tier_type: 'percentage' | 'flat';
+  bundle: BundlePart[];
+  price: string;
+}
+
+/** A money budget as typed: each cap in currency units ('' : none); `enabled` false is no budget. */
+export interface BudgetDraft {
+  enabled: boolean;
+  caps: Record<Schemas['BudgetKey'], string>;
+  when_exceeded: Schemas['BudgetWhenExceeded'];
+  /** Shares of the total (percent), comma-separated. */
+  notify_at: string;
+}
+
+/** Whether a discount type takes `value` (a percentage or an amount); the promotion kinds have their own fields. */
+export const takesValue = (type: Schemas['DiscountType']) => type === 'percentage' || type === 'flat';
+
 export interface Draft {
   name: string;
   description: string;
@@ -59,16 +113,8 @@ export interface Draft {
   hours: { from: string; to: string }[];
   /** Each limit as typed; one not there is empty (no limit). */
   limits: Partial<Record<Schemas['LimitKey'], string>>;
-  discount: {
-    kind: Campaign['discount']['kind'];
-    type: Campaign['discount']['type'];
-    value: string;
-    max: string;
-    wallet_id: string;
-    /** The cashback's own pending period in days ('' : the wallet's); a pending `until` an instant is kept as it was. */
-    pending_days: string;
-    pending_until: string | null;
-  };
+  discount: DiscountDraft;
+  budget: BudgetDraft;
   base: Schemas['DiscountBase'];
   cart_conditions: ConditionRow[];
   item_selector: SelectorDraft;
@@ -80,6 +126,9 @@ export interface Draft {
 }
 
 const noSelector = (): SelectorDraft => ({ enabled: false, match: 'AND', properties: [{ property: 'sku', operator: 'in', values: '' }] });
+/** A bundle part's selector: a bundle part always names its items. */
+export const freshPart = (): BundlePart => ({ items: { ...noSelector(), enabled: true }, quantity: '1' });
+const noCaps = (): BudgetDraft['caps'] => Object.fromEntries(budgetKeys.map((k) => [k, ''])) as BudgetDraft['caps'];
 
 export function emptyDraft(): Draft {
   return {
@@ -98,7 +147,28 @@ export function emptyDraft(): Draft {
     days: [],
     hours: [],
     limits: {},
-    discount: { kind: 'discount', type: 'percentage', value: '', max: '', wallet_id: '', pending_days: '', pending_until: null },
+    discount: {
+      kind: 'discount',
+      type: 'percentage',
+      value: '',
+      max: '',
+      wallet_id: '',
+      pending_days: '',
+      pending_until: null,
+      buy_quantity: '1',
+      buy_items: noSelector(),
+      get_quantity: '1',
+      get_items: noSelector(),
+      percent_off: '100',
+      max_repeats: '1',
+      gift: { product_id: '', sku: '', name: '', quantity: '1', value: '0' },
+      max_gifts: '',
+      tiers: [{ from: '', value: '' }],
+      tier_type: 'percentage',
+      bundle: [freshPart()],
+      price: '',
+    },
+    budget: { enabled: false, caps: noCaps(), when_exceeded: 'refuse', notify_at: '' },
     base: 'selling_price_subtotal',
     cart_conditions: [],
     item_selector: noSelector(),
@@ -126,6 +196,39 @@ function selectorDraft(s: Campaign['item_selector']): SelectorDraft {
 const conditionRows = (cs: Schemas['Condition'][] | undefined): ConditionRow[] =>
   (cs ?? []).map((c) => ({ field: c.field, operator: c.operator, value: text(c.value) }));
 
+function discountDraft(d: Campaign['discount']): DiscountDraft {
+  const empty = emptyDraft().discount;
+  return {
+    kind: d.kind,
+    type: d.type,
+    value: text(d.value),
+    max: text(d.max),
+    wallet_id: d.wallet_id ?? '',
+    pending_days: d.pending && 'days' in d.pending ? String(d.pending.days) : '',
+    pending_until: d.pending && 'until' in d.pending ? d.pending.until : null,
+    buy_quantity: d.buy ? String(d.buy.quantity) : empty.buy_quantity,
+    buy_items: selectorDraft(d.buy?.items ?? null),
+    get_quantity: d.get ? String(d.get.quantity) : empty.get_quantity,
+    get_items: selectorDraft(d.get?.items ?? null),
+    percent_off: d.get ? String(d.get.percent_off) : empty.percent_off,
+    max_repeats: text(d.max_repeats) || empty.max_repeats,
+    gift: d.gift
+      ? {
+          product_id: d.gift.product_id,
+          sku: d.gift.sku ?? '',
+          name: d.gift.name,
+          quantity: String(d.gift.quantity ?? 1),
+          value: String(d.gift.value ?? 0),
+        }
+      : empty.gift,
+    max_gifts: text(d.max_gifts),
+    tiers: d.tiers?.length ? d.tiers.map((t) => ({ from: String(t.from), value: String(t.value) })) : empty.tiers,
+    tier_type: d.tier_type ?? empty.tier_type,
+    bundle: d.bundle?.length ? d.bundle.map((p) => ({ items: selectorDraft(p.items), quantity: String(p.quantity ?? 1) })) : empty.bundle,
+    price: text(d.price),
+  };
+}
+
 /** A saved campaign in the form. */
 export function draftOf(c: Campaign): Draft {
   return {
@@ -144,15 +247,15 @@ export function draftOf(c: Campaign): Draft {
     days: c.schedule?.days_of_week ?? [],
     hours: c.schedule?.hours ?? [],
     limits: Object.fromEntries(limitKeyValues.map((k) => [k, text(c.limits[k])])),
-    discount: {
-      kind: c.discount.kind,
-      type: c.discount.type,
-      value: text(c.discount.value),
-      max: text(c.discount.max),
-      wallet_id: c.discount.wallet_id ?? '',
-      pending_days: c.discount.pending && 'days' in c.discount.pending ? String(c.discount.pending.days) : '',
-      pending_until: c.discount.pending && 'until' in c.discount.pending ? c.discount.pending.until : null,
-    },
+    discount: discountDraft(c.discount),
+    budget: c.budget
+      ? {
+          enabled: true,
+          caps: Object.fromEntries(budgetKeys.map((k) => [k, text(c.budget?.[k])])) as BudgetDraft['caps'],
+          when_exceeded: c.budget.when_exceeded ?? 'refuse',
+          notify_at: (c.budget.notify_at ?? []).join(', '),
+        }
+      : emptyDraft().budget,
     base: c.discount_calculated_on_property ?? 'selling_price_subtotal',
     cart_conditions: conditionRows(c.cart_conditions),
     item_selector: selectorDraft(c.item_selector),
@@ -224,21 +327,8 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
     valid_until: d.valid_until.trim() || null,
     schedule: d.days.length || d.hours.length ? { days_of_week: [...d.days].sort(), hours: d.hours } : null,
     limits: Object.fromEntries(limitKeyValues.map((k) => [k, optionalNumber(d.limits[k] ?? '')])),
-    discount: {
-      kind: d.discount.kind,
-      type: d.discount.type,
-      value: numberOr(d.discount.value),
-      max: optionalNumber(d.discount.max),
-      wallet_id: d.discount.kind === 'cashback' && d.discount.wallet_id ? d.discount.wallet_id : null,
-      pending:
-        d.discount.kind !== 'cashback'
-          ? null
-          : d.discount.pending_days.trim()
-            ? { days: numberOr(d.discount.pending_days) }
-            : d.discount.pending_until
-              ? { until: d.discount.pending_until }
-              : null,
-    },
+    discount: discountBody(d.discount),
+    budget: budgetBody(d.budget),
     discount_calculated_on_property: d.base,
     cart_conditions: conditions(d.cart_conditions),
     item_selector: selectorBody(d.item_selector),
@@ -254,4 +344,56 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
     },
   };
   return body;
+}
+
+/** The discount as the format takes it: the chosen type's own keys, every other type's null. */
+function discountBody(d: DiscountDraft): Record<string, unknown> {
+  const t = d.type;
+  return {
+    kind: d.kind,
+    type: t,
+    value: takesValue(t) ? numberOr(d.value) : null,
+    max: optionalNumber(d.max),
+    wallet_id: d.kind === 'cashback' && d.wallet_id ? d.wallet_id : null,
+    pending:
+      d.kind !== 'cashback'
+        ? null
+        : d.pending_days.trim()
+          ? { days: numberOr(d.pending_days) }
+          : d.pending_until
+            ? { until: d.pending_until }
+            : null,
+    buy: t === 'buy_x_get_y' ? { quantity: numberOr(d.buy_quantity), items: selectorBody(d.buy_items) } : null,
+    get:
+      t === 'buy_x_get_y'
+        ? { quantity: numberOr(d.get_quantity), items: selectorBody(d.get_items), percent_off: numberOr(d.percent_off) }
+        : null,
+    max_repeats: t === 'buy_x_get_y' || t === 'bundle' ? (optionalNumber(d.max_repeats) ?? 1) : null,
+    gift:
+      t === 'free_gift'
+        ? {
+            product_id: d.gift.product_id.trim(),
+            sku: d.gift.sku.trim() || null,
+            name: d.gift.name.trim(),
+            quantity: d.gift.quantity.trim() === '' ? 1 : numberOr(d.gift.quantity),
+            value: d.gift.value.trim() === '' ? 0 : numberOr(d.gift.value),
+          }
+        : null,
+    max_gifts: t === 'free_gift' ? optionalNumber(d.max_gifts) : null,
+    tiers: t === 'tiered' ? d.tiers.map((r) => ({ from: numberOr(r.from), value: numberOr(r.value) })) : null,
+    tier_type: t === 'tiered' ? d.tier_type : null,
+    bundle:
+      t === 'bundle' ? d.bundle.map((p) => ({ items: selectorBody({ ...p.items, enabled: true }), quantity: numberOr(p.quantity) })) : null,
+    price: t === 'bundle' ? numberOr(d.price) : null,
+  };
+}
+
+/** The budget as the format takes it, or null: none. */
+function budgetBody(b: BudgetDraft): Record<string, unknown> | null {
+  if (!b.enabled) return null;
+  return {
+    ...Object.fromEntries(budgetKeys.map((k) => [k, optionalNumber(b.caps[k])])),
+    when_exceeded: b.when_exceeded,
+    notify_at: lines(b.notify_at).map(numberOr),
+  };
 }

@@ -4,6 +4,8 @@ import { admin, ApiFailure, must, problemOf, type Who } from '../api';
 import { draftOf, emptyDraft, type Draft } from '../campaign-draft';
 import { ErrorLine } from '../parts';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
+import { BudgetUse, useCampaignUsage } from './budget-use';
 import { CampaignForm } from './campaign-editor/campaign-form';
 import { PreviewPanel, useCampaignPreview } from './campaign-editor/preview';
 import { useSaveCampaign } from './campaign-editor/save';
@@ -28,6 +30,8 @@ export function CampaignEditorPage({ app, campaign, who }: { app: string; campai
     queryKey: ['wallets', app],
     queryFn: () => must(admin.GET('/admin/applications/{app}/wallets', { params: { path: { app }, query: { limit: 100 } } })),
   });
+  const currency = useApplication(app).data?.currency ?? null;
+  const usage = useCampaignUsage(app, campaign);
   const { body, preview, refusal } = useCampaignPreview(app, campaign, draft);
 
   const save = useSaveCampaign(app, campaign, body);
@@ -54,7 +58,14 @@ export function CampaignEditorPage({ app, campaign, who }: { app: string; campai
     return errors[key];
   };
   const form = (
-    <CampaignForm draft={draft} set={set} err={err} editing={editing} wallets={wallets.data?.wallets.map((w) => w.wallet_id) ?? []} />
+    <CampaignForm
+      draft={draft}
+      set={set}
+      err={err}
+      editing={editing}
+      currency={currency}
+      wallets={wallets.data?.wallets.map((w) => w.wallet_id) ?? []}
+    />
   );
   // Problems not shown beside a field (a field the form does not render, or none at all) are said above Save.
   const elsewhere = Object.entries(errors).filter(([path]) => !shown.has(path));
@@ -65,6 +76,13 @@ export function CampaignEditorPage({ app, campaign, who }: { app: string; campai
       </p>
       <h1>{title}</h1>
       {!who.canChange && <p className="hint">Your role ({who.role}) can read this campaign, not change it.</p>}
+      {editing && (
+        <section aria-labelledby="budget-use-heading">
+          <h2 id="budget-use-heading">Budget used</h2>
+          <ErrorLine error={usage.error} />
+          <BudgetUse budget={usage.data?.budget} currency={currency} />
+        </section>
+      )}
       <div className="editor">
         <form
           aria-label="Campaign"
@@ -86,7 +104,7 @@ export function CampaignEditorPage({ app, campaign, who }: { app: string; campai
             {who.canChange && <button type="submit">{editing ? 'Save changes' : 'Create campaign'}</button>}
           </fieldset>
         </form>
-        <PreviewPanel preview={preview} />
+        <PreviewPanel preview={preview} body={body} currency={currency} />
       </div>
     </>
   );

@@ -1,8 +1,11 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { admin, must, type Campaign, type Who } from '../api';
 import { ErrorLine, MoreButton } from '../parts';
+import { describeDiscount } from '../promotion-words';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
+import { BudgetCell, useCampaignUsage } from './budget-use';
 
 /** An application's campaigns with their live usage: redeemed, reverted, what each limit has left. */
 export function CampaignsPage({ app, who }: { app: string; who: Who }) {
@@ -19,6 +22,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
   const campaigns = list.data?.pages.flatMap((p) => p.campaigns) ?? [];
+  const currency = useApplication(app).data?.currency ?? null;
   return (
     <>
       <p className="crumbs">
@@ -52,12 +56,13 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
             <th scope="col">Reverted</th>
             <th scope="col">Budget (total limit)</th>
             <th scope="col">Per period</th>
+            <th scope="col">Money budget</th>
             <th scope="col">Codes</th>
           </tr>
         </thead>
         <tbody>
           {campaigns.map((c) => (
-            <CampaignRow key={c.id} app={app} campaign={c} />
+            <CampaignRow key={c.id} app={app} campaign={c} currency={currency} />
           ))}
         </tbody>
       </table>
@@ -67,13 +72,8 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
   );
 }
 
-function CampaignRow({ app, campaign }: { app: string; campaign: Campaign }) {
-  const usage = useQuery({
-    queryKey: ['usage', app, campaign.id],
-    queryFn: () =>
-      must(admin.GET('/admin/applications/{app}/campaigns/{campaign}/usage', { params: { path: { app, campaign: campaign.id } } })),
-    refetchInterval: 10_000,
-  });
+function CampaignRow({ app, campaign, currency }: { app: string; campaign: Campaign; currency: string | null }) {
+  const usage = useCampaignUsage(app, campaign.id);
   const u = usage.data;
   const total = u?.limits.total;
   const periods = u ? (['per_day', 'per_week', 'per_month'] as const).filter((k) => u.limits[k].limit !== null) : [];
@@ -85,7 +85,7 @@ function CampaignRow({ app, campaign }: { app: string; campaign: Campaign }) {
         </a>
       </th>
       <td>{campaign.archived_at ? 'archived' : campaign.status}</td>
-      <td>{describeDiscount(campaign)}</td>
+      <td>{describeDiscount(campaign.discount, currency)}</td>
       <td data-testid="redeemed">{u ? u.redeemed : '…'}</td>
       <td>{u ? u.reverted : '…'}</td>
       <td>
@@ -112,6 +112,9 @@ function CampaignRow({ app, campaign }: { app: string; campaign: Campaign }) {
               </div>
             ))}
       </td>
+      <td data-testid="money-budget">
+        <BudgetCell budget={u?.budget} currency={currency} name={campaign.name} />
+      </td>
       <td>
         <a href={hrefOf({ page: 'codes', app, campaign: campaign.id })} aria-label={`Codes of ${campaign.name}`}>
           Codes
@@ -119,11 +122,4 @@ function CampaignRow({ app, campaign }: { app: string; campaign: Campaign }) {
       </td>
     </tr>
   );
-}
-
-function describeDiscount(c: Campaign): string {
-  const d = c.discount;
-  const amount = d.type === 'percentage' ? `${d.value}%` : `${d.value} off`;
-  const cap = d.max !== null && d.max !== undefined ? `, at most ${d.max}` : '';
-  return `${d.kind === 'cashback' ? `cashback ${amount} to ${d.wallet_id ?? 'a wallet'}` : amount}${cap}`;
 }

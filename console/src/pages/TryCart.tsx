@@ -5,6 +5,7 @@ import { admin, must, type CartExplanation } from '../api';
 import { ErrorLine } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
+import { FreeGifts } from './try-cart/free-gifts';
 import { RulesTable, type RuleCheck } from './try-cart/rules';
 import { StackedVerdicts, type StackedAnswer } from './try-cart/stacked';
 
@@ -161,7 +162,7 @@ export function TryCartPage({ app }: { app: string }) {
         <section aria-label="Verdicts">
           {tried.data.truncated && <p className="hint">Only the first 500 campaigns are shown: name a code to try another.</p>}
           {tried.data.results.map((r) => (
-            <Verdict key={`${r.campaign_id}:${r.code ?? ''}`} result={r} />
+            <Verdict key={`${r.campaign_id}:${r.code ?? ''}`} result={r} currency={application.data?.currency ?? null} />
           ))}
         </section>
       )}
@@ -169,7 +170,7 @@ export function TryCartPage({ app }: { app: string }) {
   );
 }
 
-function Verdict({ result }: { result: Explanation }) {
+function Verdict({ result, currency }: { result: Explanation; currency: string | null }) {
   return (
     <article
       className={`verdict ${result.applicable ? 'yes' : 'no'}`}
@@ -185,6 +186,7 @@ function Verdict({ result }: { result: Explanation }) {
           <span data-testid="verdict">not applicable: {result.message}</span>
         )}
       </h2>
+      {result.applicable && <FreeGifts result={result} currency={currency} />}
       <RulesTable name={result.campaign_name} checks={result.checks as RuleCheck[]} />
     </article>
   );

@@ -1,4 +1,5 @@
 import { BasicsSection } from './basics';
+import { BudgetSection } from './budget';
 import { CodeSection } from './code';
 import type { SectionProps } from './controls';
 import { DiscountSection } from './discount';
@@ -9,14 +10,20 @@ import { StackingSection } from './stacking';
 import { WhenSection } from './when';
 
 /** Every field of the campaign format (docs/campaigns.md), section by section. */
-export function CampaignForm({ editing, wallets, ...section }: SectionProps & { editing: boolean; wallets: string[] }) {
+export function CampaignForm({
+  editing,
+  wallets,
+  currency,
+  ...section
+}: SectionProps & { editing: boolean; wallets: string[]; currency: string | null }) {
   return (
     <>
       <BasicsSection {...section} />
       <CodeSection {...section} editing={editing} />
-      <DiscountSection {...section} wallets={wallets} />
+      <DiscountSection {...section} wallets={wallets} currency={currency} />
       <WhenSection {...section} />
       <LimitsSection {...section} />
+      <BudgetSection {...section} currency={currency} />
       <RulesSection {...section} />
       <MetadataKeysSection {...section} />
       <StackingSection {...section} />

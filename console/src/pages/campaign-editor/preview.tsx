@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { admin, must } from '../../api';
-import { toBody, type Draft } from '../../campaign-draft';
+import { admin, must, type Campaign } from '../../api';
+import { takesValue, toBody, type Draft } from '../../campaign-draft';
+import { describeBudget, describeDiscount } from '../../promotion-words';
 
 /**
  * The draft as the admin API's campaign format, and the API's campaign preview of it (nothing
  * saved), asked 400 ms after the last keystroke. A new campaign is checked once it has what every
- * campaign needs (a name and a value): a blank form is not met with a list of what is missing.
+ * campaign needs (a name, and a value for a percentage or an amount off): a blank form is not met with a list of what is missing.
  * `refusal` is the preview's error while it is about the draft as it stands.
  */
 export function useCampaignPreview(app: string, campaign: string | undefined, draft: Draft | null) {
@@ -18,7 +19,8 @@ export function useCampaignPreview(app: string, campaign: string | undefined, dr
     const t = setTimeout(() => setSettled(bodyText), 400);
     return () => clearTimeout(t);
   }, [bodyText]);
-  const started = draft !== null && (editing || (draft.name.trim() !== '' && draft.discount.value.trim() !== ''));
+  const started =
+    draft !== null && (editing || (draft.name.trim() !== '' && (!takesValue(draft.discount.type) || draft.discount.value.trim() !== '')));
   const preview = useQuery({
     queryKey: ['campaign-preview', app, campaign, settled],
     enabled: started && settled === bodyText,
@@ -35,10 +37,29 @@ export function useCampaignPreview(app: string, campaign: string | undefined, dr
   return { body, preview, refusal: started && settled === bodyText ? preview.error : null };
 }
 
-/** What customers can be told: the validity period, and the messages the campaign's rules can give. */
-export function PreviewPanel({ preview }: { preview: ReturnType<typeof useCampaignPreview>['preview'] }) {
+/**
+ * The campaign in short (what the customer gets, its money budget, from the draft as typed), then
+ * what customers can be told: the validity period, and the messages the campaign's rules can give.
+ */
+export function PreviewPanel({
+  preview,
+  body,
+  currency,
+}: {
+  preview: ReturnType<typeof useCampaignPreview>['preview'];
+  body: Record<string, unknown> | null;
+  currency: string | null;
+}) {
+  const campaign = body as Partial<Pick<Campaign, 'discount' | 'budget'>> | null;
   return (
     <aside aria-label="What customers can be told" className="preview">
+      {campaign?.discount && (
+        <>
+          <h2>In short</h2>
+          <p data-testid="summary-discount">{describeDiscount(campaign.discount, currency)}.</p>
+          <p data-testid="summary-budget">{describeBudget(campaign.budget ?? null, currency)}</p>
+        </>
+      )}
       <h2>What customers can be told</h2>
       {preview.data && !preview.error ? (
         <>

@@ -3,12 +3,16 @@ import type { SelectorDraft, SelectorRow } from '../../campaign-draft';
 import { asOptions, Choice, Labelled, type ErrorOf } from './controls';
 
 /**
- * An item selector (`path`: item_selector or excluded_items): whether it is used, how its tests
- * combine, and its tests — a property of `properties`, an operator and values.
+ * An item selector (`path`: item_selector, excluded_items, or a promotion kind's items such as
+ * discount.buy.items): whether it is used, how its tests combine, and its tests — a property of
+ * `properties`, an operator and values. `name` names its controls (default: the path); `fixed`: no
+ * "use" checkbox, the caller decides whether it is used.
  */
 export function Selector({
   legend,
   path,
+  name = path,
+  fixed = false,
   selector: s,
   properties,
   onChange,
@@ -16,6 +20,8 @@ export function Selector({
 }: {
   legend: string;
   path: string;
+  name?: string;
+  fixed?: boolean;
   selector: SelectorDraft;
   properties: string[];
   onChange: (s: SelectorDraft) => void;
@@ -27,10 +33,12 @@ export function Selector({
   return (
     <fieldset>
       <legend>{legend}</legend>
-      <label className="inline">
-        <input type="checkbox" checked={s.enabled} onChange={(e) => onChange({ ...s, enabled: e.target.checked })} /> Use{' '}
-        {path.replace('_', ' ')}
-      </label>
+      {!fixed && (
+        <label className="inline">
+          <input type="checkbox" checked={s.enabled} onChange={(e) => onChange({ ...s, enabled: e.target.checked })} /> Use{' '}
+          {path.replace('_', ' ')}
+        </label>
+      )}
       {message && <span className="field-error">{message}</span>}
       {s.enabled && (
         <>
@@ -46,28 +54,28 @@ export function Selector({
           </Labelled>
           {s.properties.map((p, i) => (
             <div className="rule-row" key={i}>
-              <Labelled label={`${path} test ${i + 1} property`} path={`${path}.properties.${i}.property`} err={err}>
+              <Labelled label={`${name} test ${i + 1} property`} path={`${path}.properties.${i}.property`} err={err}>
                 <Choice
                   value={p.property}
                   options={asOptions(properties.includes(p.property) ? properties : [p.property, ...properties])}
                   onChange={(property) => changeTest(i, { property })}
                 />
               </Labelled>
-              <Labelled label={`${path} test ${i + 1} operator`} path={`${path}.properties.${i}.operator`} err={err}>
+              <Labelled label={`${name} test ${i + 1} operator`} path={`${path}.properties.${i}.operator`} err={err}>
                 <Choice
                   value={p.operator}
                   options={asOptions(selectorOperatorValues)}
                   onChange={(operator) => changeTest(i, { operator })}
                 />
               </Labelled>
-              <Labelled label={`${path} test ${i + 1} values (comma-separated)`} path={`${path}.properties.${i}.values`} err={err} deep>
+              <Labelled label={`${name} test ${i + 1} values (comma-separated)`} path={`${path}.properties.${i}.values`} err={err} deep>
                 <input value={p.values} onChange={(e) => changeTest(i, { values: e.target.value })} />
               </Labelled>
               <button
                 type="button"
                 className="link"
                 onClick={() => onChange({ ...s, properties: s.properties.filter((_, j) => j !== i) })}
-                aria-label={`Remove ${path} test ${i + 1}`}
+                aria-label={`Remove ${name} test ${i + 1}`}
               >
                 Remove
               </button>

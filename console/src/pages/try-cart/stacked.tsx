@@ -6,6 +6,7 @@
 import { useQueries } from '@tanstack/react-query';
 import { admin, must } from '../../api';
 import { formatMoney } from '../../money';
+import { FreeGifts } from './free-gifts';
 import { RulesTable, type RuleCheck } from './rules';
 import { eitherOf, whyLeftOut } from './why-left-out';
 
@@ -133,7 +134,7 @@ export function StackedVerdicts({ app, answer, items, currency }: Props) {
       </table>
 
       {applied.map((r) => (
-        <Applied key={`${r.position}`} result={r} items={items} money={money} />
+        <Applied key={`${r.position}`} result={r} items={items} money={money} currency={currency} />
       ))}
       {results.map((r, i) =>
         r.position === null ? (
@@ -159,7 +160,17 @@ function Code({ result }: { result: StackedResult }) {
   return result.code ? <code>{result.code}</code> : <span className="hint">applied automatically</span>;
 }
 
-function Applied({ result: r, items, money }: { result: StackedResult; items: string[]; money: (n: number) => string }) {
+function Applied({
+  result: r,
+  items,
+  money,
+  currency,
+}: {
+  result: StackedResult;
+  items: string[];
+  money: (n: number) => string;
+  currency: string | null;
+}) {
   const id = `applied-${r.position}`;
   return (
     <article className="verdict yes" aria-labelledby={id}>
@@ -201,6 +212,7 @@ function Applied({ result: r, items, money }: { result: StackedResult; items: st
           )}
         </tfoot>
       </table>
+      <FreeGifts result={r} currency={currency} />
       <Rules result={r} />
     </article>
   );

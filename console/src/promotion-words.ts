@@ -1,0 +1,122 @@
+/**
+ * What a campaign gives and its money budget, in a promotion manager's words: the names the editor
+ * offers and the sentences the preview and the campaigns page say. The word maps are keyed by the
+ * spec's enums (`Schemas['DiscountType']`, `Schemas['BudgetKey']`), so a value the spec adds fails
+ * the type check until it has its words.
+ */
+import type { Schemas } from '@coupons/client';
+import type { Campaign } from './api';
+import { formatMoney } from './money';
+
+/** "What the customer gets", in the order the editor offers them. */
+export const DISCOUNT_TYPE_WORDS: Record<Schemas['DiscountType'], string> = {
+  percentage: 'Percentage off',
+  flat: 'Amount off',
+  buy_x_get_y: 'Buy X get Y',
+  free_gift: 'Free gift',
+  tiered: 'Tiered discount (spend more, save more)',
+  bundle: 'Bundle price',
+  free_shipping: 'Free shipping',
+};
+
+/** Each cap of a money budget, as "Stop when the campaign has given away … ". */
+export const BUDGET_CAP_WORDS: Record<Schemas['BudgetKey'], string> = {
+  total: 'In total',
+  per_day: 'In one day',
+  per_week: 'In one week',
+  per_month: 'In one month',
+  per_customer: 'To one customer',
+};
+export const budgetKeys = Object.keys(BUDGET_CAP_WORDS) as Schemas['BudgetKey'][];
+
+/** What happens to a discount that would pass the budget. */
+export const WHEN_EXCEEDED_WORDS: Record<Schemas['BudgetWhenExceeded'], string> = {
+  refuse: 'Refuse it',
+  cap: 'Give what is left',
+};
+
+/** "A", "A and B", "A, B and C". */
+const allOf = (parts: string[]) => (parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`);
+const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
+const items = (n: number) => (n === 1 ? '1 item' : `${n} items`);
+
+/** The discount of the campaign format (saved, or the editor's body) as far as the sentence reads it. */
+type DiscountLike = Partial<Omit<Campaign['discount'], 'kind' | 'type'>> & Pick<Campaign['discount'], 'kind' | 'type'>;
+
+/** What the customer gets, in one sentence: "Buy 2, get 1 of the same items free, at most once per order". */
+export function describeDiscount(d: DiscountLike, currency: string | null | undefined): string {
+  const money = (n: unknown) => (typeof n === 'number' ? formatMoney(n, currency) : String(n ?? '?'));
+  const cap = typeof d.max === 'number' ? `, at most ${money(d.max)}` : '';
+  const what = ((): string => {
+    switch (d.type) {
+      case 'percentage':
+        return `${d.value ?? '?'}% off${cap}`;
+      case 'flat':
+        return `${money(d.value)} off${cap}`;
+      case 'buy_x_get_y': {
+        const off = d.get?.percent_off === 100 ? 'free' : `at ${d.get?.percent_off ?? '?'}% off`;
+        const bought = d.buy?.items ? 'of the items chosen' : '';
+        const had = d.get?.items ? 'of the items chosen for it' : 'of the same items';
+        return `Buy ${d.buy?.quantity ?? '?'}${bought ? ` ${bought}` : ''}, get ${d.get?.quantity ?? '?'} ${had} ${off}, at most ${times(
+          d.max_repeats ?? 1,
+        )} per order${cap}`;
+      }
+      case 'free_gift': {
+        const g = d.gift;
+        const limit = typeof d.max_gifts === 'number' ? `; ${d.max_gifts} to give away in all` : '';
+        return `A free gift: ${g?.quantity ?? 1} × ${g?.name || '?'}${g?.value ? ` (worth ${money(g.value)} each)` : ''}${limit}`;
+      }
+      case 'tiered': {
+        const tiers = (d.tiers ?? []).map(
+          (t) => `from ${money(t.from)}: ${d.tier_type === 'flat' ? `${money(t.value)} off` : `${t.value}% off`}`,
+        );
+        return `Spend more, save more — ${tiers.join('; ')}${cap}`;
+      }
+      case 'bundle': {
+        const parts = (d.bundle ?? []).map((p) => items(p.quantity ?? 1));
+        return `A set of ${allOf(parts)} for ${money(d.price)}, at most ${times(d.max_repeats ?? 1)} per order`;
+      }
+      case 'free_shipping':
+        return `Free shipping${cap}`;
+    }
+  })();
+  return d.kind === 'cashback' ? `Cashback: ${what}${d.wallet_id ? ` to ${d.wallet_id}` : ''}` : what;
+}
+
+/** A money budget in one sentence: "Stops after €500.00 in total and €50.00 in one day; over it: give what is left; …". */
+export function describeBudget(b: Campaign['budget'] | undefined, currency: string | null | undefined): string {
+  if (!b) return 'No money budget.';
+  const caps = budgetKeys
+    .filter((k) => typeof b[k] === 'number')
+    .map((k) => `${formatMoney(b[k] as number, currency)} ${BUDGET_CAP_WORDS[k].toLowerCase()}`);
+  const when = b.when_exceeded === 'cap' ? 'it gives what is left' : 'it is refused';
+  const notify = b.notify_at?.length ? ` You are notified at ${allOf(b.notify_at.map((n) => `${n}%`))} of the total spent.` : '';
+  return `${caps.length ? `Stops when it has given away ${allOf(caps)}.` : 'A budget with no cap yet.'} A discount that would go over it: ${when}.${notify}`;
+}
+
+const WHOLE = 'Enter a whole number, 1 or more.';
+/** What to change, in a promotion manager's words, for each promotion-kind or budget field the admin API refuses (by path; `N` any index). */
+const FIELD_WORDS: [RegExp, string | ((tierType: string) => string)][] = [
+  [/^discount\.(buy|get)\.quantity$/, WHOLE],
+  [/^discount\.max_repeats$/, WHOLE],
+  [/^discount\.get\.percent_off$/, 'Enter a percentage above 0, at most 100 (100 = free).'],
+  [/^discount\.gift\.product_id$/, "Enter the gift's product id."],
+  [/^discount\.gift\.name$/, "Enter the gift's name as customers see it."],
+  [/^discount\.gift\.quantity$/, WHOLE],
+  [/^discount\.gift\.value$/, 'Enter an amount of 0 or more.'],
+  [/^discount\.max_gifts$/, 'Enter a whole number, 1 or more, or leave it empty for no limit.'],
+  [/^discount\.tiers$/, 'Give from 1 to 20 tiers, each starting from a different amount.'],
+  [/^discount\.tiers\.\d+\.from$/, 'Enter an amount of 0 or more, different from the other tiers.'],
+  [/^discount\.tiers\.\d+\.value$/, (t) => (t === 'flat' ? 'Enter an amount above 0.' : 'Enter a percentage above 0, at most 100.')],
+  [/^discount\.bundle$/, 'Give from 1 to 10 parts.'],
+  [/^discount\.bundle\.\d+\.quantity$/, WHOLE],
+  [/^discount\.price$/, "Enter the set's price: an amount of 0 or more."],
+  [/^budget\.(total|per_day|per_week|per_month|per_customer)$/, 'Enter an amount above 0, or leave it empty for no cap.'],
+  [/^budget\.notify_at$/, 'List whole percentages from 1 to 99, each once, e.g. 50, 80.'],
+];
+
+/** The plain words for a refused field of a promotion kind or budget; undefined: say the API's message. */
+export function fieldWords(path: string, tierType: string): string | undefined {
+  const found = FIELD_WORDS.find(([pattern]) => pattern.test(path))?.[1];
+  return typeof found === 'function' ? found(tierType) : found;
+}
