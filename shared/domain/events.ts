@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'wallet.points.available',
   'wallet.points.expired',
   'wallet.points.cancelled',
+  'campaign.budget_spent',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -50,7 +51,8 @@ export function renderPing(p: { id: string; applicationId: string; webhookId: st
  * SHA-256(application, type, change key). Change keys (one change, one key):
  * - a redemption cycle: `redemption:<campaign>:<order>:<cycle>` (completed, then reverted);
  * - a refused redeem: `refusal:<job id>` (each refused request is its own change);
- * - a ledger entry: `txn:<txn id>` (unique per application).
+ * - a ledger entry: `txn:<txn id>` (unique per application);
+ * - a budget share reached: `budget:<campaign>:<share>` (once per campaign and share).
  */
 export function eventIdOf(applicationId: string, type: EventType, changeKey: string): string {
   return `evt_${createHash('sha256').update(`${applicationId}\n${type}\n${changeKey}`).digest('hex').slice(0, 32)}`;
@@ -127,7 +129,22 @@ export interface WalletPointsEventData extends CustomerRef {
   order_id: string | null;
 }
 
-export type EventData = RedemptionEventData | RefusalEventData | WalletEventData | WalletPointsEventData;
+/**
+ * `campaign.budget_spent`: a campaign's total money budget (docs/budgets.md) reached one of its
+ * `notify_at` shares, or was used up (`share` 100, `exhausted` true: spent to the cent, or a
+ * redeem refused or cut because too little was left). Once per campaign and share; the customer is
+ * the one whose redeem got it there. Amounts in the application's currency.
+ */
+export interface BudgetEventData extends CustomerRef {
+  campaign_id: string;
+  share: number;
+  exhausted: boolean;
+  spent: number;
+  budget: number;
+  currency: string;
+}
+
+export type EventData = RedemptionEventData | RefusalEventData | WalletEventData | WalletPointsEventData | BudgetEventData;
 
 /** One recorded event, as stored in the outbox and sent. */
 export interface EventRecord {

@@ -25,5 +25,5 @@ export type Committed =
   | { kind: 'ledger'; txnId: string; posted: Posting | null };
 export type CommittedCycle = Pick<
   RedemptionRecord,
-  'key' | 'orderId' | 'campaignId' | 'couponId' | 'code' | 'cycle' | 'discountCents' | 'cashbackCents' | 'cashbackWallet'
+  'key' | 'orderId' | 'campaignId' | 'couponId' | 'code' | 'cycle' | 'discountCents' | 'cashbackCents' | 'cashbackWallet' | 'budgetCents'
 >;

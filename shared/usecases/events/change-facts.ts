@@ -11,7 +11,14 @@
  */
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { StoredEntry } from '../../data/wallet-transaction.repository.js';
-import type { RedemptionEventData, RefusalEventData, WalletEventData, WalletPointsEventData } from '../../domain/events.js';
+import type {
+  BudgetEventData,
+  RedemptionEventData,
+  RefusalEventData,
+  WalletEventData,
+  WalletPointsEventData,
+} from '../../domain/events.js';
+import { laneChange } from '../limit-counters.js';
 import { fromHundredths } from '../../domain/points.js';
 import { reasonOf } from '../../errors.js';
 import type { Outcome, Refusal } from '../../queue/outcome.js';
@@ -45,7 +52,8 @@ export type ChangeFact =
   | { type: 'redemption.completed' | 'redemption.reverted'; changeKey: string; data: WithoutCustomer<RedemptionEventData> }
   | { type: 'redemption.refused'; changeKey: string; data: WithoutCustomer<RefusalEventData> }
   | { type: 'wallet.transaction.completed'; changeKey: string; data: WithoutCustomer<WalletEventData> }
-  | { type: WalletPointsType; changeKey: string; data: WithoutCustomer<WalletPointsEventData> };
+  | { type: WalletPointsType; changeKey: string; data: WithoutCustomer<WalletPointsEventData> }
+  | { type: 'campaign.budget_spent'; changeKey: string; data: WithoutCustomer<BudgetEventData> };
 
 type WalletPointsType = 'wallet.points.pending' | 'wallet.points.available' | 'wallet.points.expired' | 'wallet.points.cancelled';
 
@@ -59,7 +67,7 @@ export interface Changes {
   fresh: boolean;
 }
 
-type Deps = Pick<Services, 'repos' | 'applications'>;
+type Deps = Pick<Services, 'repos' | 'applications'> & Partial<Pick<Services, 'campaigns'>>;
 
 /** States in which a cycle has counted (it completed, even if reverted since). */
 const COUNTED = new Set<RedemptionRecord['state']>(['completed', 'reverted']);
@@ -172,8 +180,48 @@ async function redemptionFacts(
     if (entryBucketed(op, cashbackTxnId, cashback)) facts.push(...(await transitionFacts(deps, op, cashbackTxnId, r.cashbackWallet!)));
     facts.push(txnFact(cashback, r.cashbackWallet!, r.orderId));
   }
+  if (type === 'redemption.completed' && r.budgetCents) facts.push(...(await budgetFacts(deps, applicationId, r.campaignId, false)));
   return facts;
 }
+
+/**
+ * The shares of a campaign's total budget reached now (docs/budgets.md): each `notify_at` share
+ * whose amount is spent, and 100 (exhausted) when all of it is — or `refused` (a redeem refused or
+ * cut for want of budget). Spent counts only settled changes: the counter's amount less the takes
+ * still in flight, so a share is never announced for money an abandoned attempt will give back.
+ * Each share's key is the campaign's: recorded once, whichever redeem gets there first.
+ */
+async function budgetFacts(deps: Deps, applicationId: string, campaignId: string, refused: boolean): Promise<ChangeFact[]> {
+  const app = await deps.applications.get(applicationId);
+  const campaign = app && deps.campaigns ? (await deps.campaigns.get(app)).byId.get(campaignId) : undefined;
+  const total = campaign?.budget?.totalCents;
+  if (!app || !campaign || !total) return [];
+  const counter = await deps.repos.limitCounters.find(campaignId);
+  const inFlight = Object.values(counter?.lanes ?? {}).reduce((sum, held) => {
+    const change = laneChange(campaignId, held);
+    return sum + (change.step > 0 ? (change.cents ?? 0) : 0);
+  }, 0);
+  const spent = Math.max(0, (counter?.amt ?? 0) - inFlight);
+  // A refusal uses the total up only when no day, week or month cap could be the one that refused.
+  const b = campaign.budget!;
+  const totalRefused = refused && !b.perDayCents && !b.perWeekCents && !b.perMonthCents;
+  const shares = [...b.notifyAt, 100].filter((share) => spent * 100 >= total * share || (share === 100 && totalRefused));
+  return shares.map((share) => ({
+    type: 'campaign.budget_spent' as const,
+    changeKey: `budget:${campaignId}:${share}`,
+    data: {
+      campaign_id: campaignId,
+      share,
+      exhausted: share === 100,
+      spent: spent / 100,
+      budget: total / 100,
+      currency: app.currency ?? '',
+    },
+  }));
+}
+
+/** A budget's refusals: the campaign's total budget could not pay a redeem (refused, or cut with `cap`). */
+const BUDGET_REFUSALS = new Set(['budget_exhausted']);
 
 /** Every cycle this run committed in `state`, as it said (several coupons: docs/stacking.md). */
 const observedCycles = (op: FinishedOperation, state: 'completed' | 'reverted') =>
@@ -231,7 +279,11 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
   switch (op.name) {
     case 'redeem': {
       const { input, outcome } = op;
-      if (!outcome.ok) return refusalOf(op, input, outcome.error);
+      if (!outcome.ok) {
+        const refused = refusalOf(op, input, outcome.error);
+        if (!BUDGET_REFUSALS.has(reasonOf(outcome.error))) return refused;
+        return { facts: [...refused.facts, ...(await budgetFacts(deps, input.applicationId, input.campaignId, true))], fresh: false };
+      }
       const committed = observedCycle(op, 'completed');
       if (committed) return freshUnlessTransitions(await redemptionFacts(deps, op, committed, 'redemption.completed'));
       const cycles = await deps.repos.redemptions.cycles(input.applicationId, input.campaignId, input.orderId);
