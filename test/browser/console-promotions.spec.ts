@@ -369,4 +369,33 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
     }
     await page.context().close();
   });
+
+  it('when a cart is tried with a free gift code, then Try a cart lists the gift the explain answer names, in euros', async () => {
+    const made = await adminCall('POST', `/applications/${app.id}/campaigns`, {
+      name: 'Umbrella gift',
+      code: 'UMBRELLA',
+      discount: {
+        kind: 'discount',
+        type: 'free_gift',
+        gift: { product_id: 'umb', sku: 'UMB-1', name: 'Umbrella', quantity: 2, value: 7.5 },
+      },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const explained = await adminCall('POST', `/applications/${app.id}/explain`, { code: 'UMBRELLA', order: makeOrder() });
+    expect(explained.status, explained.text).to.equal(200);
+    expect(explained.body.results[0].free_gifts).to.deep.equal([
+      { product_id: 'umb', sku: 'UMB-1', name: 'Umbrella', quantity: 2, value: 7.5 },
+    ]);
+
+    const page = await signedIn();
+    await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
+    await page.getByRole('heading', { name: 'Try a cart' }).waitFor();
+    await page.getByLabel('Code', { exact: true }).fill('UMBRELLA');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    const gifts = page.getByTestId('free-gifts');
+    await gifts.waitFor();
+    expect(await gifts.getByRole('listitem').allInnerTexts()).to.deep.equal([`2 × Umbrella (SKU UMB-1) — free, worth ${euros(7.5)} each`]);
+    await clean(page);
+    await page.context().close();
+  });
 });

@@ -8,7 +8,8 @@ export interface RuleCheck {
 
 export function RulesTable({ name, checks }: { name: string; checks: readonly RuleCheck[] }) {
   return (
-    <div className="scroll">
+    // Scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
+    <div className="scroll" tabIndex={0} role="region" aria-label={`Rules of ${name}, scrolls sideways`}>
       <table>
         <caption className="visually-hidden">Rules of {name}</caption>
         <thead>
