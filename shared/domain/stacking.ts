@@ -16,6 +16,7 @@
  *     gift. Nothing goes below 0: an item never loses more than what is left of its line, so the
  *     per-item discounts and the shipping discount sum exactly to the total.
  */
+import { budgetCents, budgetLeft, budgetRefusal, type BudgetLeft } from './budget.js';
 import { computeDiscount, type FreeGiftLine } from './discount.js';
 import { evaluateCoupon, selectionOf, type Evaluation, type Refusal } from './engine.js';
 import * as M from './messages.js';
@@ -109,6 +110,8 @@ interface Left {
   shipping: number;
 }
 
+const cloneLeft = (l: Left): Left => ({ ...l, selling: [...l.selling], original: [...l.original] });
+
 const leftOf = (order: ParsedOrder): Left => ({
   selling: order.items.map((i) => i.sellingLineCents),
   original: order.items.map((i) => i.originalLineCents),
@@ -173,6 +176,8 @@ function applyOne(campaign: Campaign, order: ParsedOrder, left: Left) {
 export interface EvaluatedCandidate {
   campaign: Campaign;
   evaluation: Evaluation;
+  /** What is left of its money budget (docs/budgets.md), in cents; absent or null: no budget. */
+  budgetLeft?: BudgetLeft | null;
 }
 
 /** Stacks the candidates on one order (see the file's header). Never throws for any `order` value. */
@@ -188,6 +193,7 @@ export function stackCoupons(input: StackInput): StackResult {
         customerKnown: input.customerKnown,
         order: input.order,
       }),
+      budgetLeft: budgetLeft(campaign.budget, usage.spent, input.customerKnown),
     })),
   );
 }
@@ -224,7 +230,21 @@ export function stackEvaluated(candidates: readonly EvaluatedCandidate[]): Stack
     if (!evaluation.applicable || !evaluation.order) continue;
     order ??= evaluation.order;
     left ??= leftOf(order);
-    Object.assign(coupon, applyOne(campaign, order, left));
+    const before = cloneLeft(left);
+    const amounts = applyOne(campaign, order, left);
+    const budget = candidates[i]!.budgetLeft;
+    if (
+      budget &&
+      budgetCents({ totalDiscountCents: amounts.discountCents, totalCashbackCents: amounts.cashbackCents, ...amounts }) > budget.cents
+    ) {
+      // Its budget cannot pay what it takes here, and a stacked coupon is never cut (docs/budgets.md): left out.
+      left = before;
+      joined.pop();
+      coupon.position = null;
+      coupon.refusal = budgetRefusal(budget);
+      continue;
+    }
+    Object.assign(coupon, amounts);
   }
   const n = order?.items.length ?? 0;
   const itemDiscountCents = new Array<number>(n).fill(0);

@@ -142,6 +142,38 @@ describe('money budgets', function () {
     });
   });
 
+  it('when a stacked coupon cannot be paid by its budget, then validate leaves it out and names why, and redeem refuses the order', async () => {
+    const stacking = await newApp({ name: `Budgets stacked ${process.pid}`, timezone: 'Asia/Kolkata', currency: 'INR' });
+    await must('PATCH', `/applications/${stacking.id}`, { stacking: { max_coupons: 2 } });
+    await must('POST', `/applications/${stacking.id}/customers`, { customers: [{ source_id: 's-1' }] });
+    const make = async (body: Record<string, unknown>) => {
+      const res = await admin('POST', `/applications/${stacking.id}/campaigns`, {
+        name: 'Stacked',
+        discount: FLAT_10,
+        code: code(),
+        ...body,
+      });
+      expect(res.status, res.text).to.equal(201);
+      return res.body as { code: string };
+    };
+    const tight = await make({ budget: { total: 5, when_exceeded: 'cap' } });
+    const open = await make({});
+    const body = (order: Record<string, unknown>) => ({
+      source_id: 's-1',
+      coupon_details: [{ coupon_code: open.code }, { coupon_code: tight.code }],
+      order,
+    });
+    const shown = await client(stacking, 'POST', '/coupons/validate', body(makeOrder()));
+    expect(shown.status, shown.text).to.equal(200);
+    expect(shown.body.is_applicable).to.equal(false);
+    const left = shown.body.stack.coupons.find((c: { coupon_code: string }) => c.coupon_code === tight.code);
+    expect(left).to.include({ is_applicable: false, message: 'coupon code redemption budget exceeded', discount: 0 });
+    expect(shown.headers.get('coupon-reasons')).to.match(/=budget_exhausted$/);
+    const redeem = await client(stacking, 'POST', '/coupons/apply?type=redeem', body(makeOrder()));
+    expect(redeem.status).to.equal(400);
+    expect(redeem.headers.get('coupon-reason')).to.equal('budget_exhausted');
+  });
+
   it("when the day's budget is spent, then the usage shows the day's period and the refusal names the budget", async () => {
     const c = await create({ discount: { kind: 'discount', type: 'percentage', value: 10 }, budget: { per_day: 150 } });
     // 10% of a 1000 selling subtotal: 100 each; the second would pass 150.
