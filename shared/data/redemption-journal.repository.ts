@@ -90,9 +90,20 @@ export const redemptionKey = (campaignId: string, orderId: string, cycle: number
 /** What the verifier reads of a journal document (shared/usecases/verify/verify-exactness.usecase.ts). */
 export type JournalRow = Pick<
   RedemptionDoc,
-  '_id' | 'application' | 'customer' | 'orderId' | 'state' | 'periods' | 'counters' | 'createdAt' | 'updatedAt' | 'stack'
+  '_id' | 'application' | 'customer' | 'orderId' | 'state' | 'periods' | 'counters' | 'createdAt' | 'updatedAt' | 'stack' | 'budgetCents'
 >;
-const JOURNAL_ROW = { application: 1, customer: 1, orderId: 1, state: 1, periods: 1, counters: 1, createdAt: 1, updatedAt: 1, stack: 1 };
+const JOURNAL_ROW = {
+  application: 1,
+  customer: 1,
+  orderId: 1,
+  state: 1,
+  periods: 1,
+  counters: 1,
+  createdAt: 1,
+  updatedAt: 1,
+  stack: 1,
+  budgetCents: 1,
+};
 
 export function redemptionJournalRepository({ Redemption }: Models) {
   const col = Redemption.collection;

@@ -76,7 +76,7 @@ export interface VerifyOptions {
 }
 
 export type DiscrepancyKind =
-  /** A counter's total, day, week or month differs from the recount and its lanes. */
+  /** A counter's total, day, week or month, or its money (`amt`), differs from the recount and its lanes. */
   | 'counter_mismatch'
   /** Completed redemptions count in a counter that does not exist. */
   | 'counter_missing'
@@ -310,9 +310,11 @@ async function verifyCampaign(
   return result;
 }
 
-/** The completed redemptions counted per counter id, and the campaign counter's per period. */
+/** The completed redemptions counted per counter id, and the campaign counter's per period; their budget amounts (cents) per counter id. */
 class Recount {
   total = 0;
+  /** Invariant checked: a counter's `amt` = the `budgetCents` of its completed cycles + its lanes' unsettled amounts. */
+  readonly amounts = new Map<string, number>();
   readonly days = new Map<string, number>();
   readonly weeks = new Map<string, number>();
   readonly months = new Map<string, number>();
@@ -321,6 +323,7 @@ class Recount {
   constructor(private readonly campaignId: string) {}
 
   count(id: string, row: JournalRow) {
+    if (row.budgetCents) this.amounts.set(id, (this.amounts.get(id) ?? 0) + row.budgetCents);
     if (id !== this.campaignId) {
       this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
       return;
@@ -480,6 +483,15 @@ async function compareCounters(
       });
     };
     compare('total', doc.total, want.total);
+    const amount = (recount.amounts.get(doc._id) ?? 0) + pending.amt;
+    if ((doc.amt ?? 0) !== amount)
+      issues.push({
+        kind: 'counter_mismatch',
+        message: `amt (cents spent) is ${doc.amt ?? 0}, the budget amounts of the journal's completed redemptions${pending.lanes ? ' and the lanes in flight' : ''} say ${amount}`,
+        documents: [counterRef(doc._id), ...pending.refs],
+        expected: amount,
+        found: doc.amt ?? 0,
+      });
     if (isCampaign) {
       compare(`day ${doc.d?.k}`, doc.d?.n, want.d);
       compare(`week ${doc.w?.k}`, doc.w?.n, want.w);
@@ -503,6 +515,8 @@ async function compareCounters(
 
 interface Pending {
   total: number;
+  /** Cents the unsettled lanes count in `amt`. */
+  amt: number;
   days: Map<string, number>;
   weeks: Map<string, number>;
   months: Map<string, number>;
@@ -524,7 +538,7 @@ async function pendingSteps(
   doc: LimitCounterDoc,
   result: CampaignResult,
 ): Promise<Pending | null> {
-  const pending: Pending = { total: 0, days: new Map(), weeks: new Map(), months: new Map(), lanes: 0, refs: [] };
+  const pending: Pending = { total: 0, amt: 0, days: new Map(), weeks: new Map(), months: new Map(), lanes: 0, refs: [] };
   for (const [lane, held] of Object.entries(doc.lanes ?? {})) {
     if (typeof held !== 'string') {
       result.inFlight.push({ document: counterRef(doc._id), detail: `lane ${lane} holds a change in an older format: not compared` });
@@ -547,6 +561,7 @@ async function pendingSteps(
     });
     if (committed) continue;
     pending.total += change.step;
+    pending.amt += change.step * (change.cents ?? 0);
     if (change.periods) {
       const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + change.step);
       add(pending.days, change.periods.day);

@@ -6,6 +6,7 @@
  *   ratelimit            validate with a rate limit never reached vs without (the endpoints phase alone)
  *   partitions           16 vs 64 partitions, 1 and 2 workers
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
+ *   flash-budget         the flash sale on a money budget vs the count-limited coupon, blocks interleaved
  *   replicas             1 vs 2 workers (1 API) and 1 vs 2 APIs (2 workers) at the same offered rate: CPU per operation of all processes
  *   recording            redeem with one webhook endpoint (events recorded, not delivered) vs without, at the same offered rate
  *   cluster              on a Redis Cluster (3 primaries + 3 replicas): 1, 2, 3 workers, 1 vs 2 APIs
@@ -24,6 +25,7 @@ import { expiryBench } from './expiry.js';
 import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
+import { flashBudgetBench } from './flash-budget.js';
 import { partitionsBench } from './partitions.js';
 import { recordingBench } from './recording.js';
 import { replicasBench } from './replicas.js';
@@ -37,6 +39,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   replicas: replicasBench,
   recording: recordingBench,
   flash: flashBench,
+  'flash-budget': flashBudgetBench,
   cluster: clusterBench,
   events: eventsBench,
   audit: auditBench,

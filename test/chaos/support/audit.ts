@@ -7,10 +7,12 @@
  *  - lost: acknowledged (200) and not applied. Contradicted: refused (4xx) and applied anyway, or
  *    a 200 whose body does not match what was applied (txn id, points, order).
  *  - balances = the sum of their ledger (`sumApplied`), never below 0; the campaign's total
- *    counter = the journal's completed redemptions, never above the limit.
+ *    counter = the journal's completed redemptions, never above the limit; a coupon with a money
+ *    budget: the counter's `amt` = the completed redemptions' `budgetCents`, never above the budget.
  */
 import { expect } from 'chai';
-import { TOTAL_LIMIT_EXCEEDED } from '../../../shared/domain/messages.js';
+import { campaignCounterId } from '../../../shared/data/limit-counter.repository.js';
+import { BUDGET_EXHAUSTED, TOTAL_LIMIT_EXCEEDED } from '../../../shared/domain/messages.js';
 import { operationIdOf } from '../../../shared/usecases/idempotency.js';
 import { usageOf } from '../../fixtures/records.js';
 import type { Op } from './burst.js';
@@ -37,6 +39,9 @@ export interface Figures {
   alive: number;
   expectedAlive: number;
   seconds: number;
+  /** A budgeted coupon: the cents its completed redemptions gave away, and the redeems refused with budget_exhausted; null without a budget. */
+  spentCents: number | null;
+  budgetRefused: number;
 }
 
 export interface AuditReport {
@@ -46,9 +51,13 @@ export interface AuditReport {
   problems: string[];
 }
 
-/** The 4xx a burst may legitimately get: the limit reached (redeem), a debit above the balance. */
-function expectedRefusal(op: Op, body: any): boolean {
-  if (op.kind === 'redeem') return body?.message === 'coupon validation failed' && body?.details === TOTAL_LIMIT_EXCEEDED;
+/** The 4xx a burst may legitimately get: the limit or the coupon's budget reached (redeem), a debit above the balance. */
+function expectedRefusal(op: Op, body: any, budgeted: boolean): boolean {
+  if (op.kind === 'redeem')
+    return (
+      body?.message === 'coupon validation failed' &&
+      (body?.details === TOTAL_LIMIT_EXCEEDED || (budgeted && body?.details === BUDGET_EXHAUSTED))
+    );
   if (op.kind === 'debit') return body?.message === 'insufficient points' && body?.key === 'points';
   return false;
 }
@@ -64,6 +73,7 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
     orderId: string;
     state?: string;
     cycle: number;
+    budgetCents?: number;
   }[];
   const counted = new Map<string, { completed: number; reverted: number }>();
   for (const c of cycles) {
@@ -98,6 +108,14 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
   const total = await usageOf(services, app.id, campaign.id, 'total');
   if (total !== completed) say(null, `the campaign's total counter is ${total}, the journal has ${completed} completed redemptions`);
   if (completed > scenario.opts.limit) say(null, `${completed} completed redemptions exceed the limit ${scenario.opts.limit}`);
+  const budget = campaign.budget?.totalCents ?? null;
+  let spentCents: number | null = null;
+  if (campaign.budget) {
+    spentCents = cycles.filter((c) => c.state === 'completed').reduce((s, c) => s + (c.budgetCents ?? 0), 0);
+    const amt = (await services.repos.limitCounters.find(campaignCounterId(campaign.id)))?.amt ?? 0;
+    if (amt !== spentCents) say(null, `the campaign counter's amt is ${amt} cents, the journal's completed redemptions gave ${spentCents}`);
+    if (budget !== null && spentCents > budget) say(null, `${spentCents} cents given away exceed the budget ${budget}`);
+  }
 
   const f: Figures = {
     attempted: ops.length,
@@ -119,6 +137,8 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
     alive: 0,
     expectedAlive: 0,
     seconds: Math.round((Date.now() - startedAt) / 1000),
+    spentCents,
+    budgetRefused: 0,
   };
   // Only an API the test killed may cut a connection: a live one answers every request.
   const killed = new Set(scenario.processes.filter((p) => p.deliberatelyEnded && p.url).map((p) => p.url));
@@ -198,7 +218,8 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
         break;
       case 'refused':
         f.refused++;
-        if (!expectedRefusal(op, last)) say(op, `an unexpected ${op.exchanges.at(-1)!.status} ${JSON.stringify(last)}`);
+        if (op.kind === 'redeem' && last?.details === BUDGET_EXHAUSTED) f.budgetRefused++;
+        if (!expectedRefusal(op, last, !!campaign.budget)) say(op, `an unexpected ${op.exchanges.at(-1)!.status} ${JSON.stringify(last)}`);
         if (times > 0) say(op, `refused (${JSON.stringify(last)}) but applied`);
         break;
       case 'unresolved':
@@ -230,7 +251,9 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
     `[chaos] ${scenario.opts.name}: attempted ${f.attempted} / acknowledged ${f.acknowledged} / 503 ${f.responses503} / ` +
     `applied ${f.applied} / applied twice ${f.appliedTwice} / lost ${f.lost} / 5xx ${f.responses5xx} · ` +
     `processes alive ${f.alive}/${f.expectedAlive} · refused ${f.refused}, unresolved ${f.unresolved}, abandoned ${f.abandoned}, ` +
-    `hung ${f.hung}, connections cut ${f.resets}, 503s: not applied ${f.notApplied503}, pending ${f.pending503}, dependency ${f.dependency503}, undocumented ${f.undocumented503} · redeemed ${completed}/${scenario.opts.limit} · ${f.seconds} s`;
+    `hung ${f.hung}, connections cut ${f.resets}, 503s: not applied ${f.notApplied503}, pending ${f.pending503}, dependency ${f.dependency503}, undocumented ${f.undocumented503} · redeemed ${completed}/${scenario.opts.limit}` +
+    (spentCents !== null ? ` · spent ${spentCents}/${budget ?? 'no total'} cents, ${f.budgetRefused} refused by the budget` : '') +
+    ` · ${f.seconds} s`;
   return { figures: f, line, problems };
 }
 

@@ -11,7 +11,7 @@ import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { withDbName } from '../../../scripts/embedded-servers.js';
 import { connectDatabase, type Database } from '../../../shared/data/db.js';
-import type { Campaign } from '../../../shared/domain/types.js';
+import type { Budget, Campaign } from '../../../shared/domain/types.js';
 import { jobIdOf } from '../../../shared/queue/gateway.js';
 import { partitionQueueName } from '../../../shared/queue/names.js';
 import { createServices, type Services } from '../../../shared/services.js';
@@ -41,6 +41,8 @@ export interface ScenarioOptions {
   customers?: number;
   /** The coupon's total redemption limit. */
   limit: number;
+  /** The coupon's money budget (shared/domain/budget.ts); absent: none. */
+  budget?: Budget;
 }
 
 export class Scenario {
@@ -112,7 +114,11 @@ export class Scenario {
     const customers = await createCustomers(this.services, this.app.id, this.sourceIds);
     for (const c of customers) this.customerIds.set(c.sourceId, c.id);
     this.walletDbId = (await createWallet(this.services, this.app.id, WALLET_ID)).id;
-    this.campaign = await createCampaign(this.services, this.app.id, { code: COUPON_CODE, limits: { total: this.opts.limit } });
+    this.campaign = await createCampaign(this.services, this.app.id, {
+      code: COUPON_CODE,
+      limits: { total: this.opts.limit },
+      ...(this.opts.budget ? { budget: this.opts.budget } : {}),
+    });
   }
 
   async startApi(env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
