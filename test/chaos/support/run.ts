@@ -16,6 +16,8 @@ import { Burst, type Op } from './burst.js';
 import { CHAOS_ENV, type Scenario } from './scenario.js';
 import { timeoutFromNow } from '../../support/pace.js';
 import { verifyApplication } from '../../../shared/usecases/verify-exactness.usecase.js';
+import { checkHistory, plantedDefects } from '../../support/linearizability.js';
+import { historyOfBurst } from './history.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -152,13 +154,25 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
 
   const result = await audit(scenario, burst.ops, startedAt, hangMs);
   // The exactness verifier on the scenario's database: every counter and balance re-derived from the journals.
+  // Every acknowledged answer one a correct service could give (docs/reliability.md, "Linearizability"),
+  // and the checker shown to catch lies planted in this very history before it is trusted.
+  // A budgeted coupon's model is money, not a count: its scenario checks the wallets' partitions only.
+  const full = historyOfBurst(burst.ops, scenario.opts.limit, Date.now()); // the queues are drained: everything settled
+  const history = 'budget' in scenario.opts && scenario.opts.budget ? { wallets: full.wallets } : full;
+  const verdict = checkHistory(history);
+  if (!verdict.linearizable) problems.push(`linearizability: not linearizable: ${JSON.stringify(verdict.partitions)}`);
+  for (const planted of plantedDefects(history))
+    if (checkHistory(planted.history).linearizable) problems.push(`linearizability: the planted defect "${planted.name}" was not caught`);
   const verified = await verifyApplication(scenario.services, scenario.app.id, { eventGraceMs: 0 });
   for (const d of verified.discrepancies)
     problems.push(`verifier: ${d.kind}: ${d.message} — ${d.documents.map((x) => `${x.collection}/${x.id}`).join(' ')}`);
   const verifierLine =
     `      [chaos] verifier: ${verified.discrepancyCount} discrepancies, ${verified.inFlightCount} in flight; ` +
     `${verified.checked.cycles} cycles, ${verified.checked.counters} counters, ${verified.checked.balances} balances, ` +
-    `${verified.checked.entries} ledger entries in ${verified.finishedAt.getTime() - verified.startedAt.getTime()} ms`;
+    `${verified.checked.entries} ledger entries in ${verified.finishedAt.getTime() - verified.startedAt.getTime()} ms\n` +
+    `      [chaos] linearizability: ${verdict.linearizable ? 'linearizable' : 'NOT linearizable'} — ` +
+    `${history.coupon?.ops.length ?? 0} coupon operations, ${Object.values(history.wallets).flat().length} wallet operations ` +
+    `in ${Object.keys(history.wallets).length} wallets; planted defects caught`;
   // Every exchange of every operation, for a post-mortem (kept with the logs when the test fails, or with CHAOS_KEEP=1).
   // One file per scenario run on this directory (a reseeded scenario must not overwrite the one before).
   writeFileSync(

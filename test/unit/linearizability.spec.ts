@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import { checkHistory, plantedDefects, type History, type HistoryOp } from '../support/linearizability.js';
+
+/** Every operation of a generated history has ended by then (calls before 1000, each under 61 long). */
+const SETTLED = 1100;
+
+/** mulberry32: the same seed, the same history. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A history a correct service gives: overlapping operations, each taking effect at one instant
+ * inside its interval, in the order of those instants, answered by the sequential model; some
+ * answers never reach their client (indeterminate), whether or not they took effect.
+ */
+function correctHistory(seed: number, limit: number): History {
+  const random = prng(seed);
+  const redeemed = new Set<string>();
+  const balances = new Map<string, number>();
+  const history: History = { coupon: { limit, ops: [] }, wallets: {} };
+  const planned = Array.from({ length: 120 }, (_, i) => {
+    const call = Math.floor(random() * 1000);
+    const ret = call + 1 + Math.floor(random() * 60);
+    return { i, call, ret, at: call + random() * (ret - call), r: random(), lost: random() < 0.1, applies: random() < 0.5 };
+  }).sort((a, b) => a.at - b.at);
+  for (const p of planned) {
+    const wallet = `c${p.i % 4}`;
+    const base = { client: p.i % 4, call: p.call, ret: p.ret };
+    let op: HistoryOp;
+    if (p.r < 0.45) {
+      const key = `order-${p.i}`;
+      const fits = redeemed.size < limit;
+      if (fits && (!p.lost || p.applies)) redeemed.add(key);
+      op = { ...base, kind: 'redeem', key, outcome: fits ? 'ok' : 'refused' };
+      history.coupon!.ops.push(op);
+    } else if (p.r < 0.55 && redeemed.size > 0) {
+      const key = [...redeemed][Math.floor(random() * redeemed.size)]!;
+      if (!p.lost || p.applies) redeemed.delete(key);
+      op = { ...base, kind: 'revert', key, outcome: 'ok' };
+      history.coupon!.ops.push(op);
+    } else {
+      const before = balances.get(wallet) ?? 0;
+      const points = 25 * (1 + Math.floor(random() * 20));
+      const credit = p.r < 0.8;
+      const ok = credit || before >= points;
+      const after = ok ? before + (credit ? points : -points) : before;
+      if (!p.lost || p.applies) balances.set(wallet, after);
+      op = { ...base, kind: credit ? 'credit' : 'debit', points, outcome: ok ? 'ok' : 'refused', ...(ok ? { before, after } : {}) };
+      (history.wallets[wallet] ??= []).push(op);
+    }
+    if (p.lost) {
+      // The client never learned the answer: indeterminate, with or without its effect, until all settled.
+      op.ret = SETTLED;
+      delete op.before;
+      delete op.after;
+      op.outcome = 'unknown';
+    }
+  }
+  return history;
+}
+
+/**
+ * tools/lincheck (porcupine) against the contract's sequential model: correct histories pass, and
+ * every planted lie — an answer no correct service could give — is found illegal. The fault tests
+ * (test/chaos) check their own recorded histories the same way, with defects planted in each.
+ */
+describe('linearizability checker (tools/lincheck)', function () {
+  this.timeout(120_000); // the first run builds the Go program
+
+  it('when histories a correct service gives are checked, then every one is linearizable', () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const verdict = checkHistory(correctHistory(seed, 10));
+      expect(verdict.linearizable, `seed ${seed}: ${JSON.stringify(verdict.partitions)}`).to.equal(true);
+    }
+  });
+
+  it('when a lie is planted in each of them, then the checker finds it illegal', () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const planted = plantedDefects(correctHistory(seed, 10));
+      expect(planted.map((p) => p.name.split(':')[0]!.split(' ')[0])).to.include.members(['coupon']);
+      for (const p of planted) expect(checkHistory(p.history).linearizable, `seed ${seed}: ${p.name}`).to.equal(false);
+    }
+  });
+
+  it('when a refusal is answered while the limit was not reached, then it is illegal', () => {
+    const history: History = {
+      coupon: {
+        limit: 2,
+        ops: [
+          { client: 0, kind: 'redeem', key: 'a', call: 0, ret: 1, outcome: 'ok' },
+          { client: 1, kind: 'redeem', key: 'b', call: 2, ret: 3, outcome: 'refused' },
+        ],
+      },
+      wallets: {},
+    };
+    expect(checkHistory(history).partitions).to.deep.equal({ coupon: 'illegal' });
+    history.coupon!.limit = 1;
+    expect(checkHistory(history).partitions).to.deep.equal({ coupon: 'ok' });
+  });
+
+  it('when a debit is refused although a credit acknowledged before it covers it, then it is illegal; overlapping, it is not', () => {
+    const credit: HistoryOp = { client: 0, kind: 'credit', points: 500, call: 0, ret: 10, outcome: 'ok', before: 0, after: 500 };
+    const debit: HistoryOp = { client: 1, kind: 'debit', points: 300, call: 11, ret: 12, outcome: 'refused' };
+    expect(checkHistory({ wallets: { c: [credit, debit] } }).linearizable).to.equal(false);
+    expect(checkHistory({ wallets: { c: [credit, { ...debit, call: 5 }] } }).linearizable).to.equal(true);
+  });
+});
