@@ -1,6 +1,6 @@
 /**
  * The demo data set (`npm run seed`, `npm run dev`): one application, five customers, a loyalty
- * wallet, and a dozen campaigns that between them use every discount base and rule kind,
+ * wallet, and fifteen campaigns that between them use every discount base, rule and promotion kind,
  * created through the same admin use cases as the admin API.
  */
 import type { Services } from '../shared/services.js';
@@ -12,7 +12,7 @@ import { createWallet } from '../shared/usecases/admin/wallets.usecase.js';
 const pct = (value: number, max?: number) => ({ kind: 'discount', type: 'percentage', value, ...(max ? { max } : {}) });
 const flat = (value: number) => ({ kind: 'discount', type: 'flat', value });
 
-/** Twelve campaigns; codes are the keys. */
+/** Fifteen campaigns; codes are the keys. */
 export const DEMO_CAMPAIGNS: Record<string, Record<string, unknown>> = {
   WELCOME10: {
     name: '10% off your order',
@@ -100,6 +100,40 @@ export const DEMO_CAMPAIGNS: Record<string, Record<string, unknown>> = {
     assignment: 'assigned_users',
     assigned_source_ids: ['cust_1'],
     limits: { per_customer: 1 },
+  },
+  // Promotion kinds and a money budget (docs/campaigns.md "Promotion kinds", docs/budgets.md).
+  SOCKS3FOR2: {
+    name: 'Socks: 3 for 2',
+    discount: {
+      kind: 'discount',
+      type: 'buy_x_get_y',
+      buy: { quantity: 2, items: { match: 'OR', properties: [{ property: 'sku', values: ['SOCK-1', 'SOCK-2'] }] } },
+      get: { quantity: 1, percent_off: 100 },
+      max_repeats: 3,
+    },
+  },
+  SPENDMORE: {
+    name: 'Spend 1000 save 100, spend 2500 save 300',
+    discount: {
+      kind: 'discount',
+      type: 'tiered',
+      tier_type: 'flat',
+      tiers: [
+        { from: 1000, value: 100 },
+        { from: 2500, value: 300 },
+      ],
+    },
+    budget: { total: 50000, per_day: 5000, when_exceeded: 'cap', notify_at: [50, 80] },
+  },
+  FREETOTE: {
+    name: 'A free tote bag over 1500',
+    discount: {
+      kind: 'discount',
+      type: 'free_gift',
+      gift: { product_id: 'TOTE-1', sku: 'TOTE', name: 'Tote bag', value: 199 },
+      max_gifts: 500,
+    },
+    cart_conditions: [{ field: 'selling_price_subtotal', operator: 'gte', value: 1500 }],
   },
 };
 
