@@ -7,6 +7,8 @@ import { useClusterTopology } from '../support/cluster-topology.js';
 import { assertMatchesSpec } from '../support/openapi.js';
 import { waitFor } from '../support/webhook-receiver.js';
 import { PACE_MARGIN } from '../support/pace.js';
+import { checkHistory, hundredths, plantedDefects, type History } from '../support/linearizability.js';
+import { verifyApplication } from '../../shared/usecases/verify-exactness.usecase.js';
 
 const WAIT_MS = 10_000;
 
@@ -211,6 +213,29 @@ describe('Redis Cluster: a primary killed mid-burst', function () {
         '',
       ].join('\n'),
     );
+
+    // The answers are ones a correct service could give (docs/reliability.md, "Linearizability"),
+    // the checker shown to catch lies planted in this history; and the verifier finds nothing.
+    const settledAt = Date.now();
+    const history: History = { coupon: { limit, ops: [] }, wallets: {} };
+    for (const op of ops) {
+      const outcome = !op.final ? 'unknown' : op.final.status === 200 ? 'ok' : 'refused';
+      const base = { client: op.i % 24, call: op.sentAt, ret: op.final?.at ?? settledAt, outcome } as const;
+      if (op.kind === 'redeem') history.coupon!.ops.push({ ...base, kind: 'redeem', key: op.body.order.order_id });
+      else {
+        const b = outcome === 'ok' ? op.final!.body : null;
+        (history.wallets[op.sourceId] ??= []).push({
+          ...base,
+          kind: 'credit',
+          points: hundredths(op.body.points),
+          ...(b ? { before: hundredths(b.previous_loyalty_points), after: hundredths(b.loyalty_points) } : {}),
+        });
+      }
+    }
+    expect(checkHistory(history).linearizable, 'linearizable').to.equal(true);
+    for (const planted of plantedDefects(history)) expect(checkHistory(planted.history).linearizable, planted.name).to.equal(false);
+    const verified = await verifyApplication(services, app.id, { eventGraceMs: 0 });
+    expect(verified.discrepancies, 'verifier').to.deep.equal([]);
 
     expect(unexpected, 'answers other than 200, a limit refusal or a documented 503').to.deep.equal([]);
     expect(ops.every((o) => o.final)).to.equal(true);
