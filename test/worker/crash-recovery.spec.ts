@@ -3,6 +3,7 @@ import { verifyApplication } from '../../shared/usecases/verify-exactness.usecas
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
+import { checkHistory, hundredths, plantedDefects, type History } from '../support/linearizability.js';
 
 /**
  * A worker killed with SIGKILL in the middle of a burst: its active jobs stall, are re-queued by
@@ -31,21 +32,28 @@ describe('a worker killed mid-burst', function () {
     const survivor = await startWorkerProcess(fastStall);
     workers = [victim, survivor];
 
+    /** A request with its invocation and completion instants (the history the checker reads). */
+    const timed = async (send: () => ReturnType<typeof call>) => {
+      const at = Date.now();
+      const res = await send();
+      return Object.assign(res, { call: at, ret: Date.now() });
+    };
     const credits = Array.from({ length: 150 }, (_, i) =>
-      call(api.url, 'PUT', `/wallets/customer/${sourceIds[i % sourceIds.length]}/transactions/loyalty`, {
-        auth: app.auth,
-        body: { type: 'credit', points: (i % 5) + 1 },
-      }),
+      timed(() =>
+        call(api.url, 'PUT', `/wallets/customer/${sourceIds[i % sourceIds.length]}/transactions/loyalty`, {
+          auth: app.auth,
+          body: { type: 'credit', points: (i % 5) + 1 },
+        }),
+      ),
     );
-    const redeems = Array.from({ length: 90 }, (_, i) =>
-      call(api.url, 'POST', '/coupons/apply?type=redeem', {
-        auth: app.auth,
-        body: {
-          source_id: sourceIds[i % sourceIds.length],
-          coupon_details: [{ coupon_id: campaign.id, coupon_code: 'CRASH30' }],
-          order: makeOrder(),
-        },
-      }),
+    const orders = Array.from({ length: 90 }, () => makeOrder());
+    const redeems = orders.map((order, i) =>
+      timed(() =>
+        call(api.url, 'POST', '/coupons/apply?type=redeem', {
+          auth: app.auth,
+          body: { source_id: sourceIds[i % sourceIds.length], coupon_details: [{ coupon_id: campaign.id, coupon_code: 'CRASH30' }], order },
+        }),
+      ),
     );
     await new Promise((r) => setTimeout(r, 300));
     await victim.kill();
@@ -73,5 +81,31 @@ describe('a worker killed mid-burst', function () {
     const report = await verifyApplication(api.services, app.id, { eventGraceMs: 0 });
     expect(report.discrepancies).to.deep.equal([]);
     expect(report.checked.balances).to.equal(12);
+    // Every answer is one a correct service could give (docs/reliability.md, "Linearizability"), and lies planted in this history are caught.
+    const history: History = { coupon: { limit: 30, ops: [] }, wallets: {} };
+    redeemResults.forEach((r, i) =>
+      history.coupon!.ops.push({
+        client: i % sourceIds.length,
+        kind: 'redeem',
+        key: orders[i]!.order_id,
+        call: r.call,
+        ret: r.ret,
+        outcome: r.status === 200 ? 'ok' : 'refused',
+      }),
+    );
+    creditResults.forEach((r, i) =>
+      (history.wallets[sourceIds[i % sourceIds.length]!] ??= []).push({
+        client: i % sourceIds.length,
+        kind: 'credit',
+        points: hundredths((i % 5) + 1),
+        call: r.call,
+        ret: r.ret,
+        outcome: 'ok',
+        before: hundredths(r.body.previous_loyalty_points),
+        after: hundredths(r.body.loyalty_points),
+      }),
+    );
+    expect(checkHistory(history).linearizable, 'linearizable').to.equal(true);
+    for (const planted of plantedDefects(history)) expect(checkHistory(planted.history).linearizable, planted.name).to.equal(false);
   });
 });
