@@ -318,6 +318,10 @@ class Recount {
   readonly days = new Map<string, number>();
   readonly weeks = new Map<string, number>();
   readonly months = new Map<string, number>();
+  /** The campaign counter's money per period (its `d.a`, `w.a`, `m.a`), in cents. */
+  readonly dayAmounts = new Map<string, number>();
+  readonly weekAmounts = new Map<string, number>();
+  readonly monthAmounts = new Map<string, number>();
   /** Customer and code counters of this pass. */
   readonly counts = new Map<string, number>();
   constructor(private readonly campaignId: string) {}
@@ -329,10 +333,14 @@ class Recount {
       return;
     }
     this.total++;
-    const bump = (m: Map<string, number>, k: string | undefined) => k && m.set(k, (m.get(k) ?? 0) + 1);
+    const bump = (m: Map<string, number>, k: string | undefined, by = 1) => k && m.set(k, (m.get(k) ?? 0) + by);
     bump(this.days, row.periods?.day);
     bump(this.weeks, row.periods?.week);
     bump(this.months, row.periods?.month);
+    if (!row.budgetCents) return;
+    bump(this.dayAmounts, row.periods?.day, row.budgetCents);
+    bump(this.weekAmounts, row.periods?.week, row.budgetCents);
+    bump(this.monthAmounts, row.periods?.month, row.budgetCents);
   }
 
   /** The recount above the campaign's limits as they are now (`campaignWide` false: the per-customer and code limits only). */
@@ -496,6 +504,13 @@ async function compareCounters(
       compare(`day ${doc.d?.k}`, doc.d?.n, want.d);
       compare(`week ${doc.w?.k}`, doc.w?.n, want.w);
       compare(`month ${doc.m?.k}`, doc.m?.n, want.m);
+      // The money of each current period (a budget's per day / week / month: docs/budgets.md).
+      const money = (f: PeriodCount | undefined, m: Map<string, number>, step: Map<string, number>) =>
+        f ? (m.get(f.k) ?? 0) + (step.get(f.k) ?? 0) : undefined;
+      const cents = (f: PeriodCount | undefined) => (f ? (f.a ?? 0) : undefined);
+      compare(`day ${doc.d?.k} amount (cents)`, cents(doc.d), money(doc.d, recount.dayAmounts, pending.amtDays));
+      compare(`week ${doc.w?.k} amount (cents)`, cents(doc.w), money(doc.w, recount.weekAmounts, pending.amtWeeks));
+      compare(`month ${doc.m?.k} amount (cents)`, cents(doc.m), money(doc.m, recount.monthAmounts, pending.amtMonths));
     }
     if (issues.length) result.counterIssues.set(doc._id, issues);
   }
@@ -515,8 +530,11 @@ async function compareCounters(
 
 interface Pending {
   total: number;
-  /** Cents the unsettled lanes count in `amt`. */
+  /** Cents the unsettled lanes count in `amt`, and in each period's `a`. */
   amt: number;
+  amtDays: Map<string, number>;
+  amtWeeks: Map<string, number>;
+  amtMonths: Map<string, number>;
   days: Map<string, number>;
   weeks: Map<string, number>;
   months: Map<string, number>;
@@ -538,7 +556,18 @@ async function pendingSteps(
   doc: LimitCounterDoc,
   result: CampaignResult,
 ): Promise<Pending | null> {
-  const pending: Pending = { total: 0, amt: 0, days: new Map(), weeks: new Map(), months: new Map(), lanes: 0, refs: [] };
+  const pending: Pending = {
+    total: 0,
+    amt: 0,
+    amtDays: new Map(),
+    amtWeeks: new Map(),
+    amtMonths: new Map(),
+    days: new Map(),
+    weeks: new Map(),
+    months: new Map(),
+    lanes: 0,
+    refs: [],
+  };
   for (const [lane, held] of Object.entries(doc.lanes ?? {})) {
     if (typeof held !== 'string') {
       result.inFlight.push({ document: counterRef(doc._id), detail: `lane ${lane} holds a change in an older format: not compared` });
@@ -563,10 +592,14 @@ async function pendingSteps(
     pending.total += change.step;
     pending.amt += change.step * (change.cents ?? 0);
     if (change.periods) {
-      const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + change.step);
-      add(pending.days, change.periods.day);
-      add(pending.weeks, change.periods.week);
-      add(pending.months, change.periods.month);
+      const add = (m: Map<string, number>, k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
+      const cents = change.step * (change.cents ?? 0);
+      add(pending.days, change.periods.day, change.step);
+      add(pending.weeks, change.periods.week, change.step);
+      add(pending.months, change.periods.month, change.step);
+      add(pending.amtDays, change.periods.day, cents);
+      add(pending.amtWeeks, change.periods.week, cents);
+      add(pending.amtMonths, change.periods.month, cents);
     }
   }
   return pending;

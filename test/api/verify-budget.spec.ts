@@ -74,6 +74,17 @@ describe('the exactness verifier on money budgets', function () {
     expect(d.message).to.match(/^amt \(cents spent\) is 20001/);
   });
 
+  it("when the campaign counter's amount of the day is off by one cent, then the day is reported", async () => {
+    const { app, campaign } = await budgeted();
+    const counters = models().LimitCounter.collection;
+    const before = await counters.findOne({ _id: campaign.id as never });
+    expect(before?.d?.a, 'the day counts the money too').to.equal(20_000);
+    await counters.updateOne({ _id: campaign.id as never }, { $inc: { 'd.a': 1 } });
+    const d = only(await verify(app), 'counter_mismatch');
+    expect(d).to.include({ expected: 20_000, found: 20_001 });
+    expect(d.message).to.match(/^day \d{4}-\d{2}-\d{2} amount \(cents\) is 20001/);
+  });
+
   it("when a customer counter's amt is missing, then that counter is reported", async () => {
     const { app, customerCounter } = await budgeted();
     await models().LimitCounter.collection.updateOne({ _id: customerCounter as never }, { $unset: { amt: '' } });
