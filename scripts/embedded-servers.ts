@@ -160,7 +160,11 @@ async function startRedis(): Promise<Started> {
 async function startMemoryServer(): Promise<Started> {
   // One download attempt (unless set): offline, its retries cost some 20 s before the fallback.
   process.env.MONGOMS_MAX_RETRIES ??= '1';
-  const { MongoMemoryServer } = await import('mongodb-memory-server');
+  const { MongoBinary, MongoMemoryServer } = await import('mongodb-memory-server');
+  // The binary first, on its own: `MongoMemoryServer.create()` prints a failed download's whole
+  // stack trace (console.warn) before it rejects; this rejects with the error alone, which the
+  // fallback sums up in one line. The full error: DEBUG=MongoMS:* (docs/operations.md).
+  await MongoBinary.getPath();
   const mongod = await MongoMemoryServer.create();
   say(`mongodb-memory-server (mongod) at ${mongod.getUri()}`);
   return { url: mongod.getUri(), stop: async () => void (await mongod.stop()) };
@@ -196,16 +200,30 @@ export async function stopTestDatabase(dir: string, opts: { rm?: boolean } = {})
   await runCommand('bash', [join(testdbDir, 'stop.sh'), dir, ...(opts.rm ? ['--rm'] : [])], { echoStderr: true });
 }
 
+/**
+ * mongodb-memory-server's failure in one line: a DownloadError's message is the URL, "Details:"
+ * and the cause on the next line; its `msg` is the cause alone (`getaddrinfo ENOTFOUND …`), its
+ * `url` the address.
+ */
+export function shortReason(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const { msg, url } = err as Error & { msg?: unknown; url?: unknown };
+  if (typeof msg === 'string' && typeof url === 'string') return `its download failed: ${msg}`;
+  return err.message.split('\n').find((line) => line.trim() !== '') ?? err.name;
+}
+
 async function startMongo(): Promise<Started> {
   let memoryServerError: string;
   try {
     return await startMemoryServer();
   } catch (err) {
-    memoryServerError = (err as Error).message.split('\n')[0]!;
-    say(`mongodb-memory-server cannot start mongod (${memoryServerError})`);
+    memoryServerError = shortReason(err);
   }
   const missing = testDatabaseMissing();
-  if (missing.length === 0) return startTestDatabase();
+  if (missing.length === 0) {
+    say(`mongodb-memory-server cannot get mongod (${memoryServerError}): falling back to the offline test database`);
+    return startTestDatabase();
+  }
   throw new Error(
     [
       'No MongoDB to use. Set MONGODB_URI to a MongoDB 7 server (mongodb://host:27017/), or',

@@ -11,7 +11,10 @@ import { SignIn } from './pages/SignIn';
 import { TryCartPage } from './pages/TryCart';
 import { WalletsPage } from './pages/Wallets';
 import { DeliveriesPage, WebhooksPage } from './pages/Webhooks';
+import { pageTitle, usePageTitle } from './page-title';
 import { hrefOf, useRoute } from './route';
+import { MAIN_ID, SkipLink } from './skip-link';
+import { useApplication } from './use-application';
 
 export function App() {
   const queries = useQueryClient();
@@ -21,11 +24,19 @@ export function App() {
     retry: false,
   });
   const route = useRoute();
+  const signInShown = me.error instanceof ApiFailure && me.error.status === 401;
+  const application = useApplication(me.data && 'app' in route ? route.app : undefined);
+  usePageTitle(signInShown ? pageTitle('sign-in') : pageTitle(route, application.data?.name));
 
   if (me.isPending) return <p className="loading">Loading…</p>;
   if (me.error) {
-    if (me.error instanceof ApiFailure && me.error.status === 401)
-      return <SignIn onSignedIn={() => void queries.invalidateQueries({ queryKey: ['me'] })} />;
+    if (signInShown)
+      return (
+        <>
+          <SkipLink />
+          <SignIn onSignedIn={() => void queries.invalidateQueries({ queryKey: ['me'] })} />
+        </>
+      );
     return <p role="alert">The service did not answer: {me.error.message}</p>;
   }
   const who: Who = {
@@ -43,6 +54,7 @@ export function App() {
 
   return (
     <>
+      <SkipLink />
       <header className="top">
         <span className="brand">Promotions console</span>
         <nav aria-label="Main">
@@ -53,7 +65,7 @@ export function App() {
             Audit log
           </a>
           <a href="/admin/queues">Queues (Bull Board)</a>
-          <a href="/metrics">Metrics</a>
+          {me.data.service.metrics && <a href="/metrics">Metrics</a>}
         </nav>
         <span className="who">
           {who.email ?? 'admin token'} · <span className="role">{who.role}</span>{' '}
@@ -62,7 +74,7 @@ export function App() {
           </button>
         </span>
       </header>
-      <main>
+      <main id={MAIN_ID} tabIndex={-1}>
         {route.page === 'applications' && <ApplicationsPage who={who} />}
         {route.page === 'campaigns' && <CampaignsPage app={route.app} who={who} />}
         {route.page === 'campaign' && (

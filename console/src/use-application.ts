@@ -4,10 +4,13 @@ import { admin, must, type Application } from './api';
 /**
  * One application's settings (name, currency, coupons per order): the admin API lists
  * applications only, so its pages are read until this one is found (archived ones too).
+ * Without `app`, nothing is read.
  */
-export function useApplication(app: string) {
+export function useApplication(app: string | undefined) {
   return useQuery({
     queryKey: ['application', app],
+    // No application (a page of the whole console): nothing to read.
+    enabled: app !== undefined,
     queryFn: async (): Promise<Application | null> => {
       let cursor: string | undefined;
       do {

@@ -533,7 +533,7 @@ function promotionChecks(ctx: RuleContext): StepCheck[] {
   if (d.type === 'tiered') {
     const { base, first, below } = tierCheck(ctx);
     const tier = d.tiered ? tierReached(d.tiered, base) : null;
-    const text = below ? M.ruleText(below) : tier ? `tier from ${tier.fromCents} cents reached` : 'no tier configured';
+    const text = below ? M.ruleText(below) : tier ? `tier from ${fromCents(tier.fromCents).toFixed(2)} reached` : 'no tier configured';
     return [
       row('promotion', below === null, text, {
         base: campaign.discountCalculatedOn,

@@ -234,6 +234,106 @@ describe('admin API: "Try a cart" explains what validate answers', function () {
     expect(mine.checks.map((c: { passed: boolean | null }) => c.passed)).to.deep.equal([true, true, true]);
   });
 
+  it('when a flat discount applies, then every money figure of the explanation is in currency units, its value as the campaign states it', async () => {
+    const code = `FLAT${process.pid}`;
+    const made = await call(api.url, 'POST', `/admin/applications/${app.id}/campaigns`, {
+      headers: ADMIN_HEADERS,
+      body: {
+        name: 'flat ten',
+        code,
+        valid_from: '2020-01-01T00:00:00Z',
+        discount: { kind: 'discount', type: 'flat', value: 10, max: 8 },
+        discount_calculated_on_property: 'selling_price_subtotal',
+        cart_conditions: [{ field: 'selling_price_subtotal', operator: 'gte', value: 50 }],
+      },
+    });
+    expect(made.status, made.text).to.equal(201);
+    expect(made.body.discount.value, 'the campaign states a flat 10').to.equal(10);
+    const res = await call(api.url, 'POST', `/admin/applications/${app.id}/explain`, {
+      headers: ADMIN_HEADERS,
+      body: {
+        code,
+        order: {
+          original_price_subtotal: 100,
+          selling_price_subtotal: 90,
+          shipping: 5,
+          items: [{ product_id: 'p1', sku: 'A', original_price: 100, selling_price: 90, quantity: 1 }],
+        },
+      },
+    });
+    expect(res.status, res.text).to.equal(200);
+    const [result] = res.body.results;
+    expect(result.discount_amount).to.equal(8);
+    const rows = Object.fromEntries(result.checks.map((c: { rule: string; figures: object }) => [c.rule, c.figures]));
+    expect(rows.cart_condition).to.deep.equal({ field: 'selling_price_subtotal', operator: 'gte', value: 50, actual: 90 });
+    expect(rows.discount).to.deep.equal({
+      base: 'selling_price_subtotal',
+      base_amount: 90,
+      type: 'flat',
+      value: 10,
+      max_amount: 8,
+      kind: 'discount',
+      discount_amount: 8,
+      eligible_items: null,
+      item_discount_amount: [null],
+    });
+    expect(centsKeys(res.body)).to.deep.equal([]);
+  });
+
+  it("when a flat tier or a free gift applies, then the tier's value, its threshold and the gift's value are in currency units", async () => {
+    const order = {
+      original_price_subtotal: 150,
+      selling_price_subtotal: 150,
+      items: [{ product_id: 'p1', sku: 'A', original_price: 150, selling_price: 150, quantity: 1 }],
+    };
+    const explainOf = async (name: string, discount: object) => {
+      const code = `${name.toUpperCase()}${process.pid}`;
+      const made = await call(api.url, 'POST', `/admin/applications/${app.id}/campaigns`, {
+        headers: ADMIN_HEADERS,
+        body: { name, code, valid_from: '2020-01-01T00:00:00Z', discount, discount_calculated_on_property: 'selling_price_subtotal' },
+      });
+      expect(made.status, made.text).to.equal(201);
+      const res = await call(api.url, 'POST', `/admin/applications/${app.id}/explain`, { headers: ADMIN_HEADERS, body: { code, order } });
+      expect(res.status, res.text).to.equal(200);
+      expect(centsKeys(res.body)).to.deep.equal([]);
+      const [result] = res.body.results;
+      return Object.fromEntries(result.checks.map((c: { rule: string }) => [c.rule, c])) as Record<
+        string,
+        { text: string; figures: object }
+      >;
+    };
+    const tiered = await explainOf('tiers', {
+      kind: 'discount',
+      type: 'tiered',
+      tier_type: 'flat',
+      tiers: [
+        { from: 100, value: 10 },
+        { from: 200, value: 25 },
+      ],
+    });
+    expect(tiered.promotion).to.deep.equal({
+      rule: 'promotion',
+      passed: true,
+      text: 'tier from 100.00 reached',
+      figures: {
+        base: 'selling_price_subtotal',
+        base_amount: 150,
+        value_type: 'flat',
+        first_tier_amount: 100,
+        tier_from_amount: 100,
+        tier_value: 10,
+      },
+    });
+    const gift = await explainOf('gift', {
+      kind: 'discount',
+      type: 'free_gift',
+      gift: { product_id: 'case', name: 'Phone case', value: 19.99 },
+    });
+    expect((gift.discount!.figures as { free_gifts: unknown }).free_gifts).to.deep.equal([
+      { product_id: 'case', sku: null, name: 'Phone case', quantity: 1, value: 19.99 },
+    ]);
+  });
+
   it("when every campaign is explained, then each gets a verdict, an unknown code is validate's 400, and nothing was counted", async () => {
     const res = await call(api.url, 'POST', `/admin/applications/${app.id}/explain`, {
       headers: ADMIN_HEADERS,
@@ -262,3 +362,10 @@ describe('admin API: "Try a cart" explains what validate answers', function () {
     expect(after.body.redemptions.length).to.equal(before);
   });
 });
+
+/** Every key of an answer, at any depth, that still names hundredths. */
+function centsKeys(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap(centsKeys);
+  if (typeof v !== 'object' || v === null) return [];
+  return Object.entries(v).flatMap(([k, x]) => [...(/cents/i.test(k) ? [k] : []), ...centsKeys(x)]);
+}

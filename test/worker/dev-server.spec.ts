@@ -1,10 +1,11 @@
 /**
  * `npm run dev` as a newcomer meets it: a busy port is one clear line and nothing left running;
- * with nothing set it starts its embedded servers, serves the demo data, and SIGTERM stops all of
- * them.
+ * with nothing set it starts its embedded servers, serves the demo data, and SIGTERM or SIGINT to
+ * the `npm run dev` process itself (what a process manager or a CI runner sends) ends every
+ * process it started: the service, Redis, FerretDB and PostgreSQL.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
@@ -26,6 +27,66 @@ function startDev(env: NodeJS.ProcessEnv) {
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return { child, exited, out: () => out, err: () => err };
+}
+
+/** `npm run dev` itself, as a terminal or a process manager starts it: the process the test signals. */
+function startNpmDev(env: NodeJS.ProcessEnv) {
+  const { MONGODB_URI: _m, REDIS_URL: _r, TESTDB_LOG: _t, ...rest } = process.env;
+  const child = spawn('npm', ['run', 'dev'], {
+    cwd: repoRoot,
+    env: { ...rest, LOG_LEVEL: 'warn', LOG_PRETTY: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
+  return { child, exited, out: () => out, err: () => err };
+}
+
+/** A process as /proc shows it: its pid and start time (a pid reused by another process is not it). */
+interface Proc {
+  pid: number;
+  start: string;
+  command: string;
+}
+
+function readProc(pid: number): (Proc & { ppid: number; zombie: boolean }) | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's closing parenthesis: state, ppid, …, start time (field 22).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return { pid, ppid: Number(fields[1]), start: fields[19]!, zombie: fields[0] === 'Z', command };
+  } catch {
+    return null; // gone
+  }
+}
+
+/** `root` and every process below it, now. */
+function processTree(root: number): Proc[] {
+  const all = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map((d) => readProc(Number(d)))
+    .filter((p) => p !== null);
+  const tree: Proc[] = [];
+  const parents = [root];
+  while (parents.length > 0) {
+    const parent = parents.pop()!;
+    const self = all.find((p) => p.pid === parent);
+    if (self) tree.push({ pid: self.pid, start: self.start, command: self.command });
+    for (const p of all) if (p.ppid === parent) parents.push(p.pid);
+  }
+  return tree;
+}
+
+/** Still running: the same process (same start time), not a zombie waiting to be reaped. */
+function alive(p: Proc): boolean {
+  const now = readProc(p.pid);
+  return now !== null && now.start === p.start && !now.zombie;
 }
 
 async function until(check: () => boolean, ms: number, what: string, tell: () => string): Promise<void> {
@@ -56,16 +117,24 @@ describe('npm run dev', function () {
     }
   });
 
-  it('when started with nothing set, then it serves the demo data and the console (its printed login signs in) on its embedded servers, and SIGTERM stops every one of them', async () => {
-    const dev = startDev({ PORT: '0' });
+  it('when started with nothing set, then it serves the demo data and the console (its printed login signs in) on its embedded servers, and SIGTERM to `npm run dev` ends every process it started', async () => {
+    const started = Date.now();
+    const dev = startNpmDev({ PORT: '0' });
     try {
-      // Time to build nothing (the test database is built by the run) and start: generous, it waits for a line.
-      await until(
-        () => /coupon service \(dev\) on http:\/\/localhost:\d+/.test(dev.out()),
-        240_000,
-        'ready',
-        () => dev.out() + dev.err(),
-      );
+      await untilReady(dev);
+      const startup = Date.now() - started;
+      // Quiet: a fallback from mongodb-memory-server is one line saying why, never a stack trace.
+      expect(dev.err(), dev.err()).to.not.match(/^\s+at /m);
+      if (/test database at/.test(dev.err())) {
+        const why = dev
+          .err()
+          .split('\n')
+          .filter((line) => line.includes('mongodb-memory-server'));
+        expect(why, dev.err()).to.have.length(1);
+        expect(why[0]).to.match(
+          /^embedded servers: mongodb-memory-server cannot get mongod \(.+\): falling back to the offline test database$/,
+        );
+      }
       const url = /on (http:\/\/localhost:\d+)/.exec(dev.out())![1]!;
       const apiKey = /API key: (\S+)/.exec(dev.out())![1]!;
       const secret = /secret: +(\S+)/.exec(dev.out())![1]!;
@@ -80,28 +149,91 @@ describe('npm run dev', function () {
       expect((await fetch(login![1]!)).status).to.equal(200);
       const session = await call(url, 'POST', '/admin/sessions', { body: { email: login![2], password: login![3] } });
       expect(session.status, session.text).to.equal(201);
-      const redisPort = /redis-server on 127\.0\.0\.1:(\d+)/.exec(dev.err())?.[1];
-      const databaseDir = /test database at \S+ \((\S+)\)/.exec(dev.err())?.[1];
-      dev.child.kill('SIGTERM');
-      expect(await dev.exited).to.equal(0);
-      // Nothing of what it started is left.
-      if (redisPort) {
-        const refused = await new Promise<boolean>((r) => {
-          const s = createServer();
-          s.once('error', () => r(false));
-          s.listen(Number(redisPort), '127.0.0.1', () => s.close(() => r(true)));
-        });
-        expect(refused, `redis-server on ${redisPort} stopped (its port free again)`).to.equal(true);
-      }
-      if (databaseDir) expect(existsSync(databaseDir), `${databaseDir} removed`).to.equal(false);
-      expect(redisPort ?? databaseDir, `it said which servers it started:\n${dev.err()}`).to.be.a('string');
+      await expectSignalEndsAll(dev, 'SIGTERM', startup);
     } finally {
-      // A failed step: SIGTERM first, so it stops the embedded servers it started (SIGKILL would leave them running).
-      if (dev.child.exitCode === null) {
-        dev.child.kill('SIGTERM');
-        const stopped = await Promise.race([dev.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 30_000))]);
-        if (!stopped) dev.child.kill('SIGKILL');
-      }
+      await stopIfRunning(dev);
+    }
+  });
+
+  it('when `npm run dev` receives SIGINT, then every process it started ends (the service, Redis and the database)', async () => {
+    const started = Date.now();
+    const dev = startNpmDev({ PORT: '0' });
+    try {
+      await untilReady(dev);
+      await expectSignalEndsAll(dev, 'SIGINT', Date.now() - started);
+    } finally {
+      await stopIfRunning(dev);
     }
   });
 });
+
+type NpmDev = ReturnType<typeof startNpmDev>;
+
+/** The ready line: generous, it only waits for a line (the test database is built by the run). */
+const untilReady = (dev: NpmDev) =>
+  until(
+    () => /coupon service \(dev\) on http:\/\/localhost:\d+/.test(dev.out()),
+    240_000,
+    'ready',
+    () => dev.out() + dev.err(),
+  );
+
+/**
+ * Every process `npm run dev` started, found while it runs: its process tree (npm, the service,
+ * redis-server), and the offline test database's PostgreSQL (its postmaster and backends) and
+ * FerretDB by the pids recorded in the database's directory — they are not in the tree
+ * (pg_ctl detaches the postmaster; FerretDB outlives the start.sh that launched it).
+ */
+function everythingStarted(dev: NpmDev): { procs: Proc[]; databaseDir?: string } {
+  const procs = processTree(dev.child.pid!);
+  const databaseDir = /test database at \S+ \((\S+)\)/.exec(dev.err())?.[1];
+  if (databaseDir) {
+    const pidIn = (file: string) => Number(readFileSync(`${databaseDir}/${file}`, 'utf8').trim());
+    procs.push(...processTree(pidIn('postgres.pid')), ...processTree(pidIn('ferretdb.pid')));
+  }
+  return { procs, databaseDir };
+}
+
+/**
+ * Signals the top process (`npm run dev`) and expects every process it started gone within
+ * 2 × its measured start-up: stopping is closing what starting opened (start-up includes
+ * starting PostgreSQL, FerretDB and Redis and loading the demo data).
+ */
+async function expectSignalEndsAll(dev: NpmDev, signal: NodeJS.Signals, startupMs: number): Promise<void> {
+  const { procs, databaseDir } = everythingStarted(dev);
+  const commands = procs.map((p) => p.command);
+  // What the test watches is what it means to: the service, Redis and a database.
+  expect(
+    commands.some((c) => c.includes('scripts/dev.ts')),
+    commands.join('\n'),
+  ).to.equal(true);
+  expect(
+    commands.some((c) => c.startsWith('redis-server')),
+    commands.join('\n'),
+  ).to.equal(true);
+  const database = databaseDir
+    ? ['postgres', 'ferretdb'].every((name) => commands.some((c) => c.includes(name)))
+    : commands.some((c) => c.includes('mongod'));
+  expect(database, `a database among:\n${commands.join('\n')}`).to.equal(true);
+
+  const bound = 2 * startupMs;
+  const sent = Date.now();
+  dev.child.kill(signal);
+  while (procs.some(alive) && Date.now() - sent < bound) await new Promise((r) => setTimeout(r, 100));
+  const took = Date.now() - sent;
+  const left = procs.filter(alive).map((p) => `${p.pid} ${p.command}`);
+  console.log(
+    `      [dev] started in ${(startupMs / 1000).toFixed(1)} s; ${signal} to npm: ${procs.length - left.length} of ${procs.length} processes ended in ${(took / 1000).toFixed(1)} s (bound 2 × start-up = ${(bound / 1000).toFixed(1)} s)`,
+  );
+  expect(left, `still running ${(took / 1000).toFixed(1)} s after ${signal}`).to.deep.equal([]);
+  expect(await dev.exited).to.deep.equal({ code: 0, signal: null });
+  if (databaseDir) expect(existsSync(databaseDir), `${databaseDir} removed`).to.equal(false);
+}
+
+/** A failed step: SIGTERM first, so it stops the embedded servers it started (SIGKILL would leave them running). */
+async function stopIfRunning(dev: NpmDev): Promise<void> {
+  if (dev.child.exitCode !== null || dev.child.signalCode !== null) return;
+  dev.child.kill('SIGTERM');
+  const stopped = await Promise.race([dev.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 30_000))]);
+  if (!stopped) dev.child.kill('SIGKILL');
+}

@@ -51,8 +51,10 @@ export const OPERATOR_ROUTES: readonly AdminRoute[] = [
     audit: null,
     status: 200,
     handler: async ({ services, actor }) => {
-      if (!actor.operatorId) return { kind: actor.kind, role: actor.role, applications: actor.applications };
-      return { kind: actor.kind, ...(await getOperator(services, actor, actor.operatorId)) };
+      // What this service offers beside the admin API, for the console's links (docs/console.md).
+      const service = { metrics: services.config.metricsToken !== undefined };
+      if (!actor.operatorId) return { kind: actor.kind, role: actor.role, applications: actor.applications, service };
+      return { kind: actor.kind, ...(await getOperator(services, actor, actor.operatorId)), service };
     },
   },
   {

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { admin, csrf } from '../api';
 import { ErrorLine } from '../parts';
+import { MAIN_ID } from '../skip-link';
 
 /** POST /admin/sessions: the cookie is the browser's; the CSRF token is kept for this tab. */
 export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
@@ -34,7 +35,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   }
 
   return (
-    <main className="sign-in">
+    <main className="sign-in" id={MAIN_ID} tabIndex={-1}>
       <h1>Promotions console</h1>
       <form onSubmit={(e) => void submit(e)} aria-describedby={error ? 'sign-in-error' : undefined}>
         <label>

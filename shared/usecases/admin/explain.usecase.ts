@@ -7,6 +7,7 @@
  */
 import Joi from 'joi';
 import { explainCoupon, type Explanation, type RuleCheck } from '../../domain/engine.js';
+import type { FreeGiftLine } from '../../domain/discount.js';
 import { isMoneyField } from '../../domain/messages.js';
 import { presentGifts } from '../coupon-result.js';
 import { fromCents } from '../../domain/money.js';
@@ -124,14 +125,27 @@ function refusedByAssignment(shown: ReturnType<typeof present>, customerKnown: b
 
 const presentCheck = (c: RuleCheck) => ({ rule: c.rule, passed: c.passed, text: c.text, figures: inUnits(c.figures) });
 
-/** `…_cents` figures become `…_amount` in units; a money field's condition value and actual too. */
+/**
+ * Figures whose unit is chosen by another figure of the same row: a flat discount's `value` and a
+ * flat tier's `tier_value` are money (cents from the engine), a percentage's are percent. Shown
+ * in currency units, as the campaign itself states them (`discount.value: 10` is a flat 10.00).
+ */
+const CENTS_WHEN_FLAT: Record<string, string> = { value: 'type', tier_value: 'value_type' };
+
+/**
+ * Every money figure in currency units: `…_cents` figures become `…_amount`; a money field's
+ * condition `value` and `actual`, and a flat discount's or tier's value, keep their names; the
+ * discount row's free gifts read as the answer's own `free_gifts` (each gift's `value` in units).
+ */
 function inUnits(figures: Record<string, unknown>): Record<string, unknown> {
   const money = typeof figures.field === 'string' && isMoneyField(figures.field);
   const units = (v: unknown): unknown => (typeof v === 'number' ? fromCents(v) : Array.isArray(v) ? v.map(units) : v);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(figures)) {
+    const flat = k in CENTS_WHEN_FLAT && figures[CENTS_WHEN_FLAT[k]!] === 'flat';
     if (k.endsWith('_cents')) out[`${k.slice(0, -'_cents'.length)}_amount`] = units(v);
-    else if (money && (k === 'value' || k === 'actual')) out[k] = units(v);
+    else if ((money && (k === 'value' || k === 'actual')) || flat) out[k] = units(v);
+    else if (k === 'free_gifts') out[k] = presentGifts(v as FreeGiftLine[]).free_gifts ?? [];
     else out[k] = v;
   }
   return out;
