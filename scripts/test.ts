@@ -41,6 +41,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { SERVICE_BUILD_ENV, buildServiceForProcesses } from './service-build.js';
 import { buildConsoleIfStale } from './console-build.js';
+import { lincheckBinary } from './lincheck-build.js';
 import { startEmbeddedServers, startTestDatabase, stopTestDatabase } from './embedded-servers.js';
 
 interface FileResult {
@@ -128,6 +129,14 @@ async function runLanes(selection?: string[]): Promise<number> {
     // build it into the same folder at the same time.
     const consoleBuild = buildConsoleIfStale(say);
     if (consoleBuild.state === 'missing') say(`the console is ${consoleBuild.why} (its tests will fail)`);
+    // The linearizability checker (tools/lincheck), once: the fault lanes would each build it at their first scenario.
+    try {
+      const t0 = Date.now();
+      lincheckBinary();
+      say(`built the linearizability checker (tools/lincheck) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    } catch (err) {
+      say(`the linearizability checker could not be built: ${(err as Error).message.split('\n')[0]} (the fault tests will fail)`);
+    }
     const first = await runRound('lane', files, laneCount, env, databaseLog, work);
     const results = first.results;
     if (first.crash && !interrupted) {

@@ -10,13 +10,8 @@
  * The checker is trusted only because it is shown to catch lies: {@link plantedDefects} adds to a
  * real history answers no correct service could give, and each must be found illegal.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const TOOL = join(ROOT, 'tools', 'lincheck');
+import { spawnSync } from 'node:child_process';
+import { lincheckBinary } from '../../scripts/lincheck-build.js';
 
 /** One operation of a history, as tools/lincheck reads it (times in ms, points in hundredths). */
 export interface HistoryOp {
@@ -40,32 +35,6 @@ export interface Verdict {
   linearizable: boolean;
   /** Per partition (`coupon`, `wallet:<source id>`): `ok`, `illegal`, or `unknown` (not decided in time). */
   partitions: Record<string, string>;
-}
-
-/** The Go command: `GO`, else `go` on the PATH, else the toolchain's usual place. */
-function goCommand(): string {
-  if (process.env.GO) return process.env.GO;
-  if (spawnSync('go', ['version']).status === 0) return 'go';
-  return '/usr/local/go/bin/go';
-}
-
-let built: string | undefined;
-
-/** Builds tools/lincheck once per source version (cached under node_modules/.cache); returns the binary. */
-export function lincheckBinary(): string {
-  if (built) return built;
-  const hash = createHash('sha256');
-  for (const f of ['main.go', 'go.mod', 'go.sum']) hash.update(readFileSync(join(TOOL, f)));
-  const dir = join(ROOT, 'node_modules', '.cache', 'lincheck');
-  const bin = join(dir, `lincheck-${hash.digest('hex').slice(0, 16)}`);
-  if (!existsSync(bin)) {
-    // Built beside and renamed: test lanes building at once each rename a whole binary into place.
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${bin}.${process.pid}`;
-    execFileSync(goCommand(), ['build', '-o', tmp, '.'], { cwd: TOOL, stdio: ['ignore', 'inherit', 'inherit'] });
-    renameSync(tmp, bin);
-  }
-  return (built = bin);
 }
 
 /** Runs the checker on `history`. */

@@ -1,20 +1,9 @@
 import { expect } from 'chai';
+import { Rng } from '../fixtures/random-stacks.js';
 import { checkHistory, plantedDefects, type History, type HistoryOp } from '../support/linearizability.js';
 
 /** Every operation of a generated history has ended by then (calls before 1000, each under 61 long). */
 const SETTLED = 1100;
-
-/** mulberry32: the same seed, the same history. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A history a correct service gives: overlapping operations, each taking effect at one instant
@@ -22,7 +11,8 @@ function prng(seed: number) {
  * answers never reach their client (indeterminate), whether or not they took effect.
  */
 function correctHistory(seed: number, limit: number): History {
-  const random = prng(seed);
+  const rng = new Rng(seed);
+  const random = () => rng.next();
   const redeemed = new Set<string>();
   const balances = new Map<string, number>();
   const history: History = { coupon: { limit, ops: [] }, wallets: {} };

@@ -114,45 +114,56 @@ func has(s couponState, key string) bool {
 
 // couponModel: a redeem of an order not redeemed takes a place when fewer than `limit` are taken
 // (and answers ok), else is refused; a redeem of an order redeemed already answers ok and changes
-// nothing (docs/decisions.md#17); a revert of a redeemed order frees its place, of another is refused.
+// nothing (docs/decisions.md#17); a revert of a redeemed order frees its place, of another is
+// refused. An operation whose outcome is unknown either took effect (when it could) or did not:
+// both next states are kept (a nondeterministic model).
 func couponModel(limit int) porcupine.Model {
-	return porcupine.Model{
-		Init: func() interface{} { return couponState("") },
-		Step: func(state, input, out interface{}) (bool, interface{}) {
+	m := porcupine.NondeterministicModel{
+		Init: func() []interface{} { return []interface{}{couponState("")} },
+		Step: func(state, input, out interface{}) []interface{} {
 			s := state.(couponState)
 			op := input.(Op)
 			o := out.(output)
+			allow := func(ok bool, next couponState) []interface{} {
+				if ok {
+					return []interface{}{next}
+				}
+				return nil
+			}
 			switch op.Kind {
 			case "redeem":
 				if has(s, op.Key) {
-					return o.outcome != "refused", s
+					return allow(o.outcome != "refused", s)
 				}
 				fits := len(members(s)) < limit
 				switch o.outcome {
 				case "ok":
-					return fits, with(s, op.Key)
+					return allow(fits, with(s, op.Key))
 				case "refused":
-					return !fits, s
-				default: // unknown: taken if it fit, or never applied
-					if fits {
-						return true, with(s, op.Key)
-					}
-					return true, s
+					return allow(!fits, s)
 				}
+				if fits {
+					return []interface{}{s, with(s, op.Key)}
+				}
+				return []interface{}{s}
 			case "revert":
-				if o.outcome == "refused" {
-					return !has(s, op.Key), s
+				switch o.outcome {
+				case "refused":
+					return allow(!has(s, op.Key), s)
+				case "ok":
+					return allow(has(s, op.Key), without(s, op.Key))
 				}
-				if o.outcome == "ok" {
-					return has(s, op.Key), without(s, op.Key)
+				if has(s, op.Key) {
+					return []interface{}{s, without(s, op.Key)}
 				}
-				return true, without(s, op.Key)
+				return []interface{}{s}
 			}
-			return false, s
+			return nil
 		},
 		Equal:             func(a, b interface{}) bool { return a.(couponState) == b.(couponState) },
 		DescribeOperation: describe,
 	}
+	return m.ToModel()
 }
 
 // walletModel: a credit adds its points; a debit takes them when the balance has them, else is

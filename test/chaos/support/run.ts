@@ -14,12 +14,32 @@ import { join } from 'node:path';
 import { audit, type AuditReport } from './audit.js';
 import { Burst, type Op } from './burst.js';
 import { CHAOS_ENV, type Scenario } from './scenario.js';
+import type { ServiceProcess } from './processes.js';
 import { timeoutFromNow } from '../../support/pace.js';
 import { verifyApplication } from '../../../shared/usecases/verify-exactness.usecase.js';
 import { checkHistory, plantedDefects } from '../../support/linearizability.js';
 import { historyOfBurst } from './history.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The fault of the worker-kill scenarios: the only worker SIGKILLed while it runs jobs, and a new
+ * one started at once (then 3 s of load). Frozen first, then looked at: a job active now cannot
+ * finish before the kill. Returns how many jobs were active at the kill.
+ */
+export async function killWorkerMidJob(scenario: Scenario, victim: ServiceProcess, env: NodeJS.ProcessEnv): Promise<number> {
+  let activeAtKill = 0;
+  for (let i = 0; i < 100 && activeAtKill === 0; i++) {
+    process.kill(victim.child.pid!, 'SIGSTOP');
+    activeAtKill = (await scenario.queueCounts()).active;
+    if (activeAtKill === 0) process.kill(victim.child.pid!, 'SIGCONT');
+    if (activeAtKill === 0) await sleep(30);
+  }
+  await victim.kill();
+  await scenario.startWorker(env);
+  await sleep(3000);
+  return activeAtKill;
+}
 
 export interface ChaosPlan {
   /** Operations started per second at most (default 10); less on a machine that finishes fewer (`RATE_SHARE`). */
@@ -159,7 +179,11 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   // A budgeted coupon's model is money, not a count: its scenario checks the wallets' partitions only.
   const full = historyOfBurst(burst.ops, scenario.opts.limit, Date.now()); // the queues are drained: everything settled
   const history = 'budget' in scenario.opts && scenario.opts.budget ? { wallets: full.wallets } : full;
+  // Kept with the scenario's logs (CHAOS_KEEP=1, or a failure): `tools/lincheck < history.json` replays the check.
+  writeFileSync(join(scenario.dir, 'history.json'), JSON.stringify(history));
+  const checkStarted = Date.now();
   const verdict = checkHistory(history);
+  const checkMs = Date.now() - checkStarted;
   if (!verdict.linearizable) problems.push(`linearizability: not linearizable: ${JSON.stringify(verdict.partitions)}`);
   for (const planted of plantedDefects(history))
     if (checkHistory(planted.history).linearizable) problems.push(`linearizability: the planted defect "${planted.name}" was not caught`);
@@ -172,7 +196,7 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
     `${verified.checked.entries} ledger entries in ${verified.finishedAt.getTime() - verified.startedAt.getTime()} ms\n` +
     `      [chaos] linearizability: ${verdict.linearizable ? 'linearizable' : 'NOT linearizable'} — ` +
     `${history.coupon?.ops.length ?? 0} coupon operations, ${Object.values(history.wallets).flat().length} wallet operations ` +
-    `in ${Object.keys(history.wallets).length} wallets; planted defects caught`;
+    `in ${Object.keys(history.wallets).length} wallets (${checkMs} ms); planted defects caught`;
   // Every exchange of every operation, for a post-mortem (kept with the logs when the test fails, or with CHAOS_KEEP=1).
   // One file per scenario run on this directory (a reseeded scenario must not overwrite the one before).
   writeFileSync(
