@@ -6,13 +6,12 @@
  */
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip, seriousViolations } from '../support/browser.js';
+import { chromiumOrSkip, PHONE, seriousViolations } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
 
 const PASSWORD = 'console stacking password 1';
-const PHONE = { width: 360, height: 740 };
 
 /** The right edge of an element, in CSS pixels: within the screen's width when nothing spills out. */
 const rightEdge = async (page: Page, selector: string) =>

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip, seriousViolations } from '../support/browser.js';
+import { chromiumOrSkip, euros, LOCALE, PHONE, seriousViolations, sidewaysScroll } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { makeOrder } from '../fixtures/records.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
@@ -18,25 +18,7 @@ import { call, startTestApi, type TestApi } from '../support/context.js';
 
 const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS ?? 'test-results/console');
 const PASSWORD = 'console try cart password 1';
-const PHONE = { width: 360, height: 740 };
-/** The console formats money with the browser's locale: the test fixes it, and formats the API's figures the same way. */
-const LOCALE = 'en-US';
-const euros = (n: number) => new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'EUR' }).format(n);
 
-/** How far the page scrolls sideways (0 when nothing is wider than the screen), and the elements that spill out. */
-const sidewaysScroll = async (page: Page) => {
-  const [width, scrollWidth] = await page.locator('html').evaluate((e) => [e.clientWidth, e.scrollWidth]);
-  const spilling = await page
-    .locator('body *')
-    .evaluateAll(
-      (all, w) =>
-        all
-          .filter((e) => e.getBoundingClientRect().right > w + 0.5 && !e.closest('.scroll'))
-          .map((e) => `${e.tagName.toLowerCase()}${e.className ? `.${String(e.className).replace(/ /g, '.')}` : ''}`),
-      width!,
-    );
-  return { scroll: scrollWidth! - width!, spilling };
-};
 
 interface ExplainedStack {
   results: {

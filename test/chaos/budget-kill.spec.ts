@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { report } from './support/audit.js';
 import type { ServiceProcess } from './support/processes.js';
-import { runChaos, sleep } from './support/run.js';
+import { killWorkerMidJob, runChaos } from './support/run.js';
 import { Scenario } from './support/scenario.js';
 
 /**
@@ -49,16 +49,7 @@ describe('chaos: a worker killed (SIGKILL) while a money budget runs out', funct
     const result = await runChaos(scenario!, {
       target: () => api.url!,
       fault: async () => {
-        // Frozen first, then looked at: a job active now cannot finish before the kill.
-        for (let i = 0; i < 100 && activeAtKill === 0; i++) {
-          process.kill(victim.child.pid!, 'SIGSTOP');
-          activeAtKill = (await scenario!.queueCounts()).active;
-          if (activeAtKill === 0) process.kill(victim.child.pid!, 'SIGCONT');
-          if (activeAtKill === 0) await sleep(30);
-        }
-        await victim.kill();
-        await scenario!.startWorker(slow);
-        await sleep(3000);
+        activeAtKill = await killWorkerMidJob(scenario!, victim, slow);
       },
     });
     report(result);

@@ -50,3 +50,25 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }
+
+/** A phone's screen: every console page must work at this width. */
+export const PHONE = { width: 360, height: 740 };
+
+/** The console formats money with the browser's locale: tests fix it, and format the API's figures the same way. */
+export const LOCALE = 'en-US';
+export const euros = (n: number) => new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'EUR' }).format(n);
+
+/** How far the page scrolls sideways (0 when nothing is wider than the screen), and the elements that spill out. */
+export async function sidewaysScroll(page: Page): Promise<{ scroll: number; spilling: string[] }> {
+  const [width, scrollWidth] = await page.locator('html').evaluate((e) => [e.clientWidth, e.scrollWidth]);
+  const spilling = await page
+    .locator('body *')
+    .evaluateAll(
+      (all, w) =>
+        all
+          .filter((e) => e.getBoundingClientRect().right > w + 0.5 && !e.closest('.scroll'))
+          .map((e) => `${e.tagName.toLowerCase()}${e.className ? `.${String(e.className).replace(/ /g, '.')}` : ''}`),
+      width!,
+    );
+  return { scroll: scrollWidth! - width!, spilling };
+}

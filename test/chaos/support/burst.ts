@@ -20,6 +20,7 @@
  */
 import { COUPON_CODE, WALLET_ID, type Scenario } from './scenario.js';
 import { makeOrder } from '../../fixtures/records.js';
+import { Rng } from '../../fixtures/random-stacks.js';
 
 export type OpKind = 'redeem' | 'revert' | 'credit' | 'debit';
 
@@ -77,18 +78,6 @@ function abortAfter(startedAt: number, limit: () => number): { signal: AbortSign
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** mulberry32: the same seed gives the same mix of operations. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const ERROR_ID = `(?: \\(error id ${UUID}\\))?`;
@@ -155,7 +144,8 @@ export class Burst {
     private readonly scenario: Scenario,
     private readonly opts: BurstOptions,
   ) {
-    this.random = prng(opts.seed);
+    const rng = new Rng(opts.seed); // the same seed gives the same mix of operations
+    this.random = () => rng.next();
   }
 
   /** Starts the stream at `rateHz` operations a second (default: the one given at construction). */
