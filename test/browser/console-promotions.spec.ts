@@ -21,7 +21,6 @@ const PASSWORD = 'console promotions password 1';
 /** docs/console.md's pictures: a tablet's width shows the form beside its summary. */
 const TABLET = { width: 720, height: 900 };
 
-
 interface StoredCampaign {
   id: string;
   name: string;

@@ -19,7 +19,6 @@ import { call, startTestApi, type TestApi } from '../support/context.js';
 const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS ?? 'test-results/console');
 const PASSWORD = 'console try cart password 1';
 
-
 interface ExplainedStack {
   results: {
     campaign_name: string;
