@@ -13,11 +13,19 @@ import { nodeArgsFor } from '../../scripts/service-build.js';
 import { isReadyMessage } from '../../shared/process.js';
 import { TEST_QUEUE_PREFIX, testMongoUri } from './context.js';
 import { ensureInfra } from './hooks.js';
+import { PACE_MARGIN } from './pace.js';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** How long a process may take to become ready: a cold tsx compile and connections, on a busy machine. */
-const READY_MS = 90_000;
+/**
+ * How long a process may take to become ready: the first start of a test process may take 90 s (a
+ * cold compile and connections on a busy machine); after that, {@link PACE_MARGIN} times the slowest
+ * start this test process measured, when that is longer — a machine that is slow today (other lanes
+ * running their fault scenarios) gives its later starts the room its earlier ones needed.
+ */
+const FIRST_READY_MS = 90_000;
+let slowestStartMs = 0;
+const readyWithinMs = () => Math.max(FIRST_READY_MS, PACE_MARGIN * slowestStartMs);
 
 export interface ServiceProcess {
   readonly name: string;
@@ -111,12 +119,15 @@ export async function startServiceProcess(
   running.add(child);
   child.once('exit', () => running.delete(child));
   let port: number;
+  const startedAt = Date.now();
+  const readyMs = readyWithinMs();
   try {
     port = await new Promise<number>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`did not become ready in ${READY_MS / 1000} s`)), READY_MS);
+      const timer = setTimeout(() => fail(new Error(`did not become ready in ${Math.round(readyMs / 1000)} s`)), readyMs);
       child.on('message', (m) => {
         if (!isReadyMessage(m)) return;
         clearTimeout(timer);
+        slowestStartMs = Math.max(slowestStartMs, Date.now() - startedAt);
         ok(m.port);
       });
       child.once('exit', (code, signal) => {
