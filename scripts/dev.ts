@@ -24,6 +24,13 @@ import { buildConsoleIfStale } from './console-build.js';
 import { loadDemoData } from './demo-data.js';
 import { startEmbeddedServers, withDbName } from './embedded-servers.js';
 
+/**
+ * How long the service side (HTTP server, workers, queues, database connections) may take to stop
+ * on a signal: the 30 s a process manager gives a drain (docs/operations.md, "Shutdown"). Past it
+ * the embedded servers are stopped anyway and the process exits 1.
+ */
+const SERVICE_STOP_DEADLINE_MS = 30_000;
+
 async function main() {
   // The port first: a busy one is one clear line, with nothing started yet.
   const early = parseConfig({ NODE_ENV: 'development', ...process.env });
@@ -39,14 +46,44 @@ async function main() {
   }
   const port = (server.address() as AddressInfo).port;
 
-  const servers = await startEmbeddedServers({ mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL });
-  // From here on, a failure stops what was started (embedded servers included) before it exits.
-  const stops: (() => Promise<void>)[] = [() => servers.stop()];
-  /** The HTTP server first (every request in hand answered), then what was started, last first. */
-  const stopAll = async () => {
-    await closeHttpServer(server);
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  };
+  const logger = createLogger(early, 'dev');
+
+  // In process groups of their own: a signal to this one (Ctrl-C, `timeout`) reaches this process
+  // alone, which stops them itself, last — they would otherwise die first, under a service that
+  // cannot drain without them.
+  const serversStarting = startEmbeddedServers(
+    { mongodbUri: process.env.MONGODB_URI, redisUrl: process.env.REDIS_URL },
+    { detached: true },
+  );
+  // What the service side started, stopped last first, before the servers.
+  const stops: (() => Promise<void>)[] = [];
+  let stopping: Promise<void> | undefined;
+  /**
+   * The HTTP server first (every request in hand answered), then the service side, then the
+   * embedded servers: these in any case, after {@link SERVICE_STOP_DEADLINE_MS} at most. Once.
+   */
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      const serviceStopped = (async () => {
+        await closeHttpServer(server);
+        for (const stop of stops.reverse()) await stop().catch(() => undefined);
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<false>((r) => (timer = setTimeout(() => r(false), SERVICE_STOP_DEADLINE_MS)));
+      const inTime = await Promise.race([serviceStopped.then(() => true), deadline]);
+      clearTimeout(timer);
+      await serversStarting.then((servers) => servers.stop()).catch(() => undefined);
+      if (!inTime) {
+        process.stderr.write(
+          `npm run dev: the service did not stop within ${SERVICE_STOP_DEADLINE_MS / 1000} s; stopped the embedded servers anyway, exiting 1\n`,
+        );
+        process.exit(1);
+      }
+    })());
+  // From here on, a signal or a failure stops what was started (embedded servers included) before
+  // it exits — during the start too, once the servers are up.
+  drainOnSignal(logger, stopAll);
+  const servers = await serversStarting;
   try {
     const config = parseConfig({
       NODE_ENV: 'development',
@@ -57,7 +94,6 @@ async function main() {
       MONGODB_URI: process.env.MONGODB_URI ? servers.mongodbUri : withDbName(servers.mongodbUri, `coupons_dev_${Date.now()}`),
       REDIS_URL: servers.redisUrl,
     });
-    const logger = createLogger(config, 'dev');
     const db = await connectDatabase(config.mongodbUri!);
     stops.push(() => db.close());
     const services = createServices(config, db, logger);
@@ -97,7 +133,6 @@ async function main() {
         '',
       ].join('\n'),
     );
-    drainOnSignal(logger, stopAll);
   } catch (err) {
     process.stderr.write(`npm run dev: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
     await stopAll();

@@ -77,14 +77,19 @@ export async function onFreePort<T>(start: (...ports: number[]) => Promise<T>, p
 /** redis-server's words when its port is taken (it then exits). */
 export const REDIS_PORT_TAKEN = /Address already in use/;
 
-/** Runs a command to completion; resolves with its stdout, rejects with its exit code and stderr tail. */
 /**
  * Runs a command to its end; resolves with its trimmed stdout, rejects with the end of its stderr.
- * `echoStderr` passes its stderr on as it comes (the test database's build progress).
+ * `echoStderr` passes its stderr on as it comes (the test database's build progress); `env` is
+ * added to this process's environment.
  */
-export function runCommand(cmd: string, args: string[], opts: { cwd?: string; echoStderr?: boolean } = {}): Promise<string> {
+export function runCommand(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; echoStderr?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = opts.env && { ...process.env, ...opts.env };
+    const child = spawn(cmd, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -102,16 +107,19 @@ export function runCommand(cmd: string, args: string[], opts: { cwd?: string; ec
 /**
  * A private `redis-server` on a free loopback port, with extra arguments (tests add AOF, maxmemory).
  * A restart behind an address clients already know goes through a relay (test/support/relay.ts):
- * never onto the old port, which another process may have taken since.
+ * never onto the old port, which another process may have taken since. `detached`: in a process
+ * group of its own ({@link EmbeddedServersOptions}).
  */
-export async function startRedisServer(opts: { args?: string[]; dir?: string } = {}) {
+export async function startRedisServer(opts: { args?: string[]; dir?: string; detached?: boolean } = {}) {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'coupons-redis-'));
   mkdirSync(dir, { recursive: true });
   const launch = async (port: number) => {
     const child: ChildProcess = spawn(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...(opts.args ?? [])],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      // Detached or not, its pipes are read to the end and its exit is awaited by `stop`: nothing
+      // here outlives it, and a caller that exits without `stop` (SIGKILL) leaves a detached one running.
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false },
     );
     let out = '';
     await new Promise<void>((resolve, reject) => {
@@ -151,13 +159,13 @@ export async function startRedisServer(opts: { args?: string[]; dir?: string } =
   };
 }
 
-async function startRedis(): Promise<Started> {
-  const redis = await startRedisServer();
+async function startRedis(opts: EmbeddedServersOptions): Promise<Started> {
+  const redis = await startRedisServer({ detached: opts.detached });
   say(`redis-server on 127.0.0.1:${redis.port}`);
   return { url: redis.url, stop: redis.stop };
 }
 
-async function startMemoryServer(): Promise<Started> {
+async function startMemoryServer(opts: EmbeddedServersOptions): Promise<Started> {
   // One download attempt (unless set): offline, its retries cost some 20 s before the fallback.
   process.env.MONGOMS_MAX_RETRIES ??= '1';
   const { MongoBinary, MongoMemoryServer } = await import('mongodb-memory-server');
@@ -165,7 +173,7 @@ async function startMemoryServer(): Promise<Started> {
   // stack trace (console.warn) before it rejects; this rejects with the error alone, which the
   // fallback sums up in one line. The full error: DEBUG=MongoMS:* (docs/operations.md).
   await MongoBinary.getPath();
-  const mongod = await MongoMemoryServer.create();
+  const mongod = await MongoMemoryServer.create({ spawn: { detached: opts.detached ?? false } });
   say(`mongodb-memory-server (mongod) at ${mongod.getUri()}`);
   return { url: mongod.getUri(), stop: async () => void (await mongod.stop()) };
 }
@@ -181,12 +189,16 @@ export function testDatabaseMissing(): string[] {
   return missing;
 }
 
-/** The offline test database (tools/testdb): a fresh private cluster in a temporary directory. */
-export async function startTestDatabase(): Promise<Started> {
+/**
+ * The offline test database (tools/testdb): a fresh private cluster in a temporary directory.
+ * PostgreSQL is always in a session of its own (pg_ctl); FerretDB too when `detached`.
+ */
+export async function startTestDatabase(opts: EmbeddedServersOptions = {}): Promise<Started> {
   // Under the system temp dir itself: PostgreSQL runs as `postgres`, who must traverse the path.
   const dir = join(tmpdir(), `coupons-testdb-${process.pid}-${Date.now()}`);
   say('starting the offline test database (tools/testdb: FerretDB 2.7 on PostgreSQL 15 + DocumentDB)');
-  const url = await runCommand('bash', [join(testdbDir, 'start.sh'), dir], { echoStderr: true }).catch(async (err) => {
+  const env = opts.detached ? { TESTDB_SETSID: '1' } : undefined;
+  const url = await runCommand('bash', [join(testdbDir, 'start.sh'), dir], { echoStderr: true, env }).catch(async (err) => {
     await stopTestDatabase(dir, { rm: true }).catch(() => undefined);
     throw err;
   });
@@ -212,17 +224,17 @@ export function shortReason(err: unknown): string {
   return err.message.split('\n').find((line) => line.trim() !== '') ?? err.name;
 }
 
-async function startMongo(): Promise<Started> {
+async function startMongo(opts: EmbeddedServersOptions): Promise<Started> {
   let memoryServerError: string;
   try {
-    return await startMemoryServer();
+    return await startMemoryServer(opts);
   } catch (err) {
     memoryServerError = shortReason(err);
   }
   const missing = testDatabaseMissing();
   if (missing.length === 0) {
     say(`mongodb-memory-server cannot get mongod (${memoryServerError}): falling back to the offline test database`);
-    return startTestDatabase();
+    return startTestDatabase(opts);
   }
   throw new Error(
     [
@@ -233,21 +245,35 @@ async function startMongo(): Promise<Started> {
   );
 }
 
+export interface EmbeddedServersOptions {
+  /**
+   * Each server started here runs in a process group (and session) of its own, so a signal to the
+   * caller's group — a terminal's Ctrl-C, `timeout` — reaches the caller alone, which stops the
+   * servers itself after what uses them (`npm run dev`). The caller must then stop them: a SIGKILL
+   * to it leaves them running.
+   * @defaultValue false — they share the caller's group and get its signals (the test runner)
+   */
+  detached?: boolean;
+}
+
 /** Starts what is missing; returns the URIs to use (given ones are passed through). */
-export async function startEmbeddedServers(given: { mongodbUri?: string; redisUrl?: string }): Promise<EmbeddedServers> {
+export async function startEmbeddedServers(
+  given: { mongodbUri?: string; redisUrl?: string },
+  opts: EmbeddedServersOptions = {},
+): Promise<EmbeddedServers> {
   const stops: (() => Promise<void>)[] = [];
   try {
     let mongodbUri = given.mongodbUri;
     let databaseLog: string | undefined;
     if (!mongodbUri) {
-      const mongo = await startMongo();
+      const mongo = await startMongo(opts);
       mongodbUri = mongo.url;
       databaseLog = mongo.log;
       stops.push(mongo.stop);
     }
     let redisUrl = given.redisUrl;
     if (!redisUrl) {
-      const redis = await startRedis();
+      const redis = await startRedis(opts);
       redisUrl = redis.url;
       stops.push(redis.stop);
     }

@@ -8,6 +8,9 @@
 #   tools/testdb/stop.sh DIR             stops exactly what this started
 # DIR is created if missing and reused if present (a warm start takes about a second). Its path
 # must be traversable by the postgres user (e.g. under /tmp, not under a private mktemp dir).
+# TESTDB_SETSID=1 starts FerretDB in a session (and process group) of its own, as pg_ctl starts
+# PostgreSQL: a signal to the caller's process group (a terminal's Ctrl-C, `timeout`) then does not
+# reach it, and the caller stops it with stop.sh after what uses it (`npm run dev`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:?usage: start.sh DIR [PORT]}
@@ -99,7 +102,11 @@ as_pg "$pg_bin/psql" -h "$dir/run" -p "$pg_port" -U "$pg_user" -d postgres -v ON
 rm -f "$dir/ferretdb.out" # a stale "ready" from an earlier run must not be read as this one's
 pg_url="postgres://$pg_user@/postgres?host=$dir/run&port=$pg_port&pool_max_conns=${TESTDB_POOL_MAX_CONNS:-100}"
 # Port 0 unless one is given (a restart on the port clients know): never a port picked, then bound.
-"$bin" -listen "127.0.0.1:${port:-0}" -postgresql-url "$pg_url" -state-dir "$dir/ferretdb-state" \
+# setsid execs in place (a background job of this shell, without job control, leads no process
+# group), so $! stays FerretDB's pid.
+launch=()
+[ "${TESTDB_SETSID:-}" = 1 ] && launch=(setsid)
+"${launch[@]}" "$bin" -listen "127.0.0.1:${port:-0}" -postgresql-url "$pg_url" -state-dir "$dir/ferretdb-state" \
   -log-level "${TESTDB_LOG_LEVEL:-error}" >"$dir/ferretdb.out" 2>"$dir/ferretdb.err" &
 echo $! >"$dir/ferretdb.pid"
 for _ in $(seq 1 300); do
