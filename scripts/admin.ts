@@ -319,6 +319,7 @@ const redemptionFilters = (c: Command) =>
     .option('--customer <source_id>')
     .option('--campaign <id>')
     .option('--order <order_id>')
+    .option('--order-prefix <text>', 'orders whose id begins with it')
     .addOption(new Option('--state <state>').choices(['completed', 'reverted', 'refused']))
     .option('--from <iso>', 'created at or after')
     .option('--to <iso>', 'created before');
@@ -326,6 +327,7 @@ const redemptionQuery = (o: Record<string, string | undefined>): Query => ({
   customer: o.customer,
   campaign: o.campaign,
   order_id: o.order,
+  order_id_prefix: o.orderPrefix,
   state: o.state,
   from: o.from,
   to: o.to,
@@ -343,7 +345,21 @@ redemptionFilters(command('list-redemptions', 'one page of redemptions, newest f
 redemptionFilters(command('export-redemptions', 'every matching redemption as CSV, newest first')).action(
   run(async (o) => {
     const rows = await everything('/applications/{app}/redemptions', 'redemptions', { path: app(o), query: redemptionQuery(o) });
-    const columns = ['id', 'campaign_id', 'customer_id', 'order_id', 'cycle', 'state', 'coupon_code', 'discount', 'cashback', 'created_at'];
+    const columns = [
+      'id',
+      'campaign_id',
+      'campaign_name',
+      'customer_id',
+      'customer_source_id',
+      'customer_name',
+      'order_id',
+      'cycle',
+      'state',
+      'coupon_code',
+      'discount',
+      'cashback',
+      'created_at',
+    ];
     printCsv(rows, columns);
   }),
 );

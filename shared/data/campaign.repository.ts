@@ -102,6 +102,13 @@ export function campaignRepository({ Campaign: CampaignModel }: Models) {
       const d = await CampaignModel.findOne({ _id: id, application: applicationId }).lean<CampaignDoc>();
       return d ? toCampaign(d) : null;
     },
+    /** The campaigns of an application among `ids` (archived ones included); unknown ids are left out. */
+    async findByIds(applicationId: string, ids: string[]) {
+      const valid = ids.filter((id) => Types.ObjectId.isValid(id));
+      if (valid.length === 0) return [];
+      const ds = await CampaignModel.find({ application: applicationId, _id: { $in: valid } }).lean<CampaignDoc[]>();
+      return ds.map(toCampaign);
+    },
     /**
      * Every campaign of an application, archived ones included (the cache holds them all: a
      * redemption of an archived campaign can still be reverted; bulk codes are elsewhere).

@@ -241,7 +241,9 @@ export function redemptionJournalRepository({ Redemption }: Models) {
     /**
      * Admin listing, newest first (then by `_id`); a page before the cycle `before` when given.
      * An order is found by its cycles' `_id` ranges, one per campaign of `order.campaignIds` (an
-     * indexed seek each, on the shard that holds it); a time range and a state narrow any listing.
+     * indexed seek each, on the shard that holds it); orders by the beginning of their id through
+     * the `{application, orderId}` index (its matches sorted newest first: the cost grows with the
+     * prefix's matches); a time range and a state narrow any listing.
      */
     async list(
       applicationId: string,
@@ -249,6 +251,8 @@ export function redemptionJournalRepository({ Redemption }: Models) {
         customerId?: string;
         campaignId?: string;
         order?: { orderId: string; campaignIds: string[] };
+        /** Orders whose id begins with it (the `{application, orderId}` index). */
+        orderPrefix?: string;
         state?: RedemptionRecord['state'];
         from?: Date;
         to?: Date;
@@ -268,6 +272,8 @@ export function redemptionJournalRepository({ Redemption }: Models) {
         state: q.state ?? { $exists: true },
         ...(q.customerId ? { customer: q.customerId } : {}),
         ...(q.campaignId ? { campaign: q.campaignId } : {}),
+        // Every string that begins with the prefix sorts from it up to it followed by the highest code point.
+        ...(q.orderPrefix !== undefined ? { orderId: { $gte: q.orderPrefix, $lt: `${q.orderPrefix}\u{10FFFF}` } } : {}),
         ...(q.from || q.to ? { createdAt: { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lt: q.to } : {}) } } : {}),
         ...(and.length ? { $and: and } : {}),
       };

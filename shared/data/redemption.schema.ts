@@ -87,3 +87,6 @@ redemptionSchema.index({ application: 1, customer: 1, createdAt: -1 });
 // Serves the application's whole listing and its date ranges, newest first (a state or campaign
 // filter reads along it); without it the listing would sort every redemption of the application.
 redemptionSchema.index({ application: 1, createdAt: -1 });
+// Serves the search by the beginning of an order id (the console's "Order number" search): an exact
+// order is found by its cycles' `_id`s, a prefix needs the ids themselves in order.
+redemptionSchema.index({ application: 1, orderId: 1 });

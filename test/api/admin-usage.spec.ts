@@ -111,11 +111,45 @@ describe('admin API: campaign usage and redemption search', () => {
     expect(await search(`to=${before.toISOString()}&order_id=${order.order_id}`)).to.deep.equal([]);
   });
 
+  it('when redemptions are searched by the beginning of an order number, then exactly the orders it begins, newest first, each naming its campaign and customer', async () => {
+    const c = await campaign('PREFIXED');
+    await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c-named', name: 'Asha Rao' }] });
+    await settle();
+    const stem = `pfx-${process.pid}-${Date.now()}`;
+    // Two orders under the stem, one beside it that shares all but its last character, one far away.
+    const orders = [`${stem}-1001`, `${stem}-1002`, `${stem.slice(0, -1)}#-1003`, `other-${stem}`].map((order_id) =>
+      makeOrder({ order_id }),
+    );
+    for (const [i, order] of orders.entries())
+      expect((await apply('redeem', 'PREFIXED', i === 0 ? 'c-named' : 'c1', order)).status).to.equal(200);
+    const search = async (query: string) =>
+      (
+        await everyPage(async (cursor) => {
+          const page = await must(
+            'GET',
+            `/applications/${app.id}/redemptions?limit=1&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          );
+          return { items: page.redemptions as Record<string, unknown>[], next: page.next_cursor };
+        })
+      ).flat();
+    const found = await search(`order_id_prefix=${encodeURIComponent(stem)}`);
+    expect(found.map((r) => r.order_id)).to.deep.equal([`${stem}-1002`, `${stem}-1001`]);
+    expect(found[1]).to.include({ campaign_id: c.id, campaign_name: 'PREFIXED', customer_source_id: 'c-named', customer_name: 'Asha Rao' });
+    expect(found[0]).to.include({ campaign_name: 'PREFIXED', customer_source_id: 'c1', customer_name: null });
+    // The whole id is a prefix of itself; a prefix that begins nothing finds nothing.
+    expect((await search(`order_id_prefix=${encodeURIComponent(`${stem}-1001`)}`)).map((r) => r.order_id)).to.deep.equal([`${stem}-1001`]);
+    expect(await search(`order_id_prefix=${encodeURIComponent(`${stem}-9`)}`)).to.deep.equal([]);
+    const both = await admin('GET', `/applications/${app.id}/redemptions?order_id=x&order_id_prefix=x`);
+    expect(both.status).to.equal(400);
+    expect(both.body.details).to.include('order_id_prefix');
+  });
+
   for (const [query, named] of [
     ['state=lost', 'state'],
     ['from=yesterday', 'from'],
     ['from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'from'],
     ['order_id=', 'order_id'],
+    ['order_id_prefix=', 'order_id_prefix'],
   ]) {
     it(`when redemptions are searched with ${query}, then 400 naming ${named}`, async () => {
       const res = await admin('GET', `/applications/${app.id}/redemptions?${query}`);

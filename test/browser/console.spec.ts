@@ -11,7 +11,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip, seriousViolations } from '../support/browser.js';
+import { WHEN } from '../../console/src/when.js';
+import { LOCALE, chromiumOrSkip, seriousViolations } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
@@ -51,7 +52,7 @@ describe('console: the promotions console in a real browser', function () {
 
   async function signedIn(role: 'owner' | 'viewer'): Promise<Page> {
     // bypassCSP: lets the test inject axe-core; the page's own CSP is asserted from the response.
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true })).newPage();
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: LOCALE, bypassCSP: true })).newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${api.url}/console/`);
@@ -262,15 +263,22 @@ describe('console: the promotions console in a real browser', function () {
     expect((await auditedActions(app.id)).filter((a) => a === 'campaign.add_codes')).to.have.length(2);
   });
 
-  it('when redemptions are searched by order, state and customer, then the console lists exactly the matching cycles', async () => {
+  it('when redemptions are searched by the beginning of an order number, what happened, customer and campaign name, then the console lists exactly the matching cycles with names, money and times as a manager reads them', async () => {
     const app = await createTestApplication(api.services);
     await createCustomers(api.services, app.id, ['search-buyer', 'other-buyer']);
+    await api.services.repos.customers.upsertMany(app.id, [{ sourceId: 'search-buyer', name: 'Asha Rao' }]);
     await createCampaign(api.services, app.id, { code: 'SEARCH10', name: 'Search ten' });
-    const orders = [makeOrder(), makeOrder()];
+    await createCampaign(api.services, app.id, { code: 'OTHER10', name: 'Another ten' });
+    const stem = `web-${Date.now()}`;
+    const orders = [makeOrder({ order_id: `${stem}-1` }), makeOrder({ order_id: `${stem}-2` }), makeOrder()];
     for (const [i, order] of orders.entries()) {
       const res = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
         auth: app.auth,
-        body: { source_id: i === 0 ? 'search-buyer' : 'other-buyer', coupon_details: [{ coupon_code: 'SEARCH10' }], order },
+        body: {
+          source_id: i === 0 ? 'search-buyer' : 'other-buyer',
+          coupon_details: [{ coupon_code: i === 2 ? 'OTHER10' : 'SEARCH10' }],
+          order,
+        },
       });
       expect(res.status, res.text).to.equal(200);
     }
@@ -279,21 +287,51 @@ describe('console: the promotions console in a real browser', function () {
       body: { source_id: 'search-buyer', coupon_details: [{ coupon_code: 'SEARCH10' }], order: orders[0] },
     });
     expect(reverted.status, reverted.text).to.equal(200);
+    const { currency, timezone } = (await api.services.repos.applications.findById(app.id))!;
 
     const page = await signedIn('viewer'); // a read
     await page.goto(`${api.url}/console/#/applications/${app.id}/redemptions`);
     const rows = page.locator('tbody tr');
-    await rows.nth(1).waitFor();
-    expect(await rows.count()).to.equal(2);
-    await page.getByLabel('Order').fill(orders[0]!.order_id);
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).to.equal(3);
+    // Names, not ids: the campaign by its name, the customer by name and shop id; the ids on hover.
+    const first = rows.filter({ hasText: orders[0]!.order_id });
+    await first.getByText('Search ten').waitFor();
+    expect(await first.getByText('Asha Rao (search-buyer)').getAttribute('title')).to.match(/^[0-9a-f]{24}$/);
+    expect(await page.locator('tbody').innerText()).to.not.match(/[0-9a-f]{24}/);
+    // Money in the application's currency; times in its timezone, said so.
+    const discount = await call(api.url, 'GET', `/admin/applications/${app.id}/redemptions?order_id=${orders[1]!.order_id}`, {
+      headers: ADMIN_HEADERS,
+    });
+    const cycle = discount.body.redemptions[0];
+    const money = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: currency! }).format(cycle.discount);
+    await rows.filter({ hasText: orders[1]!.order_id }).getByText(money).first().waitFor();
+    const when = new Intl.DateTimeFormat(LOCALE, { ...WHEN, timeZone: timezone }).format(new Date(cycle.created_at));
+    await rows.filter({ hasText: orders[1]!.order_id }).getByText(when).waitFor();
+    await page.getByText(`Times are in ${timezone}.`).waitFor();
+
+    // The beginning of an order number finds both orders under it, newest first.
+    await page.getByLabel('Order number').fill(stem);
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByRole('cell', { name: 'reverted' }).waitFor();
+    await rows.filter({ hasText: orders[2]!.order_id }).waitFor({ state: 'detached' });
+    await rows.filter({ hasText: orders[1]!.order_id }).waitFor();
+    expect(await rows.allInnerTexts()).to.have.length(2);
+    expect((await rows.nth(0).innerText()).includes(orders[1]!.order_id)).to.equal(true);
+    // Customer and what happened narrow it.
+    await page.getByLabel('Order number').fill('');
+    await page.getByLabel('Customer').fill('search-buyer');
+    await page.getByLabel('What happened').selectOption({ label: 'reverted (order returned or cancelled)' });
+    await page.getByRole('button', { name: 'Search' }).click();
+    await rows.filter({ hasText: orders[1]!.order_id }).waitFor({ state: 'detached' });
+    await rows.filter({ hasText: orders[0]!.order_id }).waitFor();
     expect(await rows.count()).to.equal(1);
-    await page.getByLabel('Order').fill('');
-    await page.getByLabel('Customer').fill('other-buyer');
-    await page.getByLabel('State').selectOption('completed');
+    // A campaign chosen by its name.
+    await page.getByLabel('Customer').fill('');
+    await page.getByLabel('What happened').selectOption({ label: 'anything' });
+    await page.getByLabel('Campaign').selectOption({ label: 'Another ten' });
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByRole('cell', { name: orders[1]!.order_id }).waitFor();
+    await rows.filter({ hasText: orders[0]!.order_id }).waitFor({ state: 'detached' });
+    await rows.filter({ hasText: orders[2]!.order_id }).getByText('Another ten').waitFor();
     expect(await rows.count()).to.equal(1);
     {
       const v = await seriousViolations(page);

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { admin, ApiFailure, must, problemOf, type LedgerEntry, type Who } from '../api';
 import { ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
 import { RedemptionsTable } from './Redemptions';
 
 /** An application's customers, paged; found by the beginning of their source id. */
@@ -77,6 +78,7 @@ export function CustomersPage({ app }: { app: string }) {
 
 /** One customer: its points in each wallet with the wallet's ledger, and its redemptions. */
 export function CustomerPage({ app, customer, who }: { app: string; customer: string; who: Who }) {
+  const application = useApplication(app);
   const found = useQuery({
     queryKey: ['customer', app, customer],
     queryFn: () => must(admin.GET('/admin/applications/{app}/customers/{customer}', { params: { path: { app, customer } } })),
@@ -170,6 +172,8 @@ export function CustomerPage({ app, customer, who }: { app: string; customer: st
         rows={redemptions.data?.pages.flatMap((p) => p.redemptions) ?? []}
         caption="The customer's redemptions, newest first"
         customer={false}
+        currency={application.data?.currency}
+        timeZone={application.data?.timezone}
       />
       <MoreButton list={redemptions} />
     </>

@@ -1,11 +1,14 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, must, type Redemption } from '../api';
+import { formatMoney } from '../money';
 import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
+import { formatWhen, instantIn } from '../when';
 
 interface Search {
-  order_id?: string;
+  order_id_prefix?: string;
   customer?: string;
   campaign?: string;
   state?: 'completed' | 'reverted' | 'refused';
@@ -13,12 +16,38 @@ interface Search {
   to?: string;
 }
 
-/** `2026-11-26T10:00` (a datetime-local field, the browser's time) as an ISO instant; '' as nothing. */
-const instant = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
+/** The states of a redemption in a manager's words. */
+const STATE_WORDS: Record<string, string> = {
+  completed: 'redeemed',
+  reverted: 'reverted (order returned or cancelled)',
+  refused: 'refused',
+};
 
-/** The redemption journal, newest first: search by order, customer, campaign, state and time. */
+/**
+ * The redemption journal, newest first: found by the beginning of an order number, a customer,
+ * a campaign chosen by name, what happened and when (in the application's timezone).
+ */
 export function RedemptionsPage({ app }: { app: string }) {
+  const application = useApplication(app);
+  const timeZone = application.data?.timezone ?? null;
   const [search, setSearch] = useState<Search>({});
+  const campaigns = useQuery({
+    queryKey: ['campaign-names', app],
+    queryFn: async () => {
+      const all: { id: string; name: string; archived: boolean }[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await must(
+          admin.GET('/admin/applications/{app}/campaigns', {
+            params: { path: { app }, query: { cursor, limit: 1000, include_archived: true } },
+          }),
+        );
+        all.push(...page.campaigns.map((c) => ({ id: c.id, name: c.name, archived: Boolean(c.archived_at) })));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return all.sort((a, b) => a.name.localeCompare(b.name));
+    },
+  });
   const list = useInfiniteQuery({
     queryKey: ['redemptions', app, search],
     initialPageParam: undefined as string | undefined,
@@ -35,63 +64,101 @@ export function RedemptionsPage({ app }: { app: string }) {
     const form = new FormData(e.currentTarget);
     const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
     setSearch({
-      order_id: text('order_id'),
+      order_id_prefix: text('order'),
       customer: text('customer'),
       campaign: text('campaign'),
       state: text('state') as Search['state'],
-      from: instant(String(form.get('from') ?? '')),
-      to: instant(String(form.get('to') ?? '')),
+      from: instantIn(String(form.get('from') ?? ''), timeZone),
+      to: instantIn(String(form.get('to') ?? ''), timeZone),
     });
   }
   const rows = list.data?.pages.flatMap((p) => p.redemptions) ?? [];
+  const appName = application.data?.name ?? app;
   return (
     <>
       <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{app}</a> / redemptions
+        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{appName}</a> /
+        redemptions
       </p>
       <h1>Redemptions</h1>
       <form className="row" onSubmit={submit} aria-label="Search redemptions">
         <label>
-          Order
-          <input name="order_id" maxLength={256} />
+          Order number
+          <input name="order" maxLength={256} aria-describedby="order-hint" />
+          <span id="order-hint" className="hint">
+            or its beginning
+          </span>
         </label>
         <label>
           Customer
-          <input name="customer" placeholder="source_id or id" />
+          <input name="customer" placeholder="their id in your shop" />
         </label>
         <label>
-          Campaign id
-          <input name="campaign" />
+          Campaign
+          <select name="campaign" defaultValue="">
+            <option value="">any campaign</option>
+            {(campaigns.data ?? []).map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.archived ? `${c.name} (archived)` : c.name}
+              </option>
+            ))}
+          </select>
         </label>
         <label>
-          State
+          What happened
           <select name="state" defaultValue="">
-            <option value="">any</option>
-            <option value="completed">completed</option>
-            <option value="reverted">reverted</option>
-            <option value="refused">refused</option>
+            <option value="">anything</option>
+            {Object.entries(STATE_WORDS).map(([state, words]) => (
+              <option key={state} value={state}>
+                {words}
+              </option>
+            ))}
           </select>
         </label>
         <label>
           From
-          <input name="from" type="datetime-local" />
+          <input name="from" type="datetime-local" aria-describedby="zone-hint" />
         </label>
         <label>
           Before
-          <input name="to" type="datetime-local" />
+          <input name="to" type="datetime-local" aria-describedby="zone-hint" />
         </label>
         <button type="submit">Search</button>
+        <span id="zone-hint" className="hint">
+          Times are in {timeZone ?? 'your browser’s timezone'}.
+        </span>
       </form>
       <ErrorLine error={list.error} />
-      <RedemptionsTable rows={rows} caption="Redemptions, newest first" />
+      <RedemptionsTable rows={rows} caption="Redemptions, newest first" currency={application.data?.currency} timeZone={timeZone} />
       {list.isSuccess && rows.length === 0 && <p>No redemptions match.</p>}
       <MoreButton list={list} />
     </>
   );
 }
 
-/** Redemption cycles as a table; `customer` false leaves out the customer column (a customer's own page). */
-export function RedemptionsTable({ rows, caption, customer = true }: { rows: Redemption[]; caption: string; customer?: boolean }) {
+/** A name with its id on hover (and for a screen reader, the name alone). */
+function Named({ name, id }: { name: string | null | undefined; id: string }) {
+  return <span title={id}>{name ?? id}</span>;
+}
+
+/**
+ * Redemption cycles as a table, in the application's currency and timezone; `customer` false
+ * leaves out the customer column (a customer's own page).
+ */
+export function RedemptionsTable({
+  rows,
+  caption,
+  customer = true,
+  currency,
+  timeZone,
+}: {
+  rows: Redemption[];
+  caption: string;
+  customer?: boolean;
+  currency: string | null | undefined;
+  timeZone: string | null | undefined;
+}) {
+  const money = (n: number) => formatMoney(n, currency);
   return (
     <table>
       <caption className="visually-hidden">{caption}</caption>
@@ -99,8 +166,7 @@ export function RedemptionsTable({ rows, caption, customer = true }: { rows: Red
         <tr>
           <th scope="col">When</th>
           <th scope="col">Order</th>
-          <th scope="col">Cycle</th>
-          <th scope="col">State</th>
+          <th scope="col">What happened</th>
           <th scope="col">Code</th>
           <th scope="col">Campaign</th>
           {customer && <th scope="col">Customer</th>}
@@ -111,25 +177,32 @@ export function RedemptionsTable({ rows, caption, customer = true }: { rows: Red
       <tbody>
         {rows.map((r) => (
           <tr key={r.id}>
-            <td>{new Date(r.created_at).toLocaleString()}</td>
+            <td>{formatWhen(r.created_at, timeZone)}</td>
             <td>
               <code>{r.order_id}</code>
+              {r.cycle > 1 && <span className="hint"> (redeemed again: time {r.cycle})</span>}
             </td>
-            <td>{r.cycle}</td>
-            <td>{r.state === 'refused' && r.refusal ? `refused (${r.refusal.reason ?? r.refusal.message ?? ''})` : r.state}</td>
+            <td>
+              {r.state === 'refused' && r.refusal
+                ? `refused: ${r.refusal.message ?? r.refusal.reason ?? ''}`
+                : (STATE_WORDS[r.state] ?? r.state)}
+            </td>
             <td>
               <code>{r.coupon_code}</code>
             </td>
             <td>
-              <code>{r.campaign_id}</code>
+              <Named name={r.campaign_name} id={r.campaign_id} />
             </td>
             {customer && (
               <td>
-                <code>{r.customer_id}</code>
+                <Named
+                  name={r.customer_name ? `${r.customer_name} (${r.customer_source_id ?? ''})` : r.customer_source_id}
+                  id={r.customer_id}
+                />
               </td>
             )}
-            <td>{r.discount}</td>
-            <td>{r.cashback}</td>
+            <td>{money(r.discount)}</td>
+            <td>{money(r.cashback)}</td>
           </tr>
         ))}
       </tbody>

@@ -16,7 +16,19 @@ export const MAX_LIMIT = 1000;
 
 /** What a listing accepts besides `limit` and `cursor` (each listing documents its own). */
 export type PageOption =
-  'skip' | 'include_archived' | 'customer' | 'campaign' | 'status' | 'event' | 'type' | 'order_id' | 'state' | 'from' | 'to' | 'search';
+  | 'skip'
+  | 'include_archived'
+  | 'customer'
+  | 'campaign'
+  | 'status'
+  | 'event'
+  | 'type'
+  | 'order_id'
+  | 'order_id_prefix'
+  | 'state'
+  | 'from'
+  | 'to'
+  | 'search';
 
 export interface PageQuery {
   limit: number;
@@ -35,6 +47,8 @@ export interface PageQuery {
   type?: EventType;
   /** Redemptions: one order's cycles, a state, a time range [from, to). */
   orderId?: string;
+  /** Redemptions: the orders whose id begins with it. */
+  orderIdPrefix?: string;
   state?: RedemptionState;
   from?: Date;
   to?: Date;
@@ -51,6 +65,7 @@ const OPTIONS: Record<PageOption, Joi.Schema> = {
   event: Joi.string().min(1).max(64),
   type: Joi.string().valid(...EVENT_TYPES),
   order_id: Joi.string().min(1).max(256),
+  order_id_prefix: Joi.string().min(1).max(256),
   state: Joi.string().valid(...REDEMPTION_STATES),
   from: Joi.date().iso(),
   to: Joi.date().iso(),
@@ -81,6 +96,7 @@ export function parsePageQuery(query: unknown, options: readonly PageOption[] = 
     ...(v.event !== undefined ? { event: v.event as string } : {}),
     ...(v.type !== undefined ? { type: v.type as EventType } : {}),
     ...(v.order_id !== undefined ? { orderId: v.order_id as string } : {}),
+    ...(v.order_id_prefix !== undefined ? { orderIdPrefix: v.order_id_prefix as string } : {}),
     ...(v.state !== undefined ? { state: v.state as RedemptionState } : {}),
     ...(v.from !== undefined ? { from: v.from as Date } : {}),
     ...(v.to !== undefined ? { to: v.to as Date } : {}),

@@ -15,12 +15,16 @@ type Deps = Pick<Services, 'repos'>;
 /**
  * A page of the journal, newest first, optionally of one customer (its `source_id` or id,
  * archived or not), one campaign (archived or not), one order (`order_id`: its cycles with every
- * campaign), one state, and a time range [`from`, `to`).
+ * campaign) or the orders whose id begins with `order_id_prefix`, one state, and a time range
+ * [`from`, `to`). Each row names its campaign and its customer as people know them (the
+ * campaign's name, the customer's `source_id` and name): two reads per page, by the page's ids.
  */
 export async function listRedemptions(deps: Deps, applicationId: string, query: unknown = {}) {
   await requireApplication(deps, applicationId);
-  const q = parsePageQuery(query, ['customer', 'campaign', 'order_id', 'state', 'from', 'to']);
+  const q = parsePageQuery(query, ['customer', 'campaign', 'order_id', 'order_id_prefix', 'state', 'from', 'to']);
   if (q.from && q.to && !(q.from < q.to)) throw adminInvalid('"from" must be before "to"');
+  if (q.orderId !== undefined && q.orderIdPrefix !== undefined)
+    throw adminInvalid('"order_id" and "order_id_prefix" cannot be sent together');
   const customerId = q.customer !== undefined ? (await requireCustomer(deps, applicationId, q.customer)).id : undefined;
   if (q.campaign !== undefined && !(await deps.repos.campaigns.findById(applicationId, q.campaign))) throw adminNotFound('campaign');
   const campaignIds =
@@ -34,6 +38,7 @@ export async function listRedemptions(deps: Deps, applicationId: string, query: 
     ...(customerId ? { customerId } : {}),
     ...(q.campaign !== undefined ? { campaignId: q.campaign } : {}),
     ...(q.orderId !== undefined ? { order: { orderId: q.orderId, campaignIds } } : {}),
+    ...(q.orderIdPrefix !== undefined ? { orderPrefix: q.orderIdPrefix } : {}),
     ...(q.state ? { state: q.state } : {}),
     ...(q.from ? { from: q.from } : {}),
     ...(q.to ? { to: q.to } : {}),
@@ -41,11 +46,20 @@ export async function listRedemptions(deps: Deps, applicationId: string, query: 
     limit: q.limit + 1,
   });
   const page = pageOf(rows, q.limit, (r) => timeCursor.encode(r.createdAt, r.id));
+  const [campaigns, customers] = await Promise.all([
+    deps.repos.campaigns.findByIds(applicationId, [...new Set(page.rows.map((r) => r.campaignId))]),
+    deps.repos.customers.findByIds(applicationId, [...new Set(page.rows.map((r) => r.customerId))]),
+  ]);
+  const campaignName = new Map(campaigns.map((c) => [c.id, c.name]));
+  const customer = new Map(customers.map((c) => [c.id, c]));
   return {
     redemptions: page.rows.map((r) => ({
       id: r.id,
       campaign_id: r.campaignId,
+      campaign_name: campaignName.get(r.campaignId) ?? null,
       customer_id: r.customerId,
+      customer_source_id: customer.get(r.customerId)?.sourceId ?? null,
+      customer_name: customer.get(r.customerId)?.name ?? null,
       order_id: r.orderId,
       cycle: r.cycle,
       state: r.state,

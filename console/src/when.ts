@@ -1,0 +1,56 @@
+/** Day, month, year, hour and minute, and the zone's short name (dateStyle cannot carry a zone name). */
+export const WHEN: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'short',
+};
+
+/**
+ * A moment as a promotion manager reads it: in the application's timezone (not the browser's),
+ * with the browser's date and time style, and the zone's short name so nobody has to guess.
+ */
+export function formatWhen(iso: string | Date, timeZone: string | null | undefined): string {
+  const at = typeof iso === 'string' ? new Date(iso) : iso;
+  try {
+    return new Intl.DateTimeFormat(undefined, { ...WHEN, timeZone: timeZone ?? undefined }).format(at);
+  } catch {
+    // A zone the browser does not know: the browser's own, said as such.
+    return at.toLocaleString();
+  }
+}
+
+/**
+ * A `datetime-local` field's value (`2026-11-26T10:00`) read as a time in `timeZone`, as an ISO
+ * instant; '' as nothing. The field has no zone: the page says which one it means.
+ */
+export function instantIn(local: string, timeZone: string | null | undefined): string | undefined {
+  if (!local) return undefined;
+  const asUtc = new Date(`${local}:00Z`);
+  if (Number.isNaN(asUtc.getTime())) return undefined;
+  if (!timeZone) return new Date(local).toISOString();
+  // The zone's offset at that moment: what the zone's clock shows at asUtc, minus asUtc; applied
+  // twice, it lands on the instant even across a daylight-saving change.
+  const offsetAt = (t: Date) => {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      })
+        .formatToParts(t)
+        .map((p) => [p.type, p.value]),
+    );
+    const shown = Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!, +parts.second!);
+    return shown - t.getTime();
+  };
+  const first = new Date(asUtc.getTime() - offsetAt(asUtc));
+  return new Date(asUtc.getTime() - offsetAt(first)).toISOString();
+}
