@@ -78,7 +78,13 @@ export function App() {
         {route.page === 'applications' && <ApplicationsPage who={who} />}
         {route.page === 'campaigns' && <CampaignsPage app={route.app} who={who} />}
         {route.page === 'campaign' && (
-          <CampaignEditorPage key={route.campaign ?? 'new'} app={route.app} campaign={route.campaign} who={who} />
+          <CampaignEditorPage
+            key={route.campaign ?? (route.copyOf ? `copy-${route.copyOf}` : 'new')}
+            app={route.app}
+            campaign={route.campaign}
+            copyOf={route.copyOf}
+            who={who}
+          />
         )}
         {route.page === 'codes' && <CodesPage app={route.app} campaign={route.campaign} who={who} />}
         {route.page === 'try' && <TryCartPage app={route.app} />}

@@ -230,6 +230,15 @@ function discountDraft(d: Campaign['discount']): DiscountDraft {
 }
 
 /** A saved campaign in the form. */
+/**
+ * A new campaign's draft from an existing one (the campaigns list's "Duplicate"): every rule, its
+ * name marked as a copy, no code (a code is one campaign's: the copy needs its own; a bulk
+ * campaign's codes stay with it), and paused until it is made active.
+ */
+export function copyDraftOf(c: Campaign): Draft {
+  return { ...draftOf(c), name: `Copy of ${c.name}`, code: '', status: 'disabled' };
+}
+
 export function draftOf(c: Campaign): Draft {
   return {
     name: c.name,

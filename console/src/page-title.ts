@@ -11,7 +11,7 @@ export const CONSOLE_NAME = 'Coupons console';
 const PAGE_NAMES: { [P in Route['page']]: (route: Extract<Route, { page: P }>) => string } = {
   applications: () => 'Applications',
   campaigns: () => 'Campaigns',
-  campaign: (r) => (r.campaign ? 'Edit campaign' : 'New campaign'),
+  campaign: (r) => (r.campaign ? 'Edit campaign' : r.copyOf ? 'Copy of a campaign' : 'New campaign'),
   codes: () => 'Codes',
   try: () => 'Try a cart',
   redemptions: () => 'Redemptions',

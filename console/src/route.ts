@@ -8,7 +8,7 @@ export type Route =
   | { page: 'applications' }
   | { page: 'campaigns'; app: string }
   | { page: 'codes'; app: string; campaign: string }
-  | { page: 'campaign'; app: string; campaign?: string }
+  | { page: 'campaign'; app: string; campaign?: string; copyOf?: string }
   | { page: 'try'; app: string }
   | { page: 'redemptions'; app: string }
   | { page: 'customers'; app: string }
@@ -25,6 +25,7 @@ export function parseRoute(hash: string): Route {
     if (section === 'campaigns' && id && sub === 'codes') return { page: 'codes', app, campaign: id };
     if (section === 'campaigns' && id === 'new') return { page: 'campaign', app };
     if (section === 'campaigns' && id && sub === 'edit') return { page: 'campaign', app, campaign: id };
+    if (section === 'campaigns' && id && sub === 'copy') return { page: 'campaign', app, copyOf: id };
     if (section === 'campaigns') return { page: 'campaigns', app };
     if (section === 'try') return { page: 'try', app };
     if (section === 'redemptions') return { page: 'redemptions', app };
@@ -46,6 +47,7 @@ export function hrefOf(route: Route): string {
     case 'campaigns':
       return `${app}/campaigns`;
     case 'campaign':
+      if (route.copyOf) return `${app}/campaigns/${encodeURIComponent(route.copyOf)}/copy`;
       return route.campaign ? `${app}/campaigns/${encodeURIComponent(route.campaign)}/edit` : `${app}/campaigns/new`;
     case 'codes':
       return `${app}/campaigns/${encodeURIComponent(route.campaign)}/codes`;

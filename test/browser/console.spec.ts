@@ -341,6 +341,83 @@ describe('console: the promotions console in a real browser', function () {
     await page.context().close();
   });
 
+  it('when an owner pauses, resumes, ends and archives several campaigns at once and duplicates one, then each is changed and audited, the copy has every rule, no code and starts paused, and the list says what was done', async () => {
+    const app = await createTestApplication(api.services);
+    const made = [];
+    for (const [code, name] of [
+      ['BULKA', 'Autumn socks'],
+      ['BULKB', 'Winter hats'],
+      ['BULKC', 'Spring shoes'],
+    ] as const)
+      made.push(await createCampaign(api.services, app.id, { code, name, limits: { total: 7, perCustomer: 2 } }));
+    const read = async (id: string) =>
+      (await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns/${id}`, { headers: ADMIN_HEADERS })).body;
+    const page = await signedIn('owner');
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
+    const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: `Edit ${name}` }) });
+    await row('Spring shoes').waitFor();
+
+    // Pause two; the third is left as it was.
+    await page.getByLabel('Select Autumn socks').check();
+    await page.getByLabel('Select Winter hats').check();
+    await page.getByText('2 selected: Autumn socks, Winter hats').waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('status').getByText('2 campaigns paused.').waitFor();
+    await row('Winter hats').getByRole('cell', { name: 'paused', exact: true }).waitFor();
+    expect([(await read(made[0]!.id)).status, (await read(made[1]!.id)).status, (await read(made[2]!.id)).status]).to.deep.equal([
+      'disabled',
+      'disabled',
+      'active',
+    ]);
+    // Resume one; end two on a date typed in the application's timezone.
+    await page.getByLabel('Select Autumn socks').check();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('status').getByText('1 campaign resumed.').waitFor();
+    expect((await read(made[0]!.id)).status).to.equal('active');
+    await page.getByLabel('Select Autumn socks').check();
+    await page.getByLabel('Select Spring shoes').check();
+    await page.getByLabel('End on').fill('2031-12-24T18:00');
+    await page.getByRole('button', { name: 'Set end' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^2 campaigns now end 2031-12-24 18:00\.$/)
+      .waitFor();
+    const { timezone } = (await api.services.repos.applications.findById(app.id))!;
+    expect(timezone).to.equal('Asia/Kolkata');
+    for (const c of [made[0]!, made[2]!]) expect((await read(c.id)).valid_until).to.equal('2031-12-24T12:30:00.000Z');
+    // Archive one (confirmed): it leaves the list of live campaigns.
+    await page.getByLabel('Select Winter hats').check();
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('status').getByText('1 campaign archived.').waitFor();
+    await row('Winter hats').waitFor({ state: 'detached' });
+    expect((await read(made[1]!.id)).archived_at).to.be.a('string');
+    const actions = await auditedActions(app.id);
+    expect(actions.filter((a) => a === 'campaign.update')).to.have.length(5);
+    expect(actions.filter((a) => a === 'campaign.archive')).to.have.length(1);
+
+    // Duplicate: every rule, no code, paused; saved under a code of its own, and the list says so.
+    await page.getByRole('link', { name: 'Duplicate Spring shoes' }).click();
+    await page.getByRole('heading', { name: 'Copy of Spring shoes' }).waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).to.equal('Copy of Spring shoes');
+    expect(await page.getByLabel('Code', { exact: true }).inputValue()).to.equal('');
+    await page.getByLabel('Code', { exact: true }).fill('BULKD');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('status').getByText('Campaign “Copy of Spring shoes” created.').waitFor();
+    const listed = await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns`, { headers: ADMIN_HEADERS });
+    const copy = listed.body.campaigns.find((c: { name: string }) => c.name === 'Copy of Spring shoes');
+    const original = await read(made[2]!.id);
+    expect(copy).to.include({ code: 'BULKD', status: 'disabled' });
+    for (const rule of ['discount', 'limits', 'cart_conditions', 'discount_calculated_on', 'valid_until'])
+      expect(copy[rule], rule).to.deep.equal(original[rule]);
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'campaigns-bulk.png'), fullPage: true });
+    await page.context().close();
+  });
+
   it('when customers are found by the beginning of their source id, then one opens with its points, its ledger and its redemptions', async () => {
     const app = await createTestApplication(api.services);
     await createCustomers(api.services, app.id, ['shopper-ana', 'shopper-bo', 'visitor-cy']);

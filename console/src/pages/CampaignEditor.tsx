@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { admin, ApiFailure, must, problemOf, type Who } from '../api';
-import { draftOf, emptyDraft, type Draft } from '../campaign-draft';
+import { copyDraftOf, draftOf, emptyDraft, type Draft } from '../campaign-draft';
 import { ErrorLine } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
@@ -15,17 +15,19 @@ import { useSaveCampaign } from './campaign-editor/save';
  * campaign preview checks the draft (nothing saved) — its refusals are shown beside their fields
  * and, when it would be saved, the messages its rules can give a customer are listed.
  */
-export function CampaignEditorPage({ app, campaign, who }: { app: string; campaign?: string; who: Who }) {
+export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string; campaign?: string; copyOf?: string; who: Who }) {
   const editing = campaign !== undefined;
+  // Editing reads the campaign; a copy reads the campaign it starts from.
+  const source = campaign ?? copyOf;
   const saved = useQuery({
-    queryKey: ['campaign', app, campaign],
-    enabled: editing,
-    queryFn: () => must(admin.GET('/admin/applications/{app}/campaigns/{campaign}', { params: { path: { app, campaign: campaign! } } })),
+    queryKey: ['campaign', app, source],
+    enabled: source !== undefined,
+    queryFn: () => must(admin.GET('/admin/applications/{app}/campaigns/{campaign}', { params: { path: { app, campaign: source! } } })),
   });
-  const [draft, setDraft] = useState<Draft | null>(editing ? null : emptyDraft());
+  const [draft, setDraft] = useState<Draft | null>(source !== undefined ? null : emptyDraft());
   useEffect(() => {
-    if (saved.data && draft === null) setDraft(draftOf(saved.data));
-  }, [saved.data, draft]);
+    if (saved.data && draft === null) setDraft(editing ? draftOf(saved.data) : copyDraftOf(saved.data));
+  }, [saved.data, draft, editing]);
   const wallets = useQuery({
     queryKey: ['wallets', app],
     queryFn: () => must(admin.GET('/admin/applications/{app}/wallets', { params: { path: { app }, query: { limit: 100 } } })),
@@ -38,7 +40,11 @@ export function CampaignEditorPage({ app, campaign, who }: { app: string; campai
 
   const failure = save.error ?? refusal;
   const errors: Record<string, string> = failure instanceof ApiFailure ? (failure.body.fields ?? {}) : {};
-  const title = editing ? `Edit ${saved.data?.name ?? 'campaign'}` : 'New campaign';
+  const title = editing
+    ? `Edit ${saved.data?.name ?? 'campaign'}`
+    : copyOf
+      ? `Copy of ${saved.data?.name ?? 'a campaign'}`
+      : 'New campaign';
   if (!draft) {
     return (
       <>
@@ -76,6 +82,12 @@ export function CampaignEditorPage({ app, campaign, who }: { app: string; campai
       </p>
       <h1>{title}</h1>
       {!who.canChange && <p className="hint">Your role ({who.role}) can read this campaign, not change it.</p>}
+      {copyOf && (
+        <p className="hint">
+          A copy of every rule of {saved.data?.name ?? 'the campaign'}. It starts paused and needs a code of its own; the codes of a bulk
+          campaign stay with it (generate or import new ones once it is created).
+        </p>
+      )}
       {editing && (
         <section aria-labelledby="budget-use-heading">
           <h2 id="budget-use-heading">Budget used</h2>
