@@ -193,7 +193,7 @@ export class WorkerPool {
    * hand — has no API waiting). Never throws, and resolves within REPLY_WAIT_MS: a reply not sent
    * by then (its stream's Redis away) is no longer waited for, so the job finishes and its
    * partition moves on. A reply lost or late is not an operation lost: the API reads the finished
-   * job when its wait ends (shared/queue/gateway.ts `expire`).
+   * job once the reply is overdue (shared/queue/gateway.ts `lookWhenOverdue`).
    *
    * The XADD itself is not withdrawn (ioredis has no way to): ioredis still sends it once the
    * stream's primary is back or its replica took over (3–5 s after it was sent, in the failover

@@ -17,7 +17,10 @@
  * stream (shared/queue/replies.ts), where the worker puts its outcome, and one reader dispatches
  * the replies to the waiters: no completion is missed, no per-waiter listener piles up, and this
  * process reads only its own operations' outcomes. A request that joins a job another process
- * queued (a key seen before) also reads the job itself until it is finished.
+ * queued (a key seen before) also reads the job itself until it is finished. A reply can be lost
+ * (its stream's Redis node failed over): a request still waiting past {@link REPLY_GRACE_MS} looks
+ * at its job once a second, and takes the outcome from the job once it is finished and the reply
+ * still has not come.
  *
  * Every outcome the gateway answers — and each one the API decided without the queue
  * ({@link JobGateway.answerWithoutQueue}) — is told to the listeners it was built with (metrics,
@@ -119,6 +122,17 @@ export interface OperationRef {
 
 /** How often a request that joined a job queued by another process reads it (it gets no reply). */
 const JOIN_POLL_MS = 250;
+/**
+ * A reply not come this long after the add is overdue: the request looks at its job (one HMGET),
+ * then again as often until it is finished. A reply takes milliseconds once the job is done; a
+ * request answered within this sends no command besides its add.
+ */
+export const REPLY_GRACE_MS = 1000;
+/**
+ * How long a reply still has once its job is seen finished (the worker sends it before BullMQ marks
+ * the job finished, so it is on its way or lost) before the outcome is read from the job.
+ */
+const REPLY_LATE_MS = 250;
 
 export class JobGateway {
   private readonly queues: Queue[] = [];
@@ -207,6 +221,7 @@ export class JobGateway {
       // A key seen before may name a job another process queued (its reply goes there) or one that
       // already finished: take the outcome from the job, now and until it comes.
       if (!op.fresh) this.watch(queue, jobId, waiter, done);
+      else if (waiter.added) this.lookWhenOverdue(queue, jobId, waiter, done);
       const answer = await done;
       if (answer.answered) this.tell(job, op.applicationId, answer.outcome);
       return answer;
@@ -243,6 +258,40 @@ export class JobGateway {
     void look();
   }
 
+  /**
+   * Looks at a job whose reply is overdue, once every REPLY_GRACE_MS until `done` settles: finished
+   * (completed) and still no reply REPLY_LATE_MS later, its outcome is read from the job, and the
+   * reply stream is made again if it was lost. A failed job is left to the end of the wait (which
+   * queues it again). Its reply may still land: the waiter is settled once, with the same outcome.
+   */
+  private lookWhenOverdue(queue: Queue, jobId: string, waiter: Waiter, done: Promise<unknown>) {
+    let over = false;
+    void done.then(() => (over = true));
+    const later = (fn: () => void, ms: number) => setTimeout(fn, ms).unref();
+    const look = async () => {
+      if (over || this.closed) return;
+      try {
+        const [finishedOn, failedReason] = await this.connection!.hmget(queue.toKey(jobId), 'finishedOn', 'failedReason');
+        if (failedReason) return;
+        if (finishedOn) return later(() => void this.takeFinished(queue, jobId, waiter, () => over), REPLY_LATE_MS);
+      } catch (err) {
+        this.logger?.warn({ err: (err as Error).message, jobId }, 'reading an overdue job failed');
+      }
+      later(() => void look(), REPLY_GRACE_MS);
+    };
+    later(() => void look(), REPLY_GRACE_MS);
+  }
+
+  /** Answers a waiter from its finished job: its reply was lost. */
+  private async takeFinished(queue: Queue, jobId: string, waiter: Waiter, over: () => boolean): Promise<void> {
+    if (over() || this.closed) return;
+    const outcome = await this.finishedOutcome(queue, jobId);
+    if (!outcome || over()) return;
+    this.logger?.warn({ jobId, stream: this.replies?.stream }, 'reply overdue: answered from the finished job');
+    void this.replies?.ensureStream();
+    waiter.settle({ answered: true, outcome });
+  }
+
   /** The outcome of a job that is already finished (a failed one is queued again); null otherwise. */
   private async finishedOutcome(queue: Queue, jobId: string): Promise<Outcome<unknown> | null> {
     try {
@@ -277,7 +326,10 @@ export class JobGateway {
         standing = 'not_applied';
       } else {
         const finished = await this.finishedOutcome(queue, jobId);
-        if (finished) return waiter.settle({ answered: true, outcome: finished });
+        if (finished) {
+          this.logger?.warn({ jobId }, 'no reply by the end of the wait: answered from the finished job');
+          return waiter.settle({ answered: true, outcome: finished });
+        }
       }
     } catch (err) {
       this.logger?.warn({ err: (err as Error).message, jobId }, 'withdrawing a job failed');

@@ -6,10 +6,13 @@
  * replicas and partitions (BullMQ's queue event streams carry every event of every job, and each
  * API would read them all).
  *
- * A reply can be missed (the API reconnecting while its stream expired, a job queued by another
- * API): the gateway then falls back to reading the finished job (shared/queue/gateway.ts). The
- * stream is capped, expires unless its API keeps it alive, and a worker never creates a stream that
- * is gone (`NOMKSTREAM`): a dead API's stream disappears.
+ * A reply can be missed (the stream lost with the Redis node holding it, a reply a worker gave up
+ * on while that node failed over, a job queued by another API): the gateway then reads the finished
+ * job (shared/queue/gateway.ts). The stream is capped, expires unless its API keeps it alive, and a
+ * worker never creates a stream that is gone (`NOMKSTREAM`): a dead API's stream disappears, and a
+ * live API's stream lost with its node stays lost until the API makes it again — after a failed
+ * read (its node went away), when the gateway finds a reply overdue ({@link ReplyReader.ensureStream}),
+ * at each renewal.
  */
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from './redis.js';
@@ -44,6 +47,7 @@ export class ReplyReader {
   private closed = false;
   private loop: Promise<void> | undefined;
   private renewal: NodeJS.Timeout | undefined;
+  private ensuring: Promise<boolean> | undefined;
 
   constructor(
     private readonly commands: RedisClient,
@@ -55,7 +59,9 @@ export class ReplyReader {
     this.stream = replyStreamOf(prefix, randomUUID());
     this.connection = redisConnection(redisUrl);
     // After a reconnect the stream may be gone (Redis restarted without persistence): make it again.
-    this.connection.on('ready', () => void this.keepAlive().catch((err: Error) => this.onError(err)));
+    // A Redis Cluster says 'ready' only once it is connected as a whole, not when the node holding
+    // the stream fails over: that case is the failed read's (`read`).
+    this.connection.on('ready', () => void this.ensureStream());
   }
 
   /** Creates the stream and starts reading; resolves once replies can be written to it. */
@@ -64,6 +70,23 @@ export class ReplyReader {
     this.renewal = setInterval(() => void this.keepAlive().catch((err: Error) => this.onError(err)), TTL_MS / 4);
     this.renewal.unref();
     this.loop = this.read();
+  }
+
+  /**
+   * Makes sure the stream exists (creating it again when it is gone); resolves false when Redis
+   * could not be asked (reported to `onError`). Calls made meanwhile share the one in flight.
+   */
+  ensureStream(): Promise<boolean> {
+    this.ensuring ??= this.keepAlive()
+      .then(
+        () => true,
+        (err: Error) => {
+          this.onError(err);
+          return false;
+        },
+      )
+      .finally(() => (this.ensuring = undefined));
+    return this.ensuring;
   }
 
   /** Renews the stream's expiry, creating it (with a first entry nobody reads as a reply) when it is gone. */
@@ -77,7 +100,11 @@ export class ReplyReader {
   }
 
   private async read(): Promise<void> {
+    // After a failed read the node holding the stream may have failed over to a replica that never
+    // got it: workers' replies would be dropped (NOMKSTREAM) while the read blocks on a missing key.
+    let check = false;
     while (!this.closed) {
+      if (check) check = !(await this.ensureStream());
       try {
         const res = (await this.connection.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.stream, this.lastId)) as
           [string, [string, string[]][]][] | null;
@@ -93,6 +120,7 @@ export class ReplyReader {
       } catch (err) {
         if (this.closed) return;
         this.onError(err as Error);
+        check = true;
         await new Promise((r) => setTimeout(r, 200)); // Redis away: ioredis reconnects meanwhile
       }
     }
