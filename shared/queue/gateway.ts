@@ -251,8 +251,8 @@ export class JobGateway {
     void done.then(() => (over = true));
     const look = async () => {
       if (this.closed) return; // shutting down: the request is answered by its deadline
-      const outcome = await this.finishedOutcome(queue, jobId);
-      if (outcome) waiter.settle({ answered: true, outcome });
+      const finished = await this.finishedOutcome(queue, jobId);
+      if (finished) waiter.settle({ answered: true, outcome: finished.outcome });
       else if (!over) setTimeout(() => void look(), JOIN_POLL_MS).unref();
     };
     void look();
@@ -285,19 +285,19 @@ export class JobGateway {
   /** Answers a waiter from its finished job: its reply was lost. */
   private async takeFinished(queue: Queue, jobId: string, waiter: Waiter, over: () => boolean): Promise<void> {
     if (over() || this.closed) return;
-    const outcome = await this.finishedOutcome(queue, jobId);
-    if (!outcome || over()) return;
+    const finished = await this.finishedOutcome(queue, jobId);
+    if (!finished || over()) return;
     this.logger?.warn({ jobId, stream: this.replies?.stream }, 'reply overdue: answered from the finished job');
     void this.replies?.ensureStream();
-    waiter.settle({ answered: true, outcome });
+    waiter.settle({ answered: true, outcome: finished.outcome });
   }
 
   /** The outcome of a job that is already finished (a failed one is queued again); null otherwise. */
-  private async finishedOutcome(queue: Queue, jobId: string): Promise<Outcome<unknown> | null> {
+  private async finishedOutcome(queue: Queue, jobId: string): Promise<{ outcome: Outcome<unknown>; finishedOn: number } | null> {
     try {
       const job = await Job.fromId(queue, jobId);
       if (!job) return null;
-      if (job.finishedOn && !job.failedReason) return parse(job.returnvalue);
+      if (job.finishedOn && !job.failedReason) return { outcome: parse(job.returnvalue), finishedOn: job.finishedOn };
       if (job.failedReason) await job.retry('failed');
     } catch (err) {
       this.logger?.warn({ err: (err as Error).message, jobId }, 'reading a finished job failed');
@@ -327,8 +327,12 @@ export class JobGateway {
       } else {
         const finished = await this.finishedOutcome(queue, jobId);
         if (finished) {
-          this.logger?.warn({ jobId }, 'no reply by the end of the wait: answered from the finished job');
-          return waiter.settle({ answered: true, outcome: finished });
+          // How long ago it finished tells a lost reply (long ago) from a job that finished late.
+          this.logger?.warn(
+            { jobId, finishedMsAgo: Date.now() - finished.finishedOn },
+            'no reply by the end of the wait: answered from the finished job',
+          );
+          return waiter.settle({ answered: true, outcome: finished.outcome });
         }
       }
     } catch (err) {
