@@ -565,7 +565,10 @@ describe('admin API', () => {
       const { app, c } = await appWithCampaign({ name: 'fixed', code: 'ONEID' });
       await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
       const codes = await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`);
-      expect(codes).to.deep.equal({ codes: [{ id: c.id, code: 'ONEID', kind: 'fixed' }], next_cursor: null });
+      expect(codes).to.deep.equal({
+        codes: [{ id: c.id, code: 'ONEID', kind: 'fixed', used: null, uses_allowed: null }],
+        next_cursor: null,
+      });
       await settle();
       const list = await client(app, 'POST', '/coupons/list/all', { source_id: 'c1' });
       expect(list.body.map((r: { coupon_code_id: string }) => r.coupon_code_id)).to.deep.equal([c.id]);
@@ -587,7 +590,7 @@ describe('admin API', () => {
       const row = await api.services.repos.couponCodes.findByCode(app.id, 'LEGACY');
       expect(row!.id).to.not.equal(c.id);
       expect((await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`)).codes).to.deep.equal([
-        { id: c.id, code: 'LEGACY', kind: 'fixed' },
+        { id: c.id, code: 'LEGACY', kind: 'fixed', used: null, uses_allowed: null },
       ]);
       await settle();
       // A storefront that sends the code's own id still finds the coupon.
@@ -604,6 +607,38 @@ describe('admin API', () => {
       expect(byCode.body).to.include({ coupon_code_id: code.id, coupon_code: 'BULK-ONE' });
       const byId = await client(app, 'POST', '/coupons/validate', { coupon_details: [{ coupon_id: code.id }] });
       expect(byId.body).to.include({ coupon_code_id: code.id, coupon_code: 'BULK-ONE', is_applicable: true });
+    });
+
+    it('when bulk codes are redeemed and one reverted, then the listing says how often each was used and may be', async () => {
+      const { app, c } = await appWithCampaign({ name: 'per code', code_type: 'bulk', bulk_code_usage_limit: 3 });
+      await must('POST', `/applications/${app.id}/campaigns/${c.id}/codes`, { codes: ['PER-A', 'PER-B', 'PER-C'] });
+      await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
+      await settle();
+      const orders = [makeOrder(), makeOrder(), makeOrder()];
+      for (const [code, order] of [
+        ['PER-A', orders[0]],
+        ['PER-A', orders[1]],
+        ['PER-B', orders[2]],
+      ] as const) {
+        const res = await client(app, 'POST', '/coupons/apply?type=redeem', {
+          source_id: 'c1',
+          coupon_details: [{ coupon_id: 'bulk', coupon_code: code }],
+          order,
+        });
+        expect(res.status, res.text).to.equal(200);
+      }
+      const reverted = await client(app, 'POST', '/coupons/apply?type=revert', {
+        source_id: 'c1',
+        coupon_details: [{ coupon_id: 'bulk', coupon_code: 'PER-B' }],
+        order: orders[2],
+      });
+      expect(reverted.status, reverted.text).to.equal(200);
+      const { codes } = await must('GET', `/applications/${app.id}/campaigns/${c.id}/codes`);
+      expect(codes.map((x: { code: string; used: number; uses_allowed: number }) => [x.code, x.used, x.uses_allowed])).to.deep.equal([
+        ['PER-A', 2, 3],
+        ['PER-B', 0, 3],
+        ['PER-C', 0, 3],
+      ]);
     });
   });
 });

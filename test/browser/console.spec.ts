@@ -86,8 +86,10 @@ describe('console: the promotions console in a real browser', function () {
   it('when an owner creates an application and rotates its secret, then each secret is shown once and works, and both steps are in the audit log', async () => {
     const page = await signedIn('owner');
     const name = `Console shop ${process.pid}`;
-    await page.getByLabel('Name').fill(name);
-    await page.getByLabel('Currency').fill('EUR');
+    // The form's fields by their exact labels: other applications listed beside it (their buttons
+    // are labelled with their names: "Archive No currency") must not match.
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel('Currency', { exact: true }).fill('EUR');
     await page.getByRole('button', { name: 'Create application' }).click();
     const first = await page.getByTestId('secret').innerText();
     const row = page.getByRole('row').filter({ hasText: name });
@@ -239,6 +241,17 @@ describe('console: the promotions console in a real browser', function () {
 
     await page.getByLabel('CSV file').setInputFiles(file('code\nIMPORT-A\nIMPORT-B\nIMPORT-C\n'));
     await page.getByText('3 added; the campaign has 8 codes.').waitFor();
+    // Per-code usage: a code redeemed once (of its one use) is used up; the others are not.
+    await createCustomers(api.services, app.id, ['code-buyer']);
+    const redeemed = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+      auth: app.auth,
+      body: { source_id: 'code-buyer', coupon_details: [{ coupon_id: 'bulk', coupon_code: 'IMPORT-A' }], order: makeOrder() },
+    });
+    expect(redeemed.status, redeemed.text).to.equal(200);
+    await page.reload();
+    const codeRow = (code: string) => page.getByRole('row').filter({ has: page.getByText(code, { exact: true }) });
+    await codeRow('IMPORT-A').getByRole('cell', { name: '1 of 1: used up' }).waitFor();
+    await codeRow('IMPORT-B').getByRole('cell', { name: '0 of 1', exact: true }).waitFor();
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -247,7 +260,8 @@ describe('console: the promotions console in a real browser', function () {
     const exported = readFileSync((await download.path())!, 'utf8')
       .trim()
       .split(/\r?\n/);
-    expect(exported[0]).to.equal('code,id,kind');
+    expect(exported[0]).to.equal('code,id,kind,used,uses_allowed');
+    expect(exported.find((l) => l.startsWith('IMPORT-A,'))).to.match(/,bulk,1,1$/);
     const listed = await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns/${campaign.id}/codes?limit=100`, {
       headers: ADMIN_HEADERS,
     });

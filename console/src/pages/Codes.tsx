@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { admin, ApiFailure, must, problemOf, type Who } from '../api';
 import { ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
 
 const PAGE = 500;
 
@@ -14,6 +15,7 @@ const PAGE = 500;
  */
 export function CodesPage({ app, campaign, who }: { app: string; campaign: string; who: Who }) {
   const queries = useQueryClient();
+  const application = useApplication(app);
   const [outcome, setOutcome] = useState<string | null>(null);
   const details = useQuery({
     queryKey: ['campaign', app, campaign],
@@ -41,8 +43,8 @@ export function CodesPage({ app, campaign, who }: { app: string; campaign: strin
   return (
     <>
       <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{app}</a> /{' '}
-        {details.data?.name ?? campaign}
+        <a href={hrefOf({ page: 'applications' })}>Applications</a> /{' '}
+        <a href={hrefOf({ page: 'campaigns', app })}>{application.data?.name ?? app}</a> / {details.data?.name ?? campaign}
       </p>
       <h1>Codes{details.data ? ` of ${details.data.name}` : ''}</h1>
       <ErrorLine error={details.error} />
@@ -65,7 +67,7 @@ export function CodesPage({ app, campaign, who }: { app: string; campaign: strin
         <thead>
           <tr>
             <th scope="col">Code</th>
-            <th scope="col">Id (coupon_code_id)</th>
+            <th scope="col">Used</th>
             <th scope="col">Kind</th>
           </tr>
         </thead>
@@ -73,12 +75,16 @@ export function CodesPage({ app, campaign, who }: { app: string; campaign: strin
           {codes.map((c) => (
             <tr key={c.id + c.code}>
               <td>
-                <code>{c.code}</code>
+                <code title={`coupon_code_id ${c.id}`}>{c.code}</code>
               </td>
               <td>
-                <code>{c.id}</code>
+                {c.used === null || c.uses_allowed === null
+                  ? 'see the campaign’s usage'
+                  : c.used >= c.uses_allowed
+                    ? `${c.used} of ${c.uses_allowed}: used up`
+                    : `${c.used} of ${c.uses_allowed}`}
               </td>
-              <td>{c.kind}</td>
+              <td>{c.kind === 'bulk' ? 'one of many codes' : 'the campaign’s one code'}</td>
             </tr>
           ))}
         </tbody>
@@ -246,7 +252,7 @@ function ExportCodes({ app, campaign, name }: { app: string; campaign: string; n
         cursor = page.next_cursor ?? undefined;
         setState(`Exporting… ${rows.length} codes`);
       } while (cursor);
-      const csv = Papa.unparse(rows, { columns: ['code', 'id', 'kind'] });
+      const csv = Papa.unparse(rows, { columns: ['code', 'id', 'kind', 'used', 'uses_allowed'] });
       const link = document.createElement('a');
       link.href = URL.createObjectURL(new Blob([csv + '\n'], { type: 'text/csv' }));
       link.download = `${name.replace(/[^\w.-]+/g, '-')}-codes.csv`;

@@ -9,6 +9,7 @@ import type { CampaignInput } from '../../data/campaign.repository.js';
 import { CAMPAIGN_DEFAULTS } from '../../domain/campaign-defaults.js';
 import { campaignRuleTexts } from '../../domain/engine.js';
 import type { Campaign } from '../../domain/types.js';
+import { codeCounterId } from '../../data/limit-counter.repository.js';
 import type { Services } from '../../services.js';
 import { adminConflict, adminInvalid } from '../../admin-errors.js';
 import { foundOr404, validateInput } from './admin-input.js';
@@ -242,13 +243,27 @@ async function insertCodes(deps: Deps, applicationId: string, campaignId: string
 /**
  * A page of a campaign's codes, by id. The id shown is the one the client routes use: a bulk
  * code's own id, and for a fixed code its campaign's id (`coupon_code_id` of list and validate;
- * a fixed code stored under an id of its own is shown the same way).
+ * a fixed code stored under an id of its own is shown the same way). A bulk code says how often it
+ * was used and may be (`used`, `uses_allowed`); a fixed code's use is its campaign's usage.
  */
 export async function listCodes(deps: Deps, applicationId: string, campaignId: string, query: unknown = {}) {
-  await requireCampaign(deps, applicationId, campaignId);
+  const campaign = await requireCampaign(deps, applicationId, campaignId);
   const page = await idPage(parsePageQuery(query, ['skip']), (q) => deps.repos.couponCodes.listByCampaign(applicationId, campaignId, q));
+  // A bulk code's uses are its limit counter's (completed redemptions less reverts): one read per page.
+  const bulk = page.rows.filter((c) => c.kind === 'bulk');
+  const counters = bulk.length ? await deps.repos.limitCounters.findMany(bulk.map((c) => codeCounterId(campaignId, c.id))) : new Map();
   return {
-    codes: page.rows.map((c) => ({ id: c.kind === 'fixed' ? c.campaignId : c.id, code: c.code, kind: c.kind })),
+    codes: page.rows.map((c) =>
+      c.kind === 'fixed'
+        ? { id: c.campaignId, code: c.code, kind: c.kind, used: null, uses_allowed: null }
+        : {
+            id: c.id,
+            code: c.code,
+            kind: c.kind,
+            used: counters.get(codeCounterId(campaignId, c.id))?.total ?? 0,
+            uses_allowed: campaign.bulkCodeUsageLimit ?? 1,
+          },
+    ),
     next_cursor: page.next_cursor,
   };
 }
