@@ -19,8 +19,8 @@
  * process reads only its own operations' outcomes. A request that joins a job another process
  * queued (a key seen before) also reads the job itself until it is finished. A reply can be lost
  * (its stream's Redis node failed over): a request still waiting past {@link REPLY_GRACE_MS} looks
- * at its job once a second, and takes the outcome from the job once it is finished and the reply
- * still has not come.
+ * at its job, then at doubling intervals, and takes the outcome from the job once it is finished and
+ * the reply still has not come.
  *
  * Every outcome the gateway answers — and each one the API decided without the queue
  * ({@link JobGateway.answerWithoutQueue}) — is told to the listeners it was built with (metrics,
@@ -259,7 +259,8 @@ export class JobGateway {
   }
 
   /**
-   * Looks at a job whose reply is overdue, once every REPLY_GRACE_MS until `done` settles: finished
+   * Looks at a job whose reply is overdue, REPLY_GRACE_MS after its add and then at doubling
+   * intervals until `done` settles: finished
    * (completed) and still no reply REPLY_LATE_MS later, its outcome is read from the job, and the
    * reply stream is made again if it was lost. A failed job is left to the end of the wait (which
    * queues it again). Its reply may still land: the waiter is settled once, with the same outcome.
@@ -268,6 +269,10 @@ export class JobGateway {
     let over = false;
     void done.then(() => (over = true));
     const later = (fn: () => void, ms: number) => setTimeout(fn, ms).unref();
+    // Each look waits twice as long as the one before (1, 2, 4, 8 s … after the add): a lost reply
+    // is found within about its own age, and a machine too busy to answer in seconds — every request
+    // waiting — is not asked one more command per request and second.
+    let delay = REPLY_GRACE_MS;
     const look = async () => {
       if (over || this.closed) return;
       try {
@@ -277,9 +282,11 @@ export class JobGateway {
       } catch (err) {
         this.logger?.warn({ err: (err as Error).message, jobId }, 'reading an overdue job failed');
       }
-      later(() => void look(), REPLY_GRACE_MS);
+      later(() => void look(), delay);
+      delay *= 2;
     };
-    later(() => void look(), REPLY_GRACE_MS);
+    later(() => void look(), delay);
+    delay *= 2;
   }
 
   /** Answers a waiter from its finished job: its reply was lost. */

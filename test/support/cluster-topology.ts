@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { PACE_MARGIN } from './pace.js';
 import { startRedisCluster, type ErrorStats, type RedisCluster } from '../../scripts/redis-cluster.js';
 import { partitionQueues } from '../../shared/queue/names.js';
 import type { Services } from '../../shared/services.js';
@@ -156,12 +157,26 @@ export async function startClusterTopology(opts: TopologyOptions): Promise<Clust
   }
 }
 
-/** Mocha hooks: the topology started in `before`, stopped in `after` (every process by its pid). */
+/**
+ * Mocha hooks: the topology started in `before`, stopped in `after` (every process by its pid).
+ *
+ * Bounds from what the start measured (docs/testing.md): the start itself may take 120 s (six
+ * nodes, a cluster formed, five processes, on a machine the other lanes share); each test then has
+ * its own timeout or {@link PACE_MARGIN} times what the start took, whichever is longer — a
+ * machine slow enough to take 60 s to start the topology today runs the tests' bursts as slowly.
+ */
 export function useClusterTopology(opts: TopologyOptions): () => ClusterTopology {
   let topology: ClusterTopology | undefined;
+  let startMs = 0;
   before(async function () {
     this.timeout(120_000);
+    const started = Date.now();
     topology = await startClusterTopology(opts);
+    startMs = Date.now() - started;
+  });
+  beforeEach(function () {
+    const test = this.currentTest;
+    if (test) test.timeout(Math.max(test.timeout(), PACE_MARGIN * startMs));
   });
   after(async function () {
     this.timeout(60_000);
