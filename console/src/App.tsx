@@ -2,9 +2,11 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiFailure, csrf, must, type Who } from './api';
 import { ApplicationsPage } from './pages/Applications';
 import { AuditPage } from './pages/Audit';
+import { CalendarPage } from './pages/Calendar';
 import { CampaignEditorPage } from './pages/CampaignEditor';
 import { CampaignsPage } from './pages/Campaigns';
 import { CodesPage } from './pages/Codes';
+import { OperatorsPage } from './pages/Operators';
 import { CustomerPage, CustomersPage } from './pages/Customers';
 import { RedemptionsPage } from './pages/Redemptions';
 import { SignIn } from './pages/SignIn';
@@ -58,12 +60,17 @@ export function App() {
       <header className="top">
         <span className="brand">Promotions console</span>
         <nav aria-label="Main">
-          <a href={hrefOf({ page: 'applications' })} aria-current={route.page !== 'audit' ? 'page' : undefined}>
+          <a href={hrefOf({ page: 'applications' })} aria-current={route.page !== 'audit' && route.page !== 'people' ? 'page' : undefined}>
             Applications
           </a>
           <a href={hrefOf({ page: 'audit' })} aria-current={route.page === 'audit' ? 'page' : undefined}>
             Audit log
           </a>
+          {me.data.kind === 'operator' && (
+            <a href={hrefOf({ page: 'people' })} aria-current={route.page === 'people' ? 'page' : undefined}>
+              People
+            </a>
+          )}
           <a href="/admin/queues">Queues (Bull Board)</a>
           {me.data.service.metrics && <a href="/metrics">Metrics</a>}
         </nav>
@@ -89,12 +96,14 @@ export function App() {
         {route.page === 'codes' && <CodesPage app={route.app} campaign={route.campaign} who={who} />}
         {route.page === 'try' && <TryCartPage app={route.app} />}
         {route.page === 'redemptions' && <RedemptionsPage app={route.app} />}
+        {route.page === 'calendar' && <CalendarPage app={route.app} />}
         {route.page === 'customers' && <CustomersPage app={route.app} />}
         {route.page === 'customer' && <CustomerPage app={route.app} customer={route.customer} who={who} />}
         {route.page === 'webhooks' && <WebhooksPage app={route.app} who={who} />}
         {route.page === 'wallets' && <WalletsPage app={route.app} who={who} />}
         {route.page === 'deliveries' && <DeliveriesPage app={route.app} webhook={route.webhook} who={who} />}
         {route.page === 'audit' && <AuditPage app={route.app} />}
+        {route.page === 'people' && <OperatorsPage who={who} meId={me.data.kind === 'operator' ? (me.data.id ?? null) : null} />}
       </main>
     </>
   );

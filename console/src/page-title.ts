@@ -15,12 +15,14 @@ const PAGE_NAMES: { [P in Route['page']]: (route: Extract<Route, { page: P }>) =
   codes: () => 'Codes',
   try: () => 'Try a cart',
   redemptions: () => 'Redemptions',
+  calendar: () => 'Calendar',
   customers: () => 'Customers',
   customer: (r) => `Customer ${r.customer}`,
   webhooks: () => 'Webhooks',
   wallets: () => 'Wallets',
   deliveries: () => 'Webhook deliveries',
   audit: () => 'Audit log',
+  people: () => 'People',
 };
 
 /** The title of `route`; `applicationName` once it is known (the page's application). */

@@ -11,12 +11,14 @@ export type Route =
   | { page: 'campaign'; app: string; campaign?: string; copyOf?: string }
   | { page: 'try'; app: string }
   | { page: 'redemptions'; app: string }
+  | { page: 'calendar'; app: string }
   | { page: 'customers'; app: string }
   | { page: 'customer'; app: string; customer: string }
   | { page: 'webhooks'; app: string }
   | { page: 'wallets'; app: string }
   | { page: 'deliveries'; app: string; webhook: string }
-  | { page: 'audit'; app?: string };
+  | { page: 'audit'; app?: string }
+  | { page: 'people' };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
@@ -29,12 +31,14 @@ export function parseRoute(hash: string): Route {
     if (section === 'campaigns') return { page: 'campaigns', app };
     if (section === 'try') return { page: 'try', app };
     if (section === 'redemptions') return { page: 'redemptions', app };
+    if (section === 'calendar') return { page: 'calendar', app };
     if (section === 'customers' && id) return { page: 'customer', app, customer: id };
     if (section === 'customers') return { page: 'customers', app };
     if (section === 'webhooks' && id) return { page: 'deliveries', app, webhook: id };
     if (section === 'webhooks') return { page: 'webhooks', app };
     if (section === 'wallets') return { page: 'wallets', app };
   }
+  if (parts[0] === 'people') return { page: 'people' };
   if (parts[0] === 'audit') return parts[1] ? { page: 'audit', app: parts[1] } : { page: 'audit' };
   return { page: 'applications' };
 }
@@ -55,6 +59,8 @@ export function hrefOf(route: Route): string {
       return `${app}/try`;
     case 'redemptions':
       return `${app}/redemptions`;
+    case 'calendar':
+      return `${app}/calendar`;
     case 'customers':
       return `${app}/customers`;
     case 'customer':
@@ -67,6 +73,8 @@ export function hrefOf(route: Route): string {
       return `${app}/webhooks/${encodeURIComponent(route.webhook)}`;
     case 'audit':
       return route.app ? `#/audit/${encodeURIComponent(route.app)}` : '#/audit';
+    case 'people':
+      return '#/people';
   }
 }
 

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { WHEN } from '../../console/src/when.js';
-import { LOCALE, chromiumOrSkip, seriousViolations } from '../support/browser.js';
+import { LOCALE, PHONE, chromiumOrSkip, seriousViolations, sidewaysScroll } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
@@ -429,6 +429,120 @@ describe('console: the promotions console in a real browser', function () {
       expect(v, v.join('\n')).to.deep.equal([]);
     }
     await page.screenshot({ path: join(SHOTS, 'campaigns-bulk.png'), fullPage: true });
+    await page.context().close();
+  });
+
+  it('when an owner invites someone to one application, changes their role, makes and revokes their token and disables them, then each works as said and is audited', async () => {
+    const app = await createTestApplication(api.services);
+    const { name: appName } = (await api.services.repos.applications.findById(app.id))!;
+    const email = `invited-${process.pid}-${Date.now()}@example.com`;
+    const page = await signedIn('owner');
+    await page.getByRole('link', { name: 'People' }).click();
+    await page.getByRole('heading', { name: 'People' }).waitFor();
+    const invite = page.getByRole('form', { name: 'Invite someone' });
+    await invite.getByLabel('E-mail').fill(email);
+    await invite.getByLabel('Name').fill('Ines Invited');
+    await invite.getByLabel('Role').selectOption({ label: 'Editor: changes campaigns, codes, customers, wallets and webhooks' });
+    await invite.getByLabel('All applications, and those added later').uncheck();
+    await invite.getByLabel(appName, { exact: true }).check();
+    await invite.getByRole('button', { name: 'Invite' }).click();
+    const password = await page.getByTestId('new-password').innerText();
+    const row = page.getByRole('row').filter({ hasText: email });
+    await row.getByRole('cell', { name: appName, exact: true }).waitFor();
+    const operators = await call(api.url, 'GET', '/admin/operators?limit=1000', { headers: ADMIN_HEADERS });
+    const made = operators.body.operators.find((o: { email: string }) => o.email === email);
+    expect(made).to.include({ role: 'editor', name: 'Ines Invited', disabled: false });
+    expect(made.applications).to.deep.equal([app.id]);
+    // The password handed over signs them in.
+    const signIn = async () =>
+      call(api.url, 'POST', '/admin/sessions', { body: { email, password } }).then((r) => (r.status === 201 ? 200 : r.status));
+    expect(await signIn()).to.equal(200);
+
+    // A role changed from the list; a token made for them works until it is revoked.
+    await page.getByLabel('Role of Ines Invited').selectOption('viewer');
+    await waitFor('the role to change', async () => {
+      const o = await call(api.url, 'GET', `/admin/operators/${made.id}`, { headers: ADMIN_HEADERS });
+      return o.body.role === 'viewer';
+    });
+    await page.getByRole('button', { name: 'API tokens of Ines Invited' }).click();
+    const tokens = page.getByRole('region', { name: 'API tokens of Ines Invited' });
+    await tokens.getByLabel('What it is for').fill('nightly export');
+    await tokens.getByRole('button', { name: 'Make a token' }).click();
+    const token = await tokens.getByTestId('new-token').innerText();
+    const asToken = () => call(api.url, 'GET', '/admin/operators/me', { headers: { authorization: `Bearer ${token}` } });
+    expect((await asToken()).body).to.include({ email, role: 'viewer' });
+    await tokens.getByRole('button', { name: 'Revoke nightly export' }).click();
+    await tokens.getByText('No tokens.').waitFor();
+    expect((await asToken()).status).to.equal(401);
+    // Disabled: they can no longer sign in; enabled again, they can.
+    await page.getByRole('button', { name: 'Disable Ines Invited' }).click();
+    await row.getByRole('cell', { name: 'disabled: cannot sign in' }).waitFor();
+    expect(await signIn()).to.equal(401);
+    await page.getByRole('button', { name: 'Enable Ines Invited' }).click();
+    await row.getByRole('cell', { name: 'can sign in' }).waitFor();
+    expect(await signIn()).to.equal(200);
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'people.png'), fullPage: true });
+    await page.context().close();
+    const audit = await call(api.url, 'GET', '/admin/audit?limit=1000', { headers: ADMIN_HEADERS });
+    const mine = (audit.body.entries as { action: string; target?: { id?: string } }[]).filter((e) =>
+      ['operator.create', 'operator.update', 'token.create', 'token.revoke'].includes(e.action),
+    );
+    for (const action of ['operator.create', 'operator.update', 'token.create', 'token.revoke'])
+      expect(
+        mine.map((e) => e.action),
+        action,
+      ).to.include(action);
+  });
+
+  it("when the calendar shows next month, then each day lists the campaigns that can apply that day on the application's clock, and on a phone the days stack without sideways scrolling", async () => {
+    const app = await createTestApplication(api.services); // Asia/Kolkata (UTC+5:30)
+    const now = new Date();
+    const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+    const [y, m] = [next.getUTCFullYear(), next.getUTCMonth() + 1];
+    const at = (d: number, hhmm: string) => new Date(`${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}T${hhmm}:00+05:30`);
+    // From the 5th at midnight to the 10th at midnight, Kolkata time: the 5th to the 9th.
+    await createCampaign(api.services, app.id, { code: 'CAL5', name: 'Five days', validFrom: at(5, '00:00'), validUntil: at(10, '00:00') });
+    // Weekends only, from now on.
+    await createCampaign(api.services, app.id, { code: 'CALWE', name: 'Weekend deal', validFrom: now, schedule: { daysOfWeek: [6, 7] } });
+    // Ends at 23:00 UTC on the 14th: already the 15th in Kolkata (04:30), so the 15th counts too.
+    await createCampaign(api.services, app.id, {
+      code: 'CALUTC',
+      name: 'Late ender',
+      validFrom: at(12, '00:00'),
+      validUntil: new Date(Date.UTC(y, m - 1, 14, 23, 0)),
+    });
+    const page = await signedIn('viewer');
+    await page.goto(`${api.url}/console/#/applications/${app.id}/calendar`);
+    await page.getByRole('button', { name: 'Next month' }).click();
+    const title = new Intl.DateTimeFormat(LOCALE, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(next);
+    await page.getByRole('table', { name: title }).waitFor();
+    const namesOn = async (d: number) => (await page.locator(`td[data-day="${d}"] li`).allInnerTexts()).map((t) => t.trim()).sort();
+    await page.locator('td[data-day="5"]').getByText('Five days').waitFor();
+    const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+    for (let d = 1; d <= days; d++) {
+      const weekday = new Date(Date.UTC(y, m - 1, d)).getUTCDay(); // 0 Sunday … 6 Saturday
+      const expected = [
+        ...(d >= 5 && d <= 9 ? ['Five days'] : []),
+        ...(weekday === 0 || weekday === 6 ? ['Weekend deal'] : []),
+        ...(d >= 12 && d <= 15 ? ['Late ender'] : []),
+      ].sort();
+      expect(await namesOn(d), `day ${d}`).to.deep.equal(expected);
+    }
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'calendar.png'), fullPage: true });
+    await page.setViewportSize(PHONE);
+    expect((await sidewaysScroll(page)).scroll).to.equal(0);
+    await page
+      .locator('td[data-day="6"]')
+      .getByText(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) 6$/)
+      .waitFor();
     await page.context().close();
   });
 
