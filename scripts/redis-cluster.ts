@@ -123,6 +123,16 @@ const addStats = (into: ErrorStats, from: ErrorStats) => {
   for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + n;
 };
 
+/**
+ * Every node this process started and that still runs. When the process exits — a test process
+ * ends with `process.exit`, a hook that timed out mid-start never reaches its stop — they are
+ * killed: a node left behind keeps gossiping on its cluster bus and takes CPU from every later test.
+ */
+const liveNodes = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of liveNodes) child.kill('SIGKILL');
+});
+
 function startNode(dir: string, port: number, busPort: number, opts: Required<ClusterOptions>): Promise<ClusterNode> {
   const logFile = join(dir, `node-${port}.log`);
   const child = spawn(
@@ -156,6 +166,8 @@ function startNode(dir: string, port: number, busPort: number, opts: Required<Cl
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  liveNodes.add(child);
+  child.once('exit', () => liveNodes.delete(child));
   const log = createWriteStream(logFile);
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);

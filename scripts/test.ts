@@ -188,8 +188,15 @@ async function runRound(
   crashLog: string | undefined,
   work: string,
 ): Promise<{ results: Results; crash?: string[] }> {
-  const lanes = plan(files, laneCount);
-  say(`${files.length} spec files in ${lanes.length} lanes: fault scenarios apart, at most ${FAULT_LANES} at once (test/durations.json)`);
+  const alone = files.filter((f) => needsOf(f) === 'alone');
+  const lanes = plan(
+    files.filter((f) => !alone.includes(f)),
+    laneCount,
+  );
+  say(
+    `${files.length} spec files in ${lanes.length} lanes: fault scenarios apart, at most ${FAULT_LANES} at once (test/durations.json)` +
+      (alone.length ? `; then ${alone.length} that start a Redis Cluster, on their own` : ''),
+  );
   const runs = lanes.map((lane, i) => runMocha(`${name} ${i + 1}`, lane, env, work));
   const logOffset = crashLog && existsSync(crashLog) ? statSync(crashLog).size : 0;
   const crashLines = () => (crashLog ? crashLinesSince(crashLog, logOffset) : []);
@@ -197,6 +204,11 @@ async function runRound(
     if (crashLines().length > 0) for (const run of runs) run.stop();
   }, 1000);
   const results: Results = Object.assign({}, ...(await Promise.all(runs.map((r) => r.results))));
+  if (alone.length && crashLines().length === 0 && !interrupted) {
+    const last = runMocha(`${name} ${runs.length + 1} (Redis Cluster)`, alone, env, work);
+    runs.push(last);
+    Object.assign(results, await last.results);
+  }
   clearInterval(watch);
   const lines = crashLines();
   return { results, crash: lines.length > 0 ? lines : undefined };
@@ -234,14 +246,18 @@ async function warmCompileCache(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 /**
- * What a spec file needs, read from what it imports: `faults` — it times faults and recoveries of
- * real processes (the chaos scenarios, the Redis Cluster), so it must not share the machine with
- * many others like it; `other` — everything else (in-process tests, and service processes that
- * are not timed against a fault).
+ * What a spec file needs, read from what it imports: `alone` — it starts a Redis Cluster (six
+ * nodes, two APIs, three workers) and times its failovers and bursts: it runs after every lane has
+ * finished, with the machine to itself — beside seven lanes on two cores its processes could take
+ * two minutes to start and its bursts of 200 forty times their time alone (CI runs of 2026-11-28,
+ * docs/testing.md); `faults` — it times faults and recoveries of real processes (the chaos
+ * scenarios), so it must not share the machine with many others like it; `other` — everything
+ * else (in-process tests, and service processes that are not timed against a fault).
  */
-function needsOf(file: string): 'faults' | 'other' {
+function needsOf(file: string): 'alone' | 'faults' | 'other' {
   const text = readFileSync(file, 'utf8');
-  return /from '\.\/support\/(scenario|run)\.js'|cluster-topology\.js'/.test(text) ? 'faults' : 'other';
+  if (/cluster-topology\.js'/.test(text)) return 'alone';
+  return /from '\.\/support\/(scenario|run)\.js'/.test(text) ? 'faults' : 'other';
 }
 
 /**

@@ -409,6 +409,13 @@ describe('console: the promotions console in a real browser', function () {
     const actions = await auditedActions(app.id);
     expect(actions.filter((a) => a === 'campaign.update')).to.have.length(5);
     expect(actions.filter((a) => a === 'campaign.archive')).to.have.length(1);
+    // The application's audit log reads on its clock (Asia/Kolkata), and says so.
+    await page.goto(`${api.url}/console/#/audit/${app.id}`);
+    await page.getByText('Times are in Asia/Kolkata.').waitFor();
+    const when = page.locator('table.audit tbody tr').first().locator('td').first();
+    await when.waitFor();
+    expect(await when.innerText()).to.include('GMT+5:30');
+    await page.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
 
     // Duplicate: every rule, no code, paused; saved under a code of its own, and the list says so.
     await page.getByRole('link', { name: 'Duplicate Spring shoes' }).click();

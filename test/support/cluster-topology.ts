@@ -167,11 +167,13 @@ export async function startClusterTopology(opts: TopologyOptions): Promise<Clust
  */
 export function useClusterTopology(opts: TopologyOptions): () => ClusterTopology {
   let topology: ClusterTopology | undefined;
+  let starting: Promise<ClusterTopology> | undefined;
   let startMs = 0;
   before(async function () {
     this.timeout(120_000);
     const started = Date.now();
-    topology = await startClusterTopology(opts);
+    starting = startClusterTopology(opts);
+    topology = await starting;
     startMs = Date.now() - started;
   });
   beforeEach(function () {
@@ -180,7 +182,9 @@ export function useClusterTopology(opts: TopologyOptions): () => ClusterTopology
   });
   after(async function () {
     this.timeout(60_000);
-    await topology?.stop();
+    // A start whose hook timed out is still running: stopped once it is done (failed starts stop themselves).
+    const t = topology ?? (await starting?.catch(() => undefined));
+    await t?.stop();
   });
   return () => topology!;
 }

@@ -37,9 +37,16 @@ export interface Verdict {
   partitions: Record<string, string>;
 }
 
-/** Runs the checker on `history`. */
-export function checkHistory(history: History): Verdict {
-  const run = spawnSync(lincheckBinary(), [], { input: JSON.stringify(history), maxBuffer: 64 * 1024 * 1024 });
+/**
+ * Runs the checker on `history`; each partition may take `timeoutMs` to be decided (60 s; a fault
+ * scenario gives what it took itself on this machine, times its margin: a loaded machine slows
+ * the search as it slowed the scenario).
+ */
+export function checkHistory(history: History, timeoutMs = 60_000): Verdict {
+  const run = spawnSync(lincheckBinary(), [String(Math.ceil(timeoutMs / 1000))], {
+    input: JSON.stringify(history),
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.status === 2 || run.status === null) {
     throw new Error(`lincheck could not decide (status ${run.status}): ${run.stderr.toString()} ${run.stdout.toString()}`);
   }

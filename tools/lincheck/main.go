@@ -22,6 +22,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -251,7 +252,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "lincheck: reading the history:", err)
 		os.Exit(2)
 	}
+	// The time each partition may take to be decided: 60 s, or the seconds given as the first
+	// argument (a test gives what its own scenario took on this machine, times its margin).
 	timeout := 60 * time.Second
+	if len(os.Args) > 1 {
+		if secs, err := strconv.Atoi(os.Args[1]); err == nil && secs > 0 {
+			timeout = time.Duration(secs) * time.Second
+		}
+	}
 	result := map[string]string{}
 	worst := 0
 	record := func(name string, r porcupine.CheckResult) {

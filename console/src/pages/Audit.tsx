@@ -1,6 +1,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, must, type AuditEntry } from '../api';
+import { useApplication } from '../use-application';
+import { formatWhen, instantIn } from '../when';
 
 const TARGET_TYPES = ['application', 'campaign', 'customer', 'wallet', 'webhook', 'operator', 'token', 'session'] as const;
 type TargetType = (typeof TARGET_TYPES)[number];
@@ -16,6 +18,8 @@ interface Filters {
 
 /** The audit log (GET /admin/audit): who changed what, with each field before and after. */
 export function AuditPage({ app }: { app?: string }) {
+  // One application's log reads on its clock; the whole console's on the browser's.
+  const timeZone = useApplication(app).data?.timezone ?? null;
   const [filters, setFilters] = useState<Filters>(app ? { application: app } : {});
   const list = useInfiniteQuery({
     queryKey: ['audit', filters],
@@ -27,7 +31,7 @@ export function AuditPage({ app }: { app?: string }) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const value = (k: string) => String(form.get(k) ?? '').trim() || undefined;
-    const iso = (k: string) => (value(k) ? new Date(value(k)!).toISOString() : undefined);
+    const iso = (k: string) => instantIn(value(k) ?? '', timeZone);
     setFilters({
       application: value('application'),
       action: value('action'),
@@ -67,6 +71,7 @@ export function AuditPage({ app }: { app?: string }) {
           <input name="to" type="datetime-local" />
         </label>
         <button type="submit">Filter</button>
+        <span className="hint">Times are in {timeZone ?? 'your browser’s timezone'}.</span>
       </form>
       <ErrorLine error={list.error} />
       <table className="audit">
@@ -82,7 +87,7 @@ export function AuditPage({ app }: { app?: string }) {
         </thead>
         <tbody>
           {entries.map((e) => (
-            <AuditRow key={e.id} entry={e} />
+            <AuditRow key={e.id} entry={e} timeZone={timeZone} />
           ))}
         </tbody>
       </table>
@@ -92,11 +97,11 @@ export function AuditPage({ app }: { app?: string }) {
   );
 }
 
-function AuditRow({ entry }: { entry: AuditEntry }) {
+function AuditRow({ entry, timeZone }: { entry: AuditEntry; timeZone: string | null }) {
   const show = (v: unknown) => (v === undefined ? '—' : JSON.stringify(v));
   return (
     <tr>
-      <td>{new Date(entry.at).toLocaleString()}</td>
+      <td>{formatWhen(entry.at, timeZone)}</td>
       <td>{entry.actor.kind === 'operator' ? entry.actor.email : 'admin token'}</td>
       <td>
         <code>{entry.action}</code>

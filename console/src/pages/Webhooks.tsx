@@ -3,6 +3,8 @@ import { useState, type FormEvent } from 'react';
 import { admin, ApiFailure, must, problemOf, type Delivery, type Webhook, type Who } from '../api';
 import { ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
+import { formatWhen, instantIn } from '../when';
 
 const EVENT_TYPES = ['*', 'redemption.completed', 'redemption.reverted', 'redemption.refused', 'wallet.transaction.completed'] as const;
 type EventType = (typeof EVENT_TYPES)[number];
@@ -199,6 +201,8 @@ function CreateWebhook({ app, onCreated }: { app: string; onCreated: (made: { ur
 /** One endpoint's deliveries, newest first, filtered by status; redeliver one event or a time range. */
 export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: string; who: Who }) {
   const queries = useQueryClient();
+  const application = useApplication(app);
+  const timeZone = application.data?.timezone ?? null;
   const [status, setStatus] = useState<Delivery['status'] | ''>('');
   const [told, setTold] = useState<string | null>(null);
   const list = useInfiniteQuery({
@@ -223,13 +227,16 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
   function redeliverRange(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    redeliver.mutate({ from: new Date(String(form.get('from'))).toISOString(), to: new Date(String(form.get('to'))).toISOString() });
+    const from = instantIn(String(form.get('from') ?? ''), timeZone);
+    const to = instantIn(String(form.get('to') ?? ''), timeZone);
+    if (from && to) redeliver.mutate({ from, to });
   }
   const rows = list.data?.pages.flatMap((p) => p.deliveries) ?? [];
   return (
     <>
       <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{app}</a> /{' '}
+        <a href={hrefOf({ page: 'applications' })}>Applications</a> /{' '}
+        <a href={hrefOf({ page: 'campaigns', app })}>{application.data?.name ?? app}</a> /{' '}
         <a href={hrefOf({ page: 'webhooks', app })}>webhooks</a> / <code>{webhook}</code>
       </p>
       <h1>Deliveries</h1>
@@ -254,6 +261,7 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
             <input name="to" type="datetime-local" required />
           </label>
           <button type="submit">Redeliver every event of the range</button>
+          <span className="hint">Times are in {timeZone ?? 'your browser’s timezone'}.</span>
         </form>
       )}
       {told && (
@@ -280,7 +288,7 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
         <tbody>
           {rows.map((d) => (
             <tr key={d.id}>
-              <td>{new Date(d.created_at).toLocaleString()}</td>
+              <td>{formatWhen(d.created_at, timeZone)}</td>
               <td>
                 <code>{d.event_id}</code>
               </td>
@@ -288,7 +296,7 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
               <td data-testid="delivery-status">{d.status}</td>
               <td>{d.attempts}</td>
               <td>{d.last_error ?? (d.last_status_code !== null ? String(d.last_status_code) : '—')}</td>
-              <td>{d.next_attempt_at ? new Date(d.next_attempt_at).toLocaleString() : '—'}</td>
+              <td>{d.next_attempt_at ? formatWhen(d.next_attempt_at, timeZone) : '—'}</td>
               {who.canChange && (
                 <td className="actions">
                   {/* A ping is no event of the application's stream: ping again instead (docs/events.md). */}

@@ -15,7 +15,7 @@ import { audit, type AuditReport } from './audit.js';
 import { Burst, type Op } from './burst.js';
 import { CHAOS_ENV, type Scenario } from './scenario.js';
 import type { ServiceProcess } from './processes.js';
-import { timeoutFromNow } from '../../support/pace.js';
+import { PACE_MARGIN, timeoutFromNow } from '../../support/pace.js';
 import { verifyApplication } from '../../../shared/usecases/verify-exactness.usecase.js';
 import { checkHistory, plantedDefects } from '../../support/linearizability.js';
 import { historyOfBurst } from './history.js';
@@ -182,11 +182,16 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   // Kept with the scenario's logs (CHAOS_KEEP=1, or a failure): `tools/lincheck < history.json` replays the check.
   writeFileSync(join(scenario.dir, 'history.json'), JSON.stringify(history));
   const checkStarted = Date.now();
-  const verdict = checkHistory(history);
+  // The checker's time: at least 60 s, or the scenario's own time on this machine with the margin.
+  const checkBudgetMs = Math.max(60_000, PACE_MARGIN * (checkStarted - startedAt));
+  // The test may take that for the check and each planted defect's, and a scenario's time for the verifier.
+  timeoutFromNow(3 * checkBudgetMs + (checkStarted - startedAt));
+  const verdict = checkHistory(history, checkBudgetMs);
   const checkMs = Date.now() - checkStarted;
   if (!verdict.linearizable) problems.push(`linearizability: not linearizable: ${JSON.stringify(verdict.partitions)}`);
   for (const planted of plantedDefects(history))
-    if (checkHistory(planted.history).linearizable) problems.push(`linearizability: the planted defect "${planted.name}" was not caught`);
+    if (checkHistory(planted.history, checkBudgetMs).linearizable)
+      problems.push(`linearizability: the planted defect "${planted.name}" was not caught`);
   const verified = await verifyApplication(scenario.services, scenario.app.id, { eventGraceMs: 0 });
   for (const d of verified.discrepancies)
     problems.push(`verifier: ${d.kind}: ${d.message} — ${d.documents.map((x) => `${x.collection}/${x.id}`).join(' ')}`);
