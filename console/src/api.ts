@@ -53,6 +53,26 @@ export type Wallet = Schemas['AdminWallet'];
 /** One ledger entry: `bucket` says what it did to pending or expiring points (docs/wallets.md). */
 export type LedgerEntry = Schemas['AdminLedger']['entries'][number];
 
+/**
+ * Every row of a paged admin listing: `page(cursor)` read from the first page until its
+ * `next_cursor` is null; `progress` is told the rows read so far after each page.
+ */
+export async function everyPage<P extends { next_cursor?: string | null }, T>(
+  page: (cursor: string | undefined) => Promise<P>,
+  rowsOf: (page: P) => T[],
+  progress?: (read: number) => void,
+): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const p = await page(cursor);
+    all.push(...rowsOf(p));
+    progress?.(all.length);
+    cursor = p.next_cursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
 /** What went wrong, for an error line: the API's details, or the exception's text. */
 export const problemOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 

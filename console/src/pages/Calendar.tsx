@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { admin, must, type Campaign } from '../api';
+import { admin, everyPage, must, type Campaign } from '../api';
 import { ErrorLine } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
@@ -64,15 +64,10 @@ export function CalendarPage({ app }: { app: string }) {
   const campaigns = useQuery({
     queryKey: ['campaigns-all', app],
     queryFn: async () => {
-      const all: Campaign[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await must(
-          admin.GET('/admin/applications/{app}/campaigns', { params: { path: { app }, query: { cursor, limit: 1000 } } }),
-        );
-        all.push(...page.campaigns);
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor);
+      const all = await everyPage(
+        (cursor) => must(admin.GET('/admin/applications/{app}/campaigns', { params: { path: { app }, query: { cursor, limit: 1000 } } })),
+        (page) => page.campaigns,
+      );
       // ISO instants sort as text: compare them so.
       return all.map((c) => ({
         ...c,

@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Papa from 'papaparse';
 import { useState, type FormEvent } from 'react';
-import { admin, ApiFailure, must, problemOf, type Who } from '../api';
+import { admin, ApiFailure, everyPage, must, problemOf, type Who } from '../api';
 import { ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
@@ -234,24 +234,22 @@ class ImportRefused extends Error {
   }
 }
 
-/** Every code of the campaign as a CSV download (`code,id,kind`), fetched page by page. */
+/** Every code of the campaign as a CSV download (`code,id,kind,used,uses_allowed`), fetched page by page. */
 function ExportCodes({ app, campaign, name }: { app: string; campaign: string; name: string }) {
   const [state, setState] = useState<string | null>(null);
   async function exportAll() {
     setState('Exporting…');
     try {
-      const rows: { code: string; id: string; kind: string }[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await must(
-          admin.GET('/admin/applications/{app}/campaigns/{campaign}/codes', {
-            params: { path: { app, campaign }, query: { cursor, limit: PAGE } },
-          }),
-        );
-        rows.push(...page.codes);
-        cursor = page.next_cursor ?? undefined;
-        setState(`Exporting… ${rows.length} codes`);
-      } while (cursor);
+      const rows = await everyPage(
+        (cursor) =>
+          must(
+            admin.GET('/admin/applications/{app}/campaigns/{campaign}/codes', {
+              params: { path: { app, campaign }, query: { cursor, limit: PAGE } },
+            }),
+          ),
+        (page) => page.codes,
+        (read) => setState(`Exporting… ${read} codes`),
+      );
       const csv = Papa.unparse(rows, { columns: ['code', 'id', 'kind', 'used', 'uses_allowed'] });
       const link = document.createElement('a');
       link.href = URL.createObjectURL(new Blob([csv + '\n'], { type: 'text/csv' }));

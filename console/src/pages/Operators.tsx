@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '@coupons/client';
-import { admin, ApiFailure, must, problemOf, type Role, type Who } from '../api';
+import { admin, ApiFailure, everyPage, must, problemOf, type Role, type Who } from '../api';
 import { ErrorLine } from '../parts';
 import { formatWhen } from '../when';
 
@@ -19,13 +19,11 @@ function useApplicationNames() {
   return useQuery({
     queryKey: ['application-names'],
     queryFn: async () => {
-      const names = new Map<string, string>();
-      let cursor: string | undefined;
-      do {
-        const page = await must(admin.GET('/admin/applications', { params: { query: { cursor, limit: 1000, include_archived: true } } }));
-        for (const a of page.applications) names.set(a.id, a.name);
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor);
+      const applications = await everyPage(
+        (cursor) => must(admin.GET('/admin/applications', { params: { query: { cursor, limit: 1000, include_archived: true } } })),
+        (page) => page.applications,
+      );
+      const names = new Map(applications.map((a) => [a.id, a.name]));
       return names;
     },
   });
@@ -58,16 +56,11 @@ export function OperatorsPage({ who, meId }: { who: Who; meId: string | null }) 
   const list = useQuery({
     queryKey: ['operators'],
     enabled: owner,
-    queryFn: async () => {
-      const all: Operator[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await must(admin.GET('/admin/operators', { params: { query: { cursor, limit: 1000 } } }));
-        all.push(...page.operators);
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor);
-      return all;
-    },
+    queryFn: () =>
+      everyPage(
+        (cursor) => must(admin.GET('/admin/operators', { params: { query: { cursor, limit: 1000 } } })),
+        (page) => page.operators,
+      ),
   });
   return (
     <>

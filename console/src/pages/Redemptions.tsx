@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, must, type Redemption } from '../api';
+import { admin, everyPage, must, type Redemption } from '../api';
 import { formatMoney } from '../money';
 import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
@@ -34,17 +34,15 @@ export function RedemptionsPage({ app }: { app: string }) {
   const campaigns = useQuery({
     queryKey: ['campaign-names', app],
     queryFn: async () => {
-      const all: { id: string; name: string; archived: boolean }[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await must(
-          admin.GET('/admin/applications/{app}/campaigns', {
-            params: { path: { app }, query: { cursor, limit: 1000, include_archived: true } },
-          }),
-        );
-        all.push(...page.campaigns.map((c) => ({ id: c.id, name: c.name, archived: Boolean(c.archived_at) })));
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor);
+      const all = await everyPage(
+        (cursor) =>
+          must(
+            admin.GET('/admin/applications/{app}/campaigns', {
+              params: { path: { app }, query: { cursor, limit: 1000, include_archived: true } },
+            }),
+          ),
+        (page) => page.campaigns.map((c) => ({ id: c.id, name: c.name, archived: Boolean(c.archived_at) })),
+      );
       return all.sort((a, b) => a.name.localeCompare(b.name));
     },
   });
