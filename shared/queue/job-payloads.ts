@@ -21,7 +21,17 @@ interface ApplyPayload {
   code: string;
   orderId: string;
   requestId: string;
+  /** {@link ConfigVersion}. */
+  configVersion?: ConfigVersion;
 }
+
+/**
+ * The application's `configVersion` the API found the coupons under. A worker decides on that
+ * configuration or a newer one, never an older one its cache still holds (a campaign created just
+ * before a redeem would otherwise be "not found" until the change reached that worker). Absent in
+ * jobs queued by a release before it.
+ */
+type ConfigVersion = number;
 
 /** `redeem`: the order as sent too — redeem re-validates every rule against it. */
 export interface RedeemInput extends ApplyPayload {
@@ -51,6 +61,8 @@ export interface StackRedeemInput {
   order: unknown;
   /** In the request's order. */
   entries: StackEntryInput[];
+  /** {@link ConfigVersion}. */
+  configVersion?: ConfigVersion;
 }
 
 /** `revert-stack`: the revert of an order of an application that stacks: its stack, or the one coupon named. */

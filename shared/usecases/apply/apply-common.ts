@@ -42,10 +42,25 @@ export const resultOf = (
 /** Rounds of a redeem or revert that met concurrent changes before it gives up (a guard: no run is expected to reach it). */
 export const MAX_ROUNDS = 10;
 
-export async function loadCampaign(deps: Pick<Services, 'applications' | 'campaigns'>, applicationId: string, campaignId: string) {
-  const app = await deps.applications.get(applicationId);
+/**
+ * The application as a worker decides on it: at least the configuration the API saw when it
+ * queued the job (`seenVersion`, docs/architecture.md "What a worker caches"). An older cached copy
+ * (the change's announcement has not reached this process yet) is read again from the database.
+ */
+export async function applicationAsSeen(deps: Pick<Services, 'applications'>, applicationId: string, seenVersion: number | undefined) {
+  const cached = await deps.applications.get(applicationId);
+  if (seenVersion === undefined || (cached && cached.configVersion >= seenVersion)) return cached;
+  deps.applications.forget(applicationId);
+  return deps.applications.get(applicationId);
+}
+
+export async function loadCampaign(
+  deps: Pick<Services, 'applications' | 'campaigns'>,
+  input: Pick<RevertInput, 'applicationId' | 'campaignId' | 'configVersion'>,
+) {
+  const app = await applicationAsSeen(deps, input.applicationId, input.configVersion);
   if (!app) throw couponNotFound();
-  const campaign = (await deps.campaigns.get(app)).byId.get(campaignId);
+  const campaign = (await deps.campaigns.get(app)).byId.get(input.campaignId);
   if (!campaign) throw couponNotFound();
   return { app, campaign };
 }

@@ -86,6 +86,7 @@ export async function prepareApply(
     code: found.code,
     orderId: order.order_id as string,
     requestId: req.requestId,
+    configVersion: app.configVersion,
   };
   return type === 'redeem'
     ? { type, input: { ...base, order }, campaign: found.campaign }
@@ -127,7 +128,7 @@ async function prepareStackOperation(
     requestId,
   };
   return type === 'redeem'
-    ? { job: { name: JOB.redeemStack, customerId: customer.id, payload: { ...base, order, entries } } }
+    ? { job: { name: JOB.redeemStack, customerId: customer.id, payload: { ...base, order, entries, configVersion: app.configVersion } } }
     : { job: { name: JOB.revertStack, customerId: customer.id, payload: { ...base, entries } } };
 }
 

@@ -59,7 +59,7 @@ export async function redeemCoupon(
   let cycle = 1;
   let capTo: number | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const { app, campaign } = await loadCampaign(deps, input.applicationId, input.campaignId);
+    const { app, campaign } = await loadCampaign(deps, input);
     const now = deps.now();
     const periods = periodKeys(now, app.timezone);
     const evaluation = evaluateCoupon({

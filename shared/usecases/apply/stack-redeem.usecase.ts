@@ -24,7 +24,7 @@ import { couponNotFound, orderOfAnotherCustomer, refusalOf } from '../../client-
 import type { JobRun } from '../job-run.js';
 import { countersFor, newStackAttempt, reserveAll, undoAll } from '../limit-counters.js';
 import { automaticPromotions, withUsage, type CartCoupon } from '../stack.js';
-import { MAX_ROUNDS, type StackApplyResult } from './apply-common.js';
+import { applicationAsSeen, MAX_ROUNDS, type StackApplyResult } from './apply-common.js';
 import { budgetLeftAt, refusalAt } from './redeem-coupon.usecase.js';
 import { clearStackLanes, failpoint, stackResult, writeStackCycles } from './stack-journal.js';
 
@@ -51,7 +51,7 @@ const firstRefusedEntry = (coupons: readonly CartCoupon[], stack: StackResult) =
 
 /** The coupons of a stacked redeem: the entries as the API found them, then the automatic promotions not excluded. */
 async function cartOf(deps: Pick<Services, 'applications' | 'campaigns'>, input: StackRedeemInput, excluded: ReadonlySet<string>) {
-  const app = await deps.applications.get(input.applicationId);
+  const app = await applicationAsSeen(deps, input.applicationId, input.configVersion);
   if (!app) throw couponNotFound();
   const set = await deps.campaigns.get(app);
   const entries = input.entries.map((e, entry): CartCoupon => {
