@@ -24,6 +24,26 @@ export interface UpsertedCustomer {
   request_id: string;
 }
 
+/** Per repository (one per process and database): the last upsert queued for each customer. */
+const queuesByRepo = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/** Runs `run` after every earlier call with the same key in this process has settled. */
+async function oneAtATime<T>(repo: object, key: string, run: () => Promise<T>): Promise<T> {
+  const queues = queuesByRepo.get(repo) ?? new Map<string, Promise<unknown>>();
+  queuesByRepo.set(repo, queues);
+  const mine = (queues.get(key) ?? Promise.resolve()).then(run);
+  const settled = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(key, settled);
+  try {
+    return await mine;
+  } finally {
+    if (queues.get(key) === settled) queues.delete(key);
+  }
+}
+
 export async function upsertOwnCustomer(
   deps: Pick<Services, 'repos' | 'config'>,
   app: Pick<ApplicationRecord, 'id'>,
@@ -33,13 +53,20 @@ export async function upsertOwnCustomer(
   if (sourceId.length === 0 || sourceId.length > 256) throw invalidField('source_id', 'source_id should be 1 to 256 characters');
   const { value, error } = bodySchema.validate(req.body ?? {}, { abortEarly: true });
   if (error) throw invalidField(String(error.details[0]!.path[0] ?? 'invalid_payload'), error.details[0]!.message.replace(/"/g, ''));
-  // Racing first upserts of one source_id: the database may refuse the losers for concurrency (a
-  // write conflict, a deadlock) before the winner's document is visible. The upsert is idempotent:
-  // retried, it finds the winner's customer.
-  const { customer, created } = await retryTransient(
-    () => deps.repos.customers.upsertOne(app.id, { sourceId, ...(value as { name?: string; email?: string }) }),
-    deps.config.jobWaitTimeoutMs,
-    20,
+  // One customer's upserts in this process run one after another (the first creates it, the next
+  // find it), and between processes the database decides: it may refuse a racing first upsert for
+  // concurrency (a write conflict, a deadlock) before the winner's document is visible, and the
+  // upsert is idempotent, so it is retried and finds the winner's customer. Serialising here keeps
+  // a burst of one customer's sign-ups on one replica from racing at all: on the test database,
+  // where a unique index is an exclusion constraint, twenty racing inserts of one key deadlock
+  // each other in turn (PostgreSQL aborts the longest waiter, so retries keep killing the oldest
+  // attempt) for seconds, and for tens of seconds on a loaded machine.
+  const { customer, created } = await oneAtATime(deps.repos.customers, `${app.id}\n${sourceId}`, () =>
+    retryTransient(
+      () => deps.repos.customers.upsertOne(app.id, { sourceId, ...(value as { name?: string; email?: string }) }),
+      deps.config.jobWaitTimeoutMs,
+      20,
+    ),
   );
   if (customer.archivedAt) throw customerArchived();
   return {

@@ -9,6 +9,8 @@ import { call, useTestApi } from '../support/context.js';
 
 describe('PUT /customers/:source_id: an application upserts its own customers', () => {
   const api = useTestApi();
+  /** A second API replica (its own caches and its own queue of one customer's upserts). */
+  const replica = useTestApi({}, { inProcessWorker: false });
   const { basic, client, newApp, must } = adminHelpers(api);
   const upsert = (app: AdminApp, sourceId: string, body?: unknown) =>
     client(app, 'PUT', `/customers/${encodeURIComponent(sourceId)}`, body);
@@ -51,6 +53,20 @@ describe('PUT /customers/:source_id: an application upserts its own customers', 
     expect(answers.map((a) => a.status).sort((x, y) => x - y)).to.deep.equal([...Array(19).fill(200), 201]);
     expect(new Set(answers.map((a) => a.body.customer_id)).size).to.equal(1);
     expect((await customersOf(app)).filter((c) => c.source_id === 'racer')).to.have.length(1);
+  });
+
+  it('when 20 first upserts of one source_id race through two API replicas, then exactly one creates it and every answer names the same customer', async () => {
+    const app = await newApp();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0
+          ? upsert(app, 'twice', { name: `n${i}` })
+          : call(replica().url, 'PUT', '/customers/twice', { auth: basic(app), body: { name: `n${i}` } }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort((x, y) => x - y)).to.deep.equal([...Array(19).fill(200), 201]);
+    expect(new Set(answers.map((a) => a.body.customer_id)).size).to.equal(1);
+    expect((await customersOf(app)).filter((c) => c.source_id === 'twice')).to.have.length(1);
   });
 
   it("when two applications upsert the same source_id, then each gets its own customer and neither touches the other's", async () => {
