@@ -1,5 +1,23 @@
 import type { UseInfiniteQueryResult } from '@tanstack/react-query';
-import type { InputHTMLAttributes } from 'react';
+import type { InputHTMLAttributes, ReactNode } from 'react';
+import { sentenceOf } from './field-errors';
+import { hrefOf } from './route';
+import { useApplication } from './use-application';
+
+/**
+ * The trail above an application's pages: Applications / the application by its name (to its
+ * campaigns) / where this page is. Names, never ids: "…" until the name is read.
+ */
+export function AppCrumbs({ app, children }: { app: string; children?: ReactNode }) {
+  const application = useApplication(app);
+  return (
+    <p className="crumbs">
+      <a href={hrefOf({ page: 'applications' })}>Applications</a> /{' '}
+      <a href={hrefOf({ page: 'campaigns', app })}>{application.data?.name ?? '…'}</a>
+      {children ? <> / {children}</> : null}
+    </p>
+  );
+}
 
 /** "Load more": the next page of a cursor-paged listing (never an offset: 10,000 rows page as cheaply as 10). */
 export function MoreButton({ list }: { list: Pick<UseInfiniteQueryResult, 'hasNextPage' | 'isFetchingNextPage' | 'fetchNextPage'> }) {
@@ -21,7 +39,7 @@ export function ErrorLine({ error, id }: { error: { message: string } | string |
   );
 }
 
-/** A labelled input with the admin API's error for it beside it (outside the label: the input's name stays its label). */
+/** A labelled input with the admin API's error for it beside it, in the form's words (outside the label: the input's name stays its label). */
 export function Field({
   label,
   name,
@@ -37,7 +55,7 @@ export function Field({
       </label>
       {error && (
         <span id={`${id}-error`} className="field-error">
-          {error}
+          {sentenceOf(error, label)}
         </span>
       )}
     </div>

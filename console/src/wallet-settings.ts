@@ -4,10 +4,12 @@
  * text); the body carries a number where the text is one and the text otherwise, so the admin API —
  * the one place the settings are checked — refuses it with its message beside the field.
  *
- * A pending `until` is typed as a local date and time (`datetime-local`) and read in the
- * **browser's** timezone (`new Date(local)`), sent as an ISO instant; the page says so.
+ * A pending `until` is typed as a date and time (`datetime-local`) on the **wallet's** clock (its
+ * timezone, which is also where its expiry dates are read), sent as an ISO instant; the page says
+ * which zone.
  */
 import type { Schemas } from '@coupons/client';
+import { formatWhen, instantIn, localInputIn } from './when';
 
 export type PointsExpiry = Schemas['PointsExpiry'];
 export type PendingCredits = Schemas['PendingCredits'];
@@ -37,26 +39,20 @@ export interface SettingsDraft {
   pending: PendingKind;
   /** N of "pending for N days", as typed. */
   days: string;
-  /** `datetime-local` text (browser's wall clock). */
+  /** `datetime-local` text on the wallet's clock. */
   until: string;
   /** The stored `until` this draft started from, sent back unchanged while `until` is not edited (a local text drops its seconds). */
   savedUntil?: { local: string; iso: string };
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-/** An instant as `datetime-local` text on the browser's wall clock. */
-export const localInputOf = (iso: string): string => {
-  const d = new Date(iso);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-};
-
-export function settingsDraftOf(expiry: PointsExpiry, pending: PendingCredits): SettingsDraft {
+/** A wallet's settings as the form's draft; a pending `until` on `timeZone`'s clock (the wallet's). */
+export function settingsDraftOf(expiry: PointsExpiry, pending: PendingCredits, timeZone: string | null): SettingsDraft {
   const d: SettingsDraft = { expiry: 'none', amount: '', pending: 'none', days: '', until: '' };
   if (expiry?.kind === 'after') Object.assign(d, { expiry: expiry.unit, amount: String(expiry.amount) });
   else if (expiry?.kind === 'end_of') d.expiry = expiry.period;
   if (pending && 'days' in pending) Object.assign(d, { pending: 'days', days: String(pending.days) });
   else if (pending && 'until' in pending) {
-    const local = localInputOf(pending.until);
+    const local = localInputIn(pending.until, timeZone);
     Object.assign(d, { pending: 'until', until: local, savedUntil: { local, iso: pending.until } });
   }
   return d;
@@ -77,7 +73,8 @@ export function expiryOf(d: SettingsDraft): PointsExpiry {
   }
 }
 
-export function pendingOf(d: SettingsDraft): PendingCredits {
+/** The draft's pending period for the admin API; a typed `until` read on `timeZone`'s clock (the wallet's). */
+export function pendingOf(d: SettingsDraft, timeZone: string | null): PendingCredits {
   switch (d.pending) {
     case 'none':
       return null;
@@ -85,9 +82,8 @@ export function pendingOf(d: SettingsDraft): PendingCredits {
       return { days: wholeOr(d.days) };
     case 'until': {
       if (d.savedUntil && d.until === d.savedUntil.local) return { until: d.savedUntil.iso };
-      const at = new Date(d.until);
       // An empty or unreadable date goes as typed: the API says what is wrong with it.
-      return { until: Number.isNaN(at.getTime()) ? d.until : at.toISOString() };
+      return { until: instantIn(d.until, timeZone) ?? d.until };
     }
   }
 }
@@ -99,8 +95,8 @@ export function describeExpiry(e: PointsExpiry): string {
   return `end of ${e.period}`;
 }
 
-export function describePending(p: PendingCredits): string {
+export function describePending(p: PendingCredits, timeZone: string | null): string {
   if (!p) return 'none';
   if ('days' in p) return `${p.days} ${p.days === 1 ? 'day' : 'days'}`;
-  return `until ${new Date(p.until).toLocaleString()}`;
+  return `until ${formatWhen(p.until, timeZone)}`;
 }

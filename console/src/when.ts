@@ -22,6 +22,31 @@ export function formatWhen(iso: string | Date, timeZone: string | null | undefin
   }
 }
 
+/** An instant as a `datetime-local` field's value (`2026-11-26T10:00`) on `timeZone`'s clock (the browser's without one): {@link instantIn} reversed. */
+export function localInputIn(iso: string, timeZone: string | null | undefined): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return '';
+  let parts: Record<string, string>;
+  try {
+    parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: timeZone ?? undefined,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+      })
+        .formatToParts(at)
+        .map((p) => [p.type, p.value]),
+    );
+  } catch {
+    return localInputIn(iso, null); // a zone the browser does not know: its own clock
+  }
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+}
+
 /**
  * A `datetime-local` field's value (`2026-11-26T10:00`) read as a time in `timeZone`, as an ISO
  * instant; '' as nothing. The field has no zone: the page says which one it means.

@@ -163,6 +163,38 @@ describe('admin API: "Try a cart" explains what validate answers', function () {
     expect(applicable, 'applicable runs').to.be.above(3);
   });
 
+  it("when the order lacks what a redeem needs, then the answer says the redeem's refusal beside the verdicts, by the apply route's own check", async () => {
+    const explainOrder = async (order?: unknown) => {
+      const res = await call(api.url, 'POST', `/admin/applications/${app.id}/explain`, {
+        headers: ADMIN_HEADERS,
+        body: order === undefined ? {} : { order },
+      });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.redeem_refusal;
+    };
+    const item = { product_id: 'p1', sku: 'A', original_price: 100, selling_price: 90, quantity: 1 };
+    const complete = {
+      order_id: 'try-1',
+      status: 'completed',
+      original_price_subtotal: 100,
+      selling_price_subtotal: 90,
+      items: [{ ...item, shipping: 0 }],
+    };
+    expect(await explainOrder(complete)).to.equal(null);
+    expect(await explainOrder()).to.equal(null); // no order: nothing to redeem
+    const noShipping = { ...complete, items: [item] };
+    expect(await explainOrder(noShipping)).to.equal('shipping is required');
+    const noOrderId = { ...complete, order_id: undefined };
+    expect(await explainOrder(noOrderId)).to.equal('order_id is required');
+    // The same words the apply route answers for that order.
+    const redeemed = await call(api.url, 'POST', '/coupons/apply?type=redeem', {
+      auth: app.auth,
+      body: { source_id: 'c1', coupon_details: [{ coupon_code: 'ANY' }], order: noShipping },
+    });
+    expect(redeemed.status).to.equal(400);
+    expect(redeemed.body.details).to.equal('shipping is required');
+  });
+
   it('when a campaign is assigned to another customer, then without a code assignment refuses first and its rules follow as not reached', async () => {
     const code = `ASSIGNED${process.pid}`;
     const made = await call(api.url, 'POST', `/admin/applications/${app.id}/campaigns`, {

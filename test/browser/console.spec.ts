@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { WHEN } from '../../console/src/when.js';
-import { LOCALE, PHONE, chromiumOrSkip, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import { LOCALE, PHONE, chromiumOrSkip, inCurrency, seriousViolations, sidewaysScroll } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
@@ -175,11 +175,12 @@ describe('console: the promotions console in a real browser', function () {
     await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
     await page.getByLabel('Customer (source_id)').fill('try-buyer');
     await page.getByLabel('Code').fill('TRY10');
+    await page.getByLabel(/Paste the order as JSON/).check();
     await page.getByLabel('Order (JSON, as sent to validate)').fill(JSON.stringify(order, null, 2));
     await page.getByRole('button', { name: 'Try it' }).click();
     const verdict = page.getByRole('article', { name: 'Try ten: applicable' });
     await verdict.getByTestId('verdict').waitFor();
-    expect(await verdict.getByTestId('verdict').innerText()).to.equal(`applicable: ${discount} off`);
+    expect(await verdict.getByTestId('verdict').innerText()).to.equal(`applicable: ${inCurrency(discount, 'INR')} off`);
     const rules = await verdict.locator('tbody').innerText();
     expect(rules).to.include('availability').and.include('discount').and.include('passed');
     // The discount's own figures: what it was computed on and the amount, validate's.
@@ -198,6 +199,72 @@ describe('console: the promotions console in a real browser', function () {
 
     const usage = await call(api.url, 'GET', `/admin/applications/${app.id}/campaigns/${campaign.id}/usage`, { headers: ADMIN_HEADERS });
     expect(usage.body.redeemed).to.equal(0);
+  });
+
+  it("when a manager builds a cart item by item, then the verdict is validate's for the same order in the application's currency, a checkout's refusal of a pasted order is said, and it fits a phone", async () => {
+    const app = await createTestApplication(api.services); // INR
+    await createCustomers(api.services, app.id, ['build-buyer']);
+    await createCampaign(api.services, app.id, { code: 'BUILD10', name: 'Build ten' });
+    const page = await signedIn('viewer');
+    await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
+    await page.getByLabel('Customer (source_id)').fill('build-buyer');
+    await page.getByLabel('Code').fill('BUILD10');
+    const first = page.getByRole('group', { name: 'Item 1' });
+    await first.getByLabel('Product').fill('Shirt');
+    await first.getByLabel('SKU').fill('SHIRT-1');
+    await first.getByLabel('Price (INR)', { exact: true }).fill('600');
+    await first.getByLabel('Price before markdown (INR)').fill('700');
+    await page.getByRole('button', { name: 'Add an item' }).click();
+    const second = page.getByRole('group', { name: 'Item 2' });
+    await second.getByLabel('Product').fill('Socks');
+    await second.getByLabel('SKU').fill('SOCKS-1');
+    await second.getByLabel('Price (INR)', { exact: true }).fill('200');
+    await second.getByLabel('Quantity').fill('2');
+    const inr = (n: number) => new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'INR' }).format(n);
+    expect(await page.getByTestId('cart-subtotal').innerText()).to.equal(`Subtotal ${inr(1000)} (before markdown ${inr(1100)})`);
+
+    // The order the builder sends is one a storefront would send: validate's answer for it is the verdict's.
+    const order = {
+      order_id: 'try-a-cart',
+      status: 'completed',
+      original_price_subtotal: 1100,
+      selling_price_subtotal: 1000,
+      items: [
+        { product_id: 'SHIRT-1', sku: 'SHIRT-1', name: 'Shirt', original_price: 700, selling_price: 600, quantity: 1, shipping: 0 },
+        { product_id: 'SOCKS-1', sku: 'SOCKS-1', name: 'Socks', original_price: 200, selling_price: 200, quantity: 2, shipping: 0 },
+      ],
+    };
+    const validated = await call(api.url, 'POST', '/coupons/validate', {
+      auth: app.auth,
+      body: { source_id: 'build-buyer', coupon_details: [{ coupon_code: 'BUILD10' }], order },
+    });
+    expect(validated.status, validated.text).to.equal(200);
+    await page.getByRole('button', { name: 'Try it' }).click();
+    const verdict = page.getByRole('article', { name: 'Build ten: applicable' });
+    await verdict.getByTestId('verdict').waitFor();
+    expect(await verdict.getByTestId('verdict').innerText()).to.equal(
+      `applicable: ${inr(validated.body.coupon_savings.order.total_discount)} off`,
+    );
+    expect(await page.getByTestId('redeem-refusal').count(), 'a built cart is one a checkout can redeem').to.equal(0);
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.setViewportSize(PHONE);
+    expect((await sidewaysScroll(page)).scroll).to.equal(0);
+    await page.screenshot({ path: join(SHOTS, 'try-a-cart-builder-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Pasted as JSON, starting from the built cart: items without shipping pass validate, and the page says a redeem would not.
+    await page.getByLabel(/Paste the order as JSON/).check();
+    const pasted = JSON.parse(await page.getByLabel('Order (JSON, as sent to validate)').inputValue());
+    expect(pasted).to.deep.equal(order);
+    const withoutShipping = { ...order, items: order.items.map(({ shipping: _, ...rest }) => rest) };
+    await page.getByLabel('Order (JSON, as sent to validate)').fill(JSON.stringify(withoutShipping));
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await page.getByTestId('redeem-refusal').waitFor();
+    expect(await page.getByTestId('redeem-refusal').innerText()).to.include('would be refused: shipping is required');
+    await page.context().close();
   });
 
   /** Every audit entry of one application, oldest first, as `action` strings. */
@@ -222,13 +289,13 @@ describe('console: the promotions console in a real browser', function () {
     // A prefix the API refuses: its message beside the field, not a generic line.
     await page.getByLabel('Prefix', { exact: true }).fill('no spaces');
     await page.getByRole('button', { name: 'Generate codes' }).click();
-    expect(await page.locator('#field-prefix-error').innerText()).to.include('"generate.prefix"');
+    expect(await page.locator('#field-prefix-error').innerText()).to.equal('Prefix may use only letters, digits, “-” and “_”.');
 
     const file = (text: string) => ({ name: 'codes.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
     await page.getByLabel('CSV file').setInputFiles(file('code\nIMPORT-A\nIMPORT B\nIMPORT-C\n'));
     const refused = page.getByRole('alert').filter({ hasText: 'Not imported' });
     await refused.waitFor();
-    expect(await refused.innerText()).to.include('line 3: "IMPORT B"');
+    expect(await refused.innerText()).to.include('line 3: "IMPORT B" — The code may use only letters, digits, “-” and “_”.');
     {
       const v = await seriousViolations(page);
       expect(v, v.join('\n')).to.deep.equal([]);
@@ -601,7 +668,7 @@ describe('console: the promotions console in a real browser', function () {
     await form.getByRole('textbox', { name: 'Reason (kept in the ledger and the audit log)' }).fill('goodwill: late parcel');
     await form.getByRole('button', { name: 'Apply adjustment' }).click();
     await owner.locator('#field-points-error').waitFor();
-    expect(await owner.locator('#field-points-error').innerText()).to.include('2 decimals');
+    expect(await owner.locator('#field-points-error').innerText()).to.equal('Points can have at most 2 decimal places.');
     await form.getByRole('textbox', { name: 'Points', exact: true }).fill('7.5');
     await form.getByRole('button', { name: 'Apply adjustment' }).click();
     await form.getByText('7.5 points credited to points: 42.5 → 50.').waitFor();
@@ -636,10 +703,15 @@ describe('console: the promotions console in a real browser', function () {
 
     await page.getByRole('button', { name: 'New wallet' }).click();
     const created = page.getByRole('form', { name: 'New wallet' });
+    // A new wallet's defaults are the application's, said as such (not another currency's example).
+    await created.getByLabel("Currency (blank: the application's, INR)").waitFor();
+    expect(await created.getByLabel("Timezone (blank: the application's, Asia/Kolkata)").getAttribute('placeholder')).to.equal(
+      'Asia/Kolkata',
+    );
     await created.getByLabel('Wallet id (blank: generated)').fill('bonus');
     await created.getByLabel('Wallet name').fill('Bonus points');
     await created.getByRole('button', { name: 'Create wallet' }).click();
-    await page.getByText('Wallet bonus created.').waitFor();
+    await page.getByText('Wallet “Bonus points” created.').waitFor();
     expect(await page.getByTestId('expiry-bonus').innerText()).to.equal('never');
     expect((await walletsOf(app.id)).bonus).to.include({
       wallet_name: 'Bonus points',
@@ -649,15 +721,16 @@ describe('console: the promotions console in a real browser', function () {
     });
 
     // A number the API refuses: its message beside the expiry, nothing saved.
-    await page.getByRole('button', { name: 'Edit wallet bonus' }).click();
-    const form = page.getByRole('form', { name: 'Edit wallet bonus' });
+    await page.getByRole('button', { name: 'Edit wallet Bonus points' }).click();
+    const form = page.getByRole('form', { name: /^Edit wallet / });
     expect(await form.getByTestId('later-credits-only').innerText()).to.include('applies to credits made after it is saved');
     await form.getByLabel('Points expire').selectOption('months');
     await form.getByLabel('Number of months (1–3650)').fill('0');
     await form.getByRole('button', { name: 'Save wallet' }).click();
     const error = page.locator('#field-points_expiry-error');
     await error.waitFor();
-    expect(await error.innerText()).to.include('"points_expiry.amount" must be greater than or equal to 1');
+    // The API's refusal in the form's words: the field as it is labelled, the rule as a sentence.
+    expect(await error.innerText()).to.equal('Number of months must be at least 1.');
     expect(await form.getByLabel('Number of months (1–3650)').getAttribute('aria-invalid')).to.equal('true');
     {
       const v = await seriousViolations(page);
@@ -669,7 +742,7 @@ describe('console: the promotions console in a real browser', function () {
     await form.getByLabel('New credits are').selectOption('days');
     await form.getByLabel('Pending days (1–3650)').fill('14');
     await form.getByRole('button', { name: 'Save wallet' }).click();
-    await page.getByText('Wallet bonus saved.').waitFor();
+    await page.getByText('Wallet “Bonus points” saved.').waitFor();
     await page.getByTestId('expiry-bonus').filter({ hasText: '12 months after spendable' }).waitFor();
     expect(await page.getByTestId('pending-bonus').innerText()).to.equal('14 days');
     expect((await walletsOf(app.id)).bonus).to.deep.include({
@@ -678,7 +751,7 @@ describe('console: the promotions console in a real browser', function () {
     });
 
     // Only what changed is sent: a calendar expiry, the pending period left as it is.
-    await page.getByRole('button', { name: 'Edit wallet bonus' }).click();
+    await page.getByRole('button', { name: 'Edit wallet Bonus points' }).click();
     expect(await form.getByLabel('Number of months (1–3650)').inputValue()).to.equal('12');
     await form.getByLabel('Points expire').selectOption('quarter');
     await form.getByLabel('Wallet name').fill('Bonus stars');
@@ -688,24 +761,36 @@ describe('console: the promotions console in a real browser', function () {
     }
     await page.screenshot({ path: join(SHOTS, 'wallets.png'), fullPage: true });
     await form.getByRole('button', { name: 'Save wallet' }).click();
-    await page.getByText('Wallet bonus saved.').waitFor();
+    await page.getByText('Wallet “Bonus stars” saved.').waitFor();
     expect((await walletsOf(app.id)).bonus).to.deep.include({
       wallet_name: 'Bonus stars',
       points_expiry: { kind: 'end_of', period: 'quarter' },
       pending: { days: 14 },
     });
 
-    await page.getByRole('button', { name: 'Archive wallet bonus' }).click();
-    await page.getByText('Wallet bonus archived.').waitFor();
+    // A pending date typed on the wallet's clock (Asia/Kolkata, UTC+5:30), whatever the browser's zone.
+    await page.getByRole('button', { name: 'Edit wallet Bonus stars' }).click();
+    await form.getByLabel('New credits are').selectOption('until');
+    await form.getByLabel("Pending until, on the wallet's clock (Asia/Kolkata)").fill('2027-01-15T10:00');
+    await form.getByRole('button', { name: 'Save wallet' }).click();
+    await page.getByText('Wallet “Bonus stars” saved.').waitFor();
+    expect((await walletsOf(app.id)).bonus!.pending).to.deep.equal({ until: '2027-01-15T04:30:00.000Z' });
+    await page.getByRole('button', { name: 'Edit wallet Bonus stars' }).click();
+    expect(await form.getByLabel("Pending until, on the wallet's clock (Asia/Kolkata)").inputValue()).to.equal('2027-01-15T10:00');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByRole('button', { name: 'Archive wallet Bonus stars' }).click();
+    await page.getByText('Wallet “Bonus stars” archived.').waitFor();
     expect((await walletsOf(app.id)).bonus!.archived_at).to.be.a('string');
     await page.getByLabel('Show archived').check();
-    await page.getByRole('button', { name: 'Unarchive wallet bonus' }).click();
-    await page.getByText('Wallet bonus unarchived.').waitFor();
+    await page.getByRole('button', { name: 'Unarchive wallet Bonus stars' }).click();
+    await page.getByText('Wallet “Bonus stars” unarchived.').waitFor();
     expect((await walletsOf(app.id)).bonus!.archived_at).to.equal(null);
     await page.context().close();
     const actions = await auditedActions(app.id);
     expect(actions.filter((a) => a.startsWith('wallet.'))).to.deep.equal([
       'wallet.create',
+      'wallet.update',
       'wallet.update',
       'wallet.update',
       'wallet.archive',
@@ -821,6 +906,9 @@ describe('console: the promotions console in a real browser', function () {
       await page.locator('#field-url-error, [role=alert]').first().waitFor();
 
       await page.getByLabel('URL').fill(receiver.url);
+      // Every event type the service sends can be chosen, by what happened.
+      for (const words of ['A coupon was redeemed', 'Points expired', 'A campaign spent a set share of its budget'])
+        await page.getByRole('checkbox', { name: words }).waitFor();
       await page.getByLabel('Description').fill('console receiver');
       await page.getByRole('button', { name: 'Register endpoint' }).click();
       const first = (await page.getByTestId('webhook-secret').innerText()).trim();
@@ -844,8 +932,10 @@ describe('console: the promotions console in a real browser', function () {
 
       await page.getByRole('link', { name: `Deliveries of ${receiver.url}` }).click();
       await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
-      const completed = page.getByRole('row').filter({ hasText: 'redemption.completed' });
-      await completed.getByTestId('delivery-status').filter({ hasText: 'succeeded' }).waitFor();
+      // Events and states in words; the endpoint named by its description, not its id.
+      await page.locator('.crumbs').filter({ hasText: 'webhooks / console receiver' }).waitFor();
+      const completed = page.getByRole('row').filter({ hasText: 'A coupon was redeemed' });
+      await completed.getByTestId('delivery-status').filter({ hasText: 'delivered' }).waitFor();
       await completed.getByRole('button', { name: /^Redeliver evt_/ }).click();
       await page.getByText('1 delivery queued again.').waitFor();
       await waitFor('the redelivery received', () => completions() === 2);
@@ -919,7 +1009,7 @@ describe('console: the promotions console in a real browser', function () {
       await page.getByLabel('Value (%)').fill('ten');
       const error = page.locator('[id="error-discount.value"]');
       await error.waitFor();
-      expect(await error.innerText()).to.include('"discount.value"');
+      expect(await error.innerText()).to.equal('Value must be a number.');
       expect(await page.getByLabel('Value (%)').getAttribute('aria-invalid')).to.equal('true');
       await page.getByLabel('Value (%)').fill('10');
       await error.waitFor({ state: 'detached' });
@@ -949,6 +1039,7 @@ describe('console: the promotions console in a real browser', function () {
     const order = makeOrder({ shipping: 20 });
     await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
     await page.getByLabel('Customer (source_id)').fill('editor-buyer');
+    await page.getByLabel(/Paste the order as JSON/).check();
     await page.getByLabel('Order (JSON, as sent to validate)').fill(JSON.stringify(order));
     await page.getByRole('button', { name: 'Try it' }).click();
     for (const c of made) {
@@ -959,7 +1050,9 @@ describe('console: the promotions console in a real browser', function () {
       expect(validated.status, validated.text).to.equal(200);
       expect(validated.body.is_applicable, `${c.name}: ${validated.text}`).to.equal(true);
       const savings = validated.body.coupon_savings.order;
-      const amount = c.cashback ? `${savings.total_cashback} cashback` : `${savings.total_discount} off`;
+      const amount = c.cashback
+        ? `${inCurrency(savings.total_cashback, 'INR')} cashback`
+        : `${inCurrency(savings.total_discount, 'INR')} off`;
       if (c.cashback) expect(savings.total_cashback, c.name).to.be.above(0);
       const verdict = page.getByRole('article', { name: `${c.name}: applicable` }).getByTestId('verdict');
       await verdict.waitFor();

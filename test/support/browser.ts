@@ -57,6 +57,8 @@ export const PHONE = { width: 360, height: 740 };
 /** The console formats money with the browser's locale: tests fix it, and format the API's figures the same way. */
 export const LOCALE = 'en-US';
 export const euros = (n: number) => new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'EUR' }).format(n);
+/** An amount in a currency, as the console shows it. */
+export const inCurrency = (n: number, currency: string) => new Intl.NumberFormat(LOCALE, { style: 'currency', currency }).format(n);
 
 /** How far the page scrolls sideways (0 when nothing is wider than the screen), and the elements that spill out. */
 export async function sidewaysScroll(page: Page): Promise<{ scroll: number; spilling: string[] }> {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { admin, everyPage, must, type Campaign } from '../api';
-import { ErrorLine } from '../parts';
+import { AppCrumbs, ErrorLine } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { instantIn } from '../when';
@@ -90,10 +90,7 @@ export function CalendarPage({ app }: { app: string }) {
   const weeks = Array.from({ length: cells.length / 7 }, (_, w) => cells.slice(w * 7, w * 7 + 7));
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> /{' '}
-        <a href={hrefOf({ page: 'campaigns', app })}>{application.data?.name ?? app}</a> / calendar
-      </p>
+      <AppCrumbs app={app}>calendar</AppCrumbs>
       <h1>Calendar</h1>
       <p className="hint">
         Which campaigns can apply on each day, on the application&apos;s clock ({timeZone ?? 'your browser’s timezone'}). Scheduled hours

@@ -2,8 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { admin, ApiFailure, must, problemOf, type Who } from '../api';
 import { copyDraftOf, draftOf, emptyDraft, type Draft } from '../campaign-draft';
-import { ErrorLine } from '../parts';
-import { hrefOf } from '../route';
+import { AppCrumbs, ErrorLine } from '../parts';
 import { useApplication } from '../use-application';
 import { BudgetUse, useCampaignUsage } from './budget-use';
 import { CampaignForm } from './campaign-editor/campaign-form';
@@ -77,9 +76,7 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
   const elsewhere = Object.entries(errors).filter(([path]) => !shown.has(path));
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{app}</a> / {title}
-      </p>
+      <AppCrumbs app={app}>{title}</AppCrumbs>
       <h1>{title}</h1>
       {!who.canChange && <p className="hint">Your role ({who.role}) can read this campaign, not change it.</p>}
       {copyOf && (

@@ -2,9 +2,8 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import Papa from 'papaparse';
 import { useState, type FormEvent } from 'react';
 import { admin, ApiFailure, everyPage, must, problemOf, type Who } from '../api';
-import { ErrorLine, Field, MoreButton } from '../parts';
-import { hrefOf } from '../route';
-import { useApplication } from '../use-application';
+import { sentenceOf } from '../field-errors';
+import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 
 const PAGE = 500;
 
@@ -15,7 +14,6 @@ const PAGE = 500;
  */
 export function CodesPage({ app, campaign, who }: { app: string; campaign: string; who: Who }) {
   const queries = useQueryClient();
-  const application = useApplication(app);
   const [outcome, setOutcome] = useState<string | null>(null);
   const details = useQuery({
     queryKey: ['campaign', app, campaign],
@@ -42,10 +40,7 @@ export function CodesPage({ app, campaign, who }: { app: string; campaign: strin
   const isBulk = details.data?.code_type === 'bulk';
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> /{' '}
-        <a href={hrefOf({ page: 'campaigns', app })}>{application.data?.name ?? app}</a> / {details.data?.name ?? campaign}
-      </p>
+      <AppCrumbs app={app}>{details.data?.name ?? '…'}</AppCrumbs>
       <h1>Codes{details.data ? ` of ${details.data.name}` : ''}</h1>
       <ErrorLine error={details.error} />
       {details.data && !isBulk && <p className="hint">A fixed-code campaign has one code: {details.data.code}.</p>}
@@ -183,9 +178,7 @@ function ImportCodes({ app, campaign, onAdded }: { app: string; campaign: string
         const lines = Object.entries(fields).flatMap(([path, message]) => {
           const m = /^codes\.(\d+)$/.exec(path);
           const row = m ? rows[Number(m[1])] : undefined;
-          return row
-            ? [`line ${row.line}: ${JSON.stringify(row.code)} — ${message.replace(/^"codes\[\d+\]" with value "[^"]*" /, '')}`]
-            : [];
+          return row ? [`line ${row.line}: ${JSON.stringify(row.code)} — ${sentenceOf(message, 'The code')}`] : [];
         });
         if (lines.length > 0) throw new ImportRefused(lines);
         throw err;

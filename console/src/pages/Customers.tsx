@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, ApiFailure, must, problemOf, type LedgerEntry, type Who } from '../api';
-import { ErrorLine, Field, MoreButton } from '../parts';
+import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { RedemptionsTable } from './Redemptions';
@@ -28,9 +28,7 @@ export function CustomersPage({ app }: { app: string }) {
   const rows = list.data?.pages.flatMap((p) => p.customers) ?? [];
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{app}</a> / customers
-      </p>
+      <AppCrumbs app={app}>customers</AppCrumbs>
       <h1>Customers</h1>
       <form className="row" onSubmit={submit} aria-label="Find customers">
         <label>
@@ -99,10 +97,9 @@ export function CustomerPage({ app, customer, who }: { app: string; customer: st
   const shownWallet = wallet ?? c?.wallets[0]?.wallet_id ?? null;
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'customers', app })}>customers</a> /{' '}
-        {c?.source_id ?? customer}
-      </p>
+      <AppCrumbs app={app}>
+        <a href={hrefOf({ page: 'customers', app })}>customers</a> / {c ? (c.name ?? c.source_id) : '…'}
+      </AppCrumbs>
       <h1>Customer {c?.source_id ?? ''}</h1>
       <ErrorLine error={found.error} />
       {c && (

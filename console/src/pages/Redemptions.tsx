@@ -2,8 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, everyPage, must, type Redemption } from '../api';
 import { formatMoney } from '../money';
-import { ErrorLine, MoreButton } from '../parts';
-import { hrefOf } from '../route';
+import { AppCrumbs, ErrorLine, MoreButton } from '../parts';
 import { useApplication } from '../use-application';
 import { formatWhen, instantIn } from '../when';
 
@@ -71,13 +70,9 @@ export function RedemptionsPage({ app }: { app: string }) {
     });
   }
   const rows = list.data?.pages.flatMap((p) => p.redemptions) ?? [];
-  const appName = application.data?.name ?? app;
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{appName}</a> /
-        redemptions
-      </p>
+      <AppCrumbs app={app}>redemptions</AppCrumbs>
       <h1>Redemptions</h1>
       <form className="row" onSubmit={submit} aria-label="Search redemptions">
         <label>

@@ -2,9 +2,10 @@ import type { operations } from '@coupons/client';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, must, type CartExplanation } from '../api';
-import { ErrorLine } from '../parts';
-import { hrefOf } from '../route';
+import { AppCrumbs, ErrorLine } from '../parts';
+import { formatMoney } from '../money';
 import { useApplication } from '../use-application';
+import { CartBuilder, emptyLine, orderOf, type CartLine } from './try-cart/cart-builder';
 import { FreeGifts } from './try-cart/free-gifts';
 import { RulesTable, type RuleCheck } from './try-cart/rules';
 import { StackedVerdicts, type StackedAnswer } from './try-cart/stacked';
@@ -12,19 +13,10 @@ import { StackedVerdicts, type StackedAnswer } from './try-cart/stacked';
 type Explanation = CartExplanation;
 type ExplainBody = NonNullable<operations['explainCart']['requestBody']>['content']['application/json'];
 
-const EXAMPLE = JSON.stringify(
-  {
-    original_price_subtotal: 1200,
-    selling_price_subtotal: 1000,
-    items: [{ product_id: 'p1', sku: 'SHOE-1', original_price: 1200, selling_price: 1000, quantity: 1 }],
-  },
-  null,
-  2,
+/** What was tried: one code or every campaign (a verdict each), or several codes on one cart; and what a redeem of the order would be refused for. */
+type Tried = { redeemRefusal: string | null } & (
+  { kind: 'each'; data: { truncated: boolean; results: Explanation[] } } | { kind: 'stack'; data: StackedAnswer; items: string[] }
 );
-
-/** What was tried: one code or every campaign (a verdict each), or several codes on one cart. */
-type Tried =
-  { kind: 'each'; data: { truncated: boolean; results: Explanation[] } } | { kind: 'stack'; data: StackedAnswer; items: string[] };
 
 /** The order's items as a manager names them: its name, SKU or product id, in the order's order. */
 function itemNames(order: unknown): string[] {
@@ -49,26 +41,34 @@ export function TryCartPage({ app }: { app: string }) {
   const maxCoupons = application.data?.stacking.max_coupons ?? 1;
   const [codes, setCodes] = useState<string[]>(['']);
   const [orderError, setOrderError] = useState<string | null>(null);
+  /** The cart built item by item (the default), or the order pasted as a storefront sends it. */
+  const [asJson, setAsJson] = useState(false);
+  const [lines, setLines] = useState<CartLine[]>([{ ...emptyLine(1), name: 'Shoes', sku: 'SHOE-1', price: '1000', was: '1200' }]);
   const explain = useMutation({
     mutationFn: async ({ body, items }: { body: ExplainBody & { codes?: string[] }; items: string[] }): Promise<Tried> => {
       // `codes` is the explain route's several-codes form (docs/stacking.md), not yet in openapi.yaml.
       const data = await must(admin.POST('/admin/applications/{app}/explain', { params: { path: { app } }, body: body as ExplainBody }));
-      return body.codes ? { kind: 'stack', data: data as unknown as StackedAnswer, items } : { kind: 'each', data };
+      const redeemRefusal = data.redeem_refusal ?? null;
+      return body.codes
+        ? { kind: 'stack', data: data as unknown as StackedAnswer, items, redeemRefusal }
+        : { kind: 'each', data, redeemRefusal };
     },
   });
 
   function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    const text = String(form.get('order') ?? '').trim();
     let order: unknown;
-    try {
-      order = text ? JSON.parse(text) : undefined;
-      setOrderError(null);
-    } catch (err) {
-      setOrderError(`The order is not JSON: ${(err as Error).message}`);
-      return;
-    }
+    if (asJson) {
+      const text = String(form.get('order') ?? '').trim();
+      try {
+        order = text ? JSON.parse(text) : undefined;
+        setOrderError(null);
+      } catch (err) {
+        setOrderError(`The order is not JSON: ${(err as Error).message}`);
+        return;
+      }
+    } else order = orderOf(lines);
     const sourceId = String(form.get('source_id') ?? '').trim();
     const entered = codes.map((c) => c.trim()).filter((c) => c !== '');
     explain.mutate({
@@ -85,9 +85,7 @@ export function TryCartPage({ app }: { app: string }) {
   const tried = explain.data;
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>campaigns</a>
-      </p>
+      <AppCrumbs app={app}>try a cart</AppCrumbs>
       <h1>Try a cart</h1>
       <p className="hint">What validate would answer for this customer and order — nothing is redeemed or counted.</p>
       <form className="try" onSubmit={submit} aria-label="Cart to try">
@@ -138,23 +136,39 @@ export function TryCartPage({ app }: { app: string }) {
             )}
           </fieldset>
         )}
-        <label>
-          Order (JSON, as sent to validate)
-          <textarea
-            name="order"
-            rows={10}
-            defaultValue={EXAMPLE}
-            aria-invalid={orderError ? true : undefined}
-            aria-describedby={orderError ? 'order-error' : undefined}
-          />
+        <label className="inline">
+          <input type="checkbox" checked={asJson} onChange={(e) => setAsJson(e.target.checked)} /> Paste the order as JSON instead (as a
+          storefront sends it: for metadata, payment mode or an order to check)
         </label>
-        <ErrorLine id="order-error" error={orderError} />
+        {asJson ? (
+          <>
+            <label>
+              Order (JSON, as sent to validate)
+              <textarea
+                name="order"
+                rows={10}
+                defaultValue={JSON.stringify(orderOf(lines), null, 2)}
+                aria-invalid={orderError ? true : undefined}
+                aria-describedby={orderError ? 'order-error' : undefined}
+              />
+            </label>
+            <ErrorLine id="order-error" error={orderError} />
+          </>
+        ) : (
+          <CartBuilder lines={lines} setLines={setLines} currency={application.data?.currency ?? null} />
+        )}
         <button type="submit" disabled={explain.isPending}>
           Try it
         </button>
       </form>
       <ErrorLine error={application.error} />
       <ErrorLine error={explain.error} />
+      {tried?.redeemRefusal && (
+        <p role="status" className="notice warning" data-testid="redeem-refusal">
+          A checkout that redeems with this order would be refused: {tried.redeemRefusal}. The verdicts below are what validate would
+          answer.
+        </p>
+      )}
       {tried?.kind === 'stack' && (
         <StackedVerdicts app={app} answer={tried.data} items={tried.items} currency={application.data?.currency ?? null} />
       )}
@@ -180,7 +194,10 @@ function Verdict({ result, currency }: { result: Explanation; currency: string |
         {result.campaign_name} {result.code && <code>{result.code}</code>} —{' '}
         {result.applicable ? (
           <span data-testid="verdict">
-            applicable: {result.cashback_amount > 0 ? `${result.cashback_amount} cashback` : `${result.discount_amount} off`}
+            applicable:{' '}
+            {result.cashback_amount > 0
+              ? `${formatMoney(result.cashback_amount, currency)} cashback`
+              : `${formatMoney(result.discount_amount, currency)} off`}
           </span>
         ) : (
           <span data-testid="verdict">not applicable: {result.message}</span>

@@ -1,8 +1,10 @@
 import { useInfiniteQuery, useMutation, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { admin, ApiFailure, must, problemOf, type Wallet, type Who } from '../api';
-import { ErrorLine, Field, MoreButton } from '../parts';
-import { hrefOf } from '../route';
+import { sentenceOf } from '../field-errors';
+import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
+import { useApplication } from '../use-application';
+import { formatWhen } from '../when';
 import {
   describeExpiry,
   describePending,
@@ -23,6 +25,7 @@ const LATER_CREDITS_ONLY =
 /** An application's wallets: create one, change its names, points expiry and pending period, archive or unarchive it. */
 export function WalletsPage({ app, who }: { app: string; who: Who }) {
   const queries = useQueryClient();
+  const application = useApplication(app);
   const [showArchived, setShowArchived] = useState(false);
   /** The one form open: a new wallet, or the wallet being edited (one at a time: one set of labels and error ids). */
   const [open, setOpen] = useState<{ wallet: Wallet | null } | null>(null);
@@ -44,7 +47,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
       const path = { params: { path: { app, wallet_id: wallet.wallet_id } } };
       if (action === 'archive') await must(admin.POST('/admin/applications/{app}/wallets/{wallet_id}/archive', path));
       else await must(admin.POST('/admin/applications/{app}/wallets/{wallet_id}/unarchive', path));
-      setTold(`Wallet ${wallet.wallet_id} ${action}d.`);
+      setTold(`Wallet “${wallet.wallet_name}” ${action}d.`);
     },
     onMutate: () => setTold(null),
     onSettled: changed,
@@ -52,9 +55,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
   const wallets = list.data?.pages.flatMap((p) => p.wallets) ?? [];
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{app}</a> / wallets
-      </p>
+      <AppCrumbs app={app}>wallets</AppCrumbs>
       <h1>Wallets</h1>
       {!who.canChange && <p className="hint">You can read everything here; your role ({who.role}) changes nothing.</p>}
       {who.canChange && !open && (
@@ -74,6 +75,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
         <WalletForm
           key={open.wallet?.wallet_id ?? 'new'}
           app={app}
+          application={application.data ?? null}
           wallet={open.wallet}
           onCancel={() => setOpen(null)}
           onSaved={(message, saved) => {
@@ -128,8 +130,8 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
               <td>{w.currency}</td>
               <td>{w.timezone}</td>
               <td data-testid={`expiry-${w.wallet_id}`}>{describeExpiry(w.points_expiry)}</td>
-              <td data-testid={`pending-${w.wallet_id}`}>{describePending(w.pending)}</td>
-              <td>{w.archived_at ? `archived ${new Date(w.archived_at).toLocaleString()}` : 'active'}</td>
+              <td data-testid={`pending-${w.wallet_id}`}>{describePending(w.pending, w.timezone)}</td>
+              <td>{w.archived_at ? `archived ${formatWhen(w.archived_at, application.data?.timezone)}` : 'active'}</td>
               {who.canChange && (
                 <td className="actions">
                   {!w.archived_at && (
@@ -139,7 +141,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
                         setTold(null);
                         setOpen({ wallet: w });
                       }}
-                      aria-label={`Edit wallet ${w.wallet_id}`}
+                      aria-label={`Edit wallet ${w.wallet_name}`}
                     >
                       Edit
                     </button>
@@ -148,7 +150,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
                     <button
                       type="button"
                       onClick={() => act.mutate({ wallet: w, action: 'unarchive' })}
-                      aria-label={`Unarchive wallet ${w.wallet_id}`}
+                      aria-label={`Unarchive wallet ${w.wallet_name}`}
                     >
                       Unarchive
                     </button>
@@ -156,7 +158,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
                     <button
                       type="button"
                       onClick={() => act.mutate({ wallet: w, action: 'archive' })}
-                      aria-label={`Archive wallet ${w.wallet_id}`}
+                      aria-label={`Archive wallet ${w.wallet_name}`}
                     >
                       Archive
                     </button>
@@ -190,11 +192,14 @@ const NAME_FIELDS = ['wallet_id', 'wallet_name', 'currency', 'singular_unit_name
  */
 function WalletForm({
   app,
+  application,
   wallet,
   onSaved,
   onCancel,
 }: {
   app: string;
+  /** The application (its currency and timezone are a new wallet's defaults); null while it loads. */
+  application: { currency?: string | null; timezone?: string | null } | null;
   wallet: Wallet | null;
   onSaved: (message: string, saved: Wallet) => void;
   onCancel: () => void;
@@ -207,8 +212,10 @@ function WalletForm({
     plural_unit_name: wallet?.plural_unit_name ?? '',
     timezone: wallet?.timezone ?? '',
   };
-  const initialSettings = settingsDraftOf(wallet?.points_expiry ?? null, wallet?.pending ?? null);
   const [names, setNames] = useState<Names>(initialNames);
+  /** The clock a pending `until` is typed on: the wallet's timezone (a new one's: as typed, else the application's). */
+  const walletZone = wallet?.timezone ?? (names.timezone.trim() || application?.timezone || null);
+  const [initialSettings] = useState(() => settingsDraftOf(wallet?.points_expiry ?? null, wallet?.pending ?? null, walletZone));
   const [d, setDraft] = useState<SettingsDraft>(initialSettings);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
@@ -229,8 +236,8 @@ function WalletForm({
           if (names[k] !== initialNames[k]) body[k] = names[k];
         const expiry = expiryOf(d);
         if (JSON.stringify(expiry) !== JSON.stringify(expiryOf(initialSettings))) body.points_expiry = expiry;
-        const pending = pendingOf(d);
-        if (JSON.stringify(pending) !== JSON.stringify(pendingOf(initialSettings))) body.pending = pending;
+        const pending = pendingOf(d, walletZone);
+        if (JSON.stringify(pending) !== JSON.stringify(pendingOf(initialSettings, walletZone))) body.pending = pending;
         if (Object.keys(body).length === 0) {
           setFields({});
           setError('Nothing changed.');
@@ -242,13 +249,13 @@ function WalletForm({
             body: body as never,
           }),
         );
-        onSaved(`Wallet ${saved.wallet_id} saved.`, saved);
+        onSaved(`Wallet “${saved.wallet_name}” saved.`, saved);
       } else {
-        const body: Record<string, unknown> = { points_expiry: expiryOf(d), pending: pendingOf(d) };
+        const body: Record<string, unknown> = { points_expiry: expiryOf(d), pending: pendingOf(d, walletZone) };
         // Left blank: the API's default.
         for (const k of NAME_FIELDS) if (names[k].trim() !== '') body[k] = names[k].trim();
         const made = await must(admin.POST('/admin/applications/{app}/wallets', { params: { path: { app } }, body: body as never }));
-        onSaved(`Wallet ${made.wallet_id} created.`, made);
+        onSaved(`Wallet “${made.wallet_name}” created.`, made);
       }
     } catch (err) {
       setFields(err instanceof ApiFailure ? (err.body.fields ?? {}) : {});
@@ -270,7 +277,7 @@ function WalletForm({
   );
   const shownFields = [...NAME_FIELDS, 'points_expiry', 'pending'];
   const elsewhere = Object.entries(fields).filter(([k]) => !shownFields.some((f) => k === f || k.startsWith(`${f}.`)));
-  const title = wallet ? `Edit wallet ${wallet.wallet_id}` : 'New wallet';
+  const title = wallet ? `Edit wallet ${wallet.wallet_name}` : 'New wallet';
   return (
     <form className="panel wallet-form" aria-label={title} onSubmit={(e) => void submit(e)}>
       <h2>{title}</h2>
@@ -278,8 +285,15 @@ function WalletForm({
       {text('wallet_name', 'Wallet name', { maxLength: 200, placeholder: wallet ? undefined : 'Loyalty points' })}
       {text('singular_unit_name', 'Unit name, singular', { maxLength: 50, placeholder: wallet ? undefined : 'point' })}
       {text('plural_unit_name', 'Unit name, plural', { maxLength: 50, placeholder: wallet ? undefined : 'points' })}
-      {!wallet && text('currency', "Currency (blank: the application's)", { maxLength: 3, placeholder: 'EUR' })}
-      {!wallet && text('timezone', "Timezone (blank: the application's)", { placeholder: 'Europe/Berlin' })}
+      {!wallet &&
+        text('currency', `Currency (blank: the application's${application?.currency ? `, ${application.currency}` : ''})`, {
+          maxLength: 3,
+          placeholder: application?.currency ?? undefined,
+        })}
+      {!wallet &&
+        text('timezone', `Timezone (blank: the application's${application?.timezone ? `, ${application.timezone}` : ''})`, {
+          placeholder: application?.timezone ?? undefined,
+        })}
       {wallet && (
         <p className="hint">
           Currency {wallet.currency} and timezone {wallet.timezone} cannot change.
@@ -310,7 +324,10 @@ function WalletForm({
         )}
         {fieldError('points_expiry') && (
           <span id="field-points_expiry-error" className="field-error">
-            {fieldError('points_expiry')}
+            {sentenceOf(
+              fieldError('points_expiry')!,
+              d.expiry === 'days' || d.expiry === 'months' ? `Number of ${d.expiry}` : 'Points expiry',
+            )}
           </span>
         )}
         <p className="hint">Calendar days, months and period ends are read on the wallet&apos;s timezone.</p>
@@ -340,13 +357,16 @@ function WalletForm({
         )}
         {d.pending === 'until' && (
           <label>
-            Pending until (your browser&apos;s local time)
+            Pending until, on the wallet&apos;s clock ({walletZone ?? 'your browser’s timezone'})
             <input type="datetime-local" value={d.until} onChange={(e) => set({ until: e.target.value })} {...described('pending')} />
           </label>
         )}
         {fieldError('pending') && (
           <span id="field-pending-error" className="field-error">
-            {fieldError('pending')}
+            {sentenceOf(
+              fieldError('pending')!,
+              d.pending === 'days' ? 'Pending days' : d.pending === 'until' ? 'Pending until' : 'Pending period',
+            )}
           </span>
         )}
       </fieldset>

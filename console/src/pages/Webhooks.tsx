@@ -1,13 +1,19 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, ApiFailure, must, problemOf, type Delivery, type Webhook, type Who } from '../api';
-import { ErrorLine, Field, MoreButton } from '../parts';
+import { admin, ApiFailure, everyPage, must, problemOf, type Delivery, type Webhook, type Who } from '../api';
+import {
+  DELIVERY_STATUS_WORDS,
+  disabledInWords,
+  EVENT_TYPES,
+  EVENT_WORDS,
+  eventInWords,
+  subscriptionInWords,
+  type EventType,
+} from '../event-words';
+import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { formatWhen, instantIn } from '../when';
-
-const EVENT_TYPES = ['*', 'redemption.completed', 'redemption.reverted', 'redemption.refused', 'wallet.transaction.completed'] as const;
-type EventType = (typeof EVENT_TYPES)[number];
 
 /** The secret of an endpoint, shown once (after creating it or rotating it). */
 function SecretNotice({ secret, onDone }: { secret: { url: string; secret: string; note?: string } | null; onDone: () => void }) {
@@ -74,9 +80,7 @@ export function WebhooksPage({ app, who }: { app: string; who: Who }) {
   const hooks = list.data?.pages.flatMap((p) => p.webhooks) ?? [];
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> / <a href={hrefOf({ page: 'campaigns', app })}>{app}</a> / webhooks
-      </p>
+      <AppCrumbs app={app}>webhooks</AppCrumbs>
       <h1>Webhooks</h1>
       {who.canChange && (
         <CreateWebhook
@@ -114,8 +118,8 @@ export function WebhooksPage({ app, who }: { app: string; who: Who }) {
                   {hook.url}
                 </a>
               </td>
-              <td>{hook.event_types.join(', ')}</td>
-              <td>{hook.status === 'disabled' ? `disabled (${hook.disabled_reason ?? 'admin'})` : 'active'}</td>
+              <td>{subscriptionInWords(hook.event_types)}</td>
+              <td>{hook.status === 'disabled' ? disabledInWords(hook.disabled_reason) : 'active'}</td>
               <td>{hook.description}</td>
               {who.canChange && (
                 <td className="actions">
@@ -184,9 +188,9 @@ function CreateWebhook({ app, onCreated }: { app: string; onCreated: (made: { ur
       />
       <fieldset>
         <legend>Events (none ticked: all)</legend>
-        {EVENT_TYPES.filter((t) => t !== '*').map((t) => (
+        {EVENT_TYPES.map((t) => (
           <label key={t} className="inline">
-            <input type="checkbox" name="event_types" value={t} /> {t}
+            <input type="checkbox" name="event_types" value={t} /> {EVENT_WORDS[t]}
           </label>
         ))}
       </fieldset>
@@ -204,6 +208,17 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
   const application = useApplication(app);
   const timeZone = application.data?.timezone ?? null;
   const [status, setStatus] = useState<Delivery['status'] | ''>('');
+  /** The endpoint, to name it by its description or URL (the admin API lists endpoints; it has no read of one). */
+  const endpoint = useQuery({
+    queryKey: ['webhooks', app, 'one', webhook],
+    queryFn: async () =>
+      (
+        await everyPage(
+          (cursor) => must(admin.GET('/admin/applications/{app}/webhooks', { params: { path: { app }, query: { cursor, limit: 100 } } })),
+          (p) => p.webhooks,
+        )
+      ).find((w) => w.id === webhook) ?? null,
+  });
   const [told, setTold] = useState<string | null>(null);
   const list = useInfiniteQuery({
     queryKey: ['deliveries', app, webhook, status],
@@ -234,20 +249,19 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
   const rows = list.data?.pages.flatMap((p) => p.deliveries) ?? [];
   return (
     <>
-      <p className="crumbs">
-        <a href={hrefOf({ page: 'applications' })}>Applications</a> /{' '}
-        <a href={hrefOf({ page: 'campaigns', app })}>{application.data?.name ?? app}</a> /{' '}
-        <a href={hrefOf({ page: 'webhooks', app })}>webhooks</a> / <code>{webhook}</code>
-      </p>
+      <AppCrumbs app={app}>
+        <a href={hrefOf({ page: 'webhooks', app })}>webhooks</a> / {endpoint.data ? endpoint.data.description || endpoint.data.url : '…'}
+      </AppCrumbs>
       <h1>Deliveries</h1>
       <label className="inline">
         Status{' '}
         <select value={status} onChange={(e) => setStatus(e.target.value as Delivery['status'] | '')}>
           <option value="">any</option>
-          <option value="pending">pending</option>
-          <option value="succeeded">succeeded</option>
-          <option value="dead">dead</option>
-          <option value="cancelled">cancelled</option>
+          {(Object.keys(DELIVERY_STATUS_WORDS) as Delivery['status'][]).map((s) => (
+            <option key={s} value={s}>
+              {DELIVERY_STATUS_WORDS[s]}
+            </option>
+          ))}
         </select>
       </label>
       {who.canChange && (
@@ -292,8 +306,8 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
               <td>
                 <code>{d.event_id}</code>
               </td>
-              <td>{d.event_type}</td>
-              <td data-testid="delivery-status">{d.status}</td>
+              <td>{eventInWords(d.event_type)}</td>
+              <td data-testid="delivery-status">{DELIVERY_STATUS_WORDS[d.status]}</td>
               <td>{d.attempts}</td>
               <td>{d.last_error ?? (d.last_status_code !== null ? String(d.last_status_code) : '—')}</td>
               <td>{d.next_attempt_at ? formatWhen(d.next_attempt_at, timeZone) : '—'}</td>

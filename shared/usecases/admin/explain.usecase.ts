@@ -22,6 +22,8 @@ import type { CustomerRecord } from '../../data/customer.repository.js';
 import { stackCoupons } from '../../domain/stacking.js';
 import { readUsage } from '../limit-counters.js';
 import { resolveOptionalCustomer } from '../list-coupons.usecase.js';
+import { DomainError } from '../../errors.js';
+import { checkApplyOrder } from '../apply/prepare-apply.usecase.js';
 import { validateInput } from './admin-input.js';
 import { requireApplication } from './applications.usecase.js';
 
@@ -49,7 +51,9 @@ export async function explainCart(deps: Deps, applicationId: string, input: unkn
   const explain = (campaign: Campaign, usage: UsageCounts) =>
     explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order });
 
-  if (body.codes !== undefined) return explainStack(deps, app, customer, body.codes, order, now, body.source_id ?? null);
+  const redeemRefusal = redeemRefusalOf(order);
+  if (body.codes !== undefined)
+    return { ...(await explainStack(deps, app, customer, body.codes, order, now, body.source_id ?? null)), redeem_refusal: redeemRefusal };
 
   if (body.code !== undefined) {
     // The same steps, and the same refusals, as validate (shared/usecases/validate-coupon.usecase.ts).
@@ -65,6 +69,7 @@ export async function explainCart(deps: Deps, applicationId: string, input: unkn
       source_id: customer ? body.source_id : null,
       truncated: false,
       results: [present(found.campaign, found.code, explain(found.campaign, usage.get(found.campaign.id)!))],
+      redeem_refusal: redeemRefusal,
     };
   }
 
@@ -82,7 +87,25 @@ export async function explainCart(deps: Deps, applicationId: string, input: unkn
       const assigned = campaign.assignment !== 'assigned_users' || (!!customer && campaign.assignedCustomerIds.includes(customer.id));
       return assigned ? shown : refusedByAssignment(shown, !!customer);
     }),
+    redeem_refusal: redeemRefusal,
   };
+}
+
+/**
+ * What a redeem of this order would be refused for — the documented 400's `details`, by the check
+ * the apply route itself runs (`checkApplyOrder`) — or null. Validate reads an order more leniently
+ * than redeem (an item without `shipping`, no `order_id`), so a verdict alone could call a cart
+ * applicable that the redeem refuses. Null without an order (nothing to redeem).
+ */
+function redeemRefusalOf(order: unknown): string | null {
+  if (order === undefined) return null;
+  try {
+    checkApplyOrder('redeem', order);
+    return null;
+  } catch (err) {
+    if (err instanceof DomainError) return err.details;
+    throw err;
+  }
 }
 
 /** One campaign's verdict and rules, money in currency units like every admin answer. */

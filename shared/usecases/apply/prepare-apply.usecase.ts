@@ -33,7 +33,15 @@ function checkApplyBody(
   if (details.length > max) throw tooManyCoupons(max);
   for (const detail of details)
     if (!isObject(detail) || (!nonEmptyString(detail.coupon_id) && !nonEmptyString(detail.coupon_code))) throw couponMissing();
-  const order = body.order;
+  return { details: details as Record<string, unknown>[], order: checkApplyOrder(type, body.order) };
+}
+
+/**
+ * The order of an apply request, checked in the documented order: what a redeem (or revert) of it
+ * would be refused for, as the documented 400. "Try a cart" says it beside its verdicts
+ * (shared/usecases/admin/explain.usecase.ts), so the explanation and the engine agree on input.
+ */
+export function checkApplyOrder(type: 'redeem' | 'revert', order: unknown): Record<string, unknown> {
   if (!isObject(order)) throw invalidPayload('order is required');
   if (!nonEmptyString(order.order_id)) throw invalidPayload('order_id is required');
   // It becomes part of the redemption's key: bounded like any identifier.
@@ -55,7 +63,7 @@ function checkApplyBody(
     }
     if (!('shipping' in item)) throw invalidPayload('shipping is required');
   }
-  return { details: details as Record<string, unknown>[], order };
+  return order;
 }
 
 /** API side: validates and resolves everything a job needs; throws the documented errors. */

@@ -1,6 +1,7 @@
 /** The campaign editor's controls: a labelled control with its message, a typed select, a list of rows. */
 import type { ReactNode, SelectHTMLAttributes } from 'react';
 import type { Draft } from '../../campaign-draft';
+import { sentenceOf } from '../../field-errors';
 
 /** The admin API's message for a path of the campaign; `deep`: or for a part of it (an `in` list's third value: `….value.2`). */
 export type ErrorOf = (path: string, deep?: boolean) => string | undefined;
@@ -44,7 +45,7 @@ export function Labelled({
       </label>
       {message && (
         <span className="field-error" id={`error-${path}`}>
-          {message}
+          {sentenceOf(message, label)}
         </span>
       )}
     </div>
