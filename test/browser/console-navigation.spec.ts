@@ -5,11 +5,15 @@
  */
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip } from '../support/browser.js';
+import { join, resolve } from 'node:path';
+import { chromiumOrSkip, seriousViolations, sidewaysScroll } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
+import { createCampaign, createCustomers } from '../fixtures/records.js';
+
+const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS ?? 'test-results/console');
 
 const PASSWORD = 'console test password 1';
 const METRICS_TOKEN = 'metrics-token-0123456789';
@@ -27,7 +31,7 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
     browser = await chromiumOrSkip(this);
     const build = buildConsoleIfStale(() => undefined);
     if (build.state === 'missing') throw new Error(`the console cannot be built: ${build.why}`);
-    plain = await startTestApi({ PASSWORD_HASH_COST: '10' });
+    plain = await startTestApi({ PASSWORD_HASH_COST: '10', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' }); // the phone test's endpoint: never called
     metered = await startTestApi({ PASSWORD_HASH_COST: '10', METRICS_TOKEN });
     // One database: the operator made through one API signs in through either.
     const made = await call(plain.url, 'POST', '/admin/operators', {
@@ -43,7 +47,8 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
   });
 
   async function signedIn(api: TestApi): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    // bypassCSP: lets the phone test inject axe-core (the console's own CSP is asserted in console.spec.ts).
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true })).newPage();
     await page.goto(`${api.url}/console/`);
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
@@ -106,6 +111,59 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
     expect(await fresh.title()).to.equal('Sign in — Coupons console');
   });
 
+  it('when every page opens on a 390 px and on a 360 px wide phone, then none scrolls sideways, every control can be tapped (nothing covers it), and axe finds nothing serious', async () => {
+    const { application } = await createApplication(plain.services, {
+      name: `Phone shop ${process.pid}`,
+      timezone: 'Asia/Kolkata',
+      currency: 'INR',
+    });
+    const id = application.id;
+    await createCustomers(plain.services, id, ['phone-buyer']);
+    const campaign = await createCampaign(plain.services, id, { code: 'PHONE10', name: 'Phone ten' });
+    const customers = await call(plain.url, 'GET', `/admin/applications/${id}/customers?limit=10`, { headers: ADMIN_HEADERS });
+    const customer = customers.body.customers[0].id as string;
+    const hook = await call(plain.url, 'POST', `/admin/applications/${id}/webhooks`, {
+      headers: ADMIN_HEADERS,
+      body: { url: 'http://127.0.0.1:9/coupons', description: 'CRM' },
+    });
+    expect(hook.status, hook.text).to.equal(201);
+    const app = `#/applications/${id}`;
+    const pages: [string, string][] = [
+      ['applications', '#/applications'],
+      ['campaigns', `${app}/campaigns`],
+      ['campaign-new', `${app}/campaigns/new`],
+      ['campaign-edit', `${app}/campaigns/${campaign.id}/edit`],
+      ['codes', `${app}/campaigns/${campaign.id}/codes`],
+      ['try', `${app}/try`],
+      ['redemptions', `${app}/redemptions`],
+      ['calendar', `${app}/calendar`],
+      ['customers', `${app}/customers`],
+      ['customer', `${app}/customers/${customer}`],
+      ['webhooks', `${app}/webhooks`],
+      ['deliveries', `${app}/webhooks/${hook.body.id}`],
+      ['wallets', `${app}/wallets`],
+      ['audit', '#/audit'],
+      ['people', '#/people'],
+    ];
+    const page = await signedIn(plain);
+    const problems: string[] = [];
+    for (const width of [390, 360]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const [name, hash] of pages) {
+        await page.goto(`${plain.url}/console/${hash}`);
+        await page.locator('main h1').first().waitFor();
+        // The page's own reads done (a name in the trail, a list's first page), so what is measured is the page as used.
+        await page.waitForLoadState('networkidle');
+        const { scroll, spilling } = await sidewaysScroll(page);
+        if (scroll > 0) problems.push(`${width} px ${name}: scrolls ${scroll} px sideways (${spilling.slice(0, 3).join(', ')})`);
+        for (const covered of (await page.evaluate(COVERED)) as string[]) problems.push(`${width} px ${name}: ${covered}`);
+        if (width === 390) for (const v of await seriousViolations(page)) problems.push(`${width} px ${name}: axe: ${v}`);
+        await page.screenshot({ path: join(SHOTS, `phone-${width}-${name}.png`), fullPage: true });
+      }
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
   it('when a keyboard user tabs in, then "Skip to content" comes first, shows itself, moves focus to the main content, and every focused control wears a ring of 2px or more in a contrasting colour', async () => {
     const page = await signedIn(plain);
     await page.goto(`${plain.url}/console/#/audit`);
@@ -146,6 +204,34 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
 });
 
 /** Browser-side scripts as text: run as written in the page (no compiled helpers, no DOM types here). */
+
+/**
+ * Every visible control (button, link, input, select, textarea, summary), scrolled to the middle of
+ * the screen, must be the element at its own centre — or inside it, or its label: a tap there
+ * reaches it. Described when something else (a sticky panel, a neighbour spilling over) is there.
+ */
+const COVERED = `(() => {
+  const out = [];
+  const controls = [...document.querySelectorAll('main button, main a[href], main input, main select, main textarea, main summary, header button, header a[href]')];
+  for (const el of controls) {
+    if (el.closest('.visually-hidden') || el.type === 'hidden') continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none') continue;
+    el.scrollIntoView({ block: 'center', inline: 'center' });
+    // A link wrapped over two lines: the middle of its first line (its box's middle may fall between them).
+    const r = el.getClientRects()[0];
+    if (!r || r.width === 0 || r.height === 0) continue;
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const reaches = hit && (hit === el || el.contains(hit) || (hit.tagName === 'LABEL' && hit.contains(el)) || (el.labels && [...el.labels].includes(hit)));
+    if (!reaches) {
+      const name = (el.getAttribute('aria-label') || el.textContent || el.getAttribute('name') || el.tagName).trim().slice(0, 40);
+      const by = hit ? hit.tagName.toLowerCase() + (hit.className ? '.' + String(hit.className).replace(/ /g, '.') : '') : 'nothing';
+      out.push(el.tagName.toLowerCase() + ' "' + name + '" is covered by ' + by);
+    }
+  }
+  window.scrollTo(0, 0);
+  return out;
+})()`;
 const BLUR = 'document.activeElement && document.activeElement.blur()';
 
 interface Ring {

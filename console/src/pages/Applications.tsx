@@ -84,7 +84,7 @@ export function ApplicationsPage({ who }: { who: Who }) {
         const chosen = apps.find((a) => a.id === settingsOf);
         return chosen && who.canChange ? <PromotionSettings key={chosen.id} app={chosen} onDone={() => setSettingsOf(null)} /> : null;
       })()}
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Applications</caption>
         <thead>
           <tr>

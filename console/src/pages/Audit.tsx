@@ -74,7 +74,7 @@ export function AuditPage({ app }: { app?: string }) {
         <span className="hint">Times are in {timeZone ?? 'your browser’s timezone'}.</span>
       </form>
       <ErrorLine error={list.error} />
-      <table className="audit">
+      <table className="audit" tabIndex={0}>
         <caption className="visually-hidden">Audit entries, newest first</caption>
         <thead>
           <tr>

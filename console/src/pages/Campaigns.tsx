@@ -65,7 +65,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
       {who.canChange && (
         <BulkActions app={app} chosen={chosen} timeZone={application.data?.timezone ?? null} done={() => setSelected(new Set())} />
       )}
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Campaigns with their usage</caption>
         <thead>
           <tr>

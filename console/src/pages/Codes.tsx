@@ -57,7 +57,7 @@ export function CodesPage({ app, campaign, who }: { app: string; campaign: strin
       )}
       <ExportCodes app={app} campaign={campaign} name={details.data?.name ?? campaign} />
       <ErrorLine error={list.error} />
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Codes</caption>
         <thead>
           <tr>

@@ -41,7 +41,7 @@ export function CustomersPage({ app }: { app: string }) {
         </label>
       </form>
       <ErrorLine error={list.error} />
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Customers</caption>
         <thead>
           <tr>
@@ -127,7 +127,7 @@ export function CustomerPage({ app, customer, who }: { app: string; customer: st
       <h2>Wallets</h2>
       {c && c.wallets.length === 0 && <p>The application has no wallets.</p>}
       {c && c.wallets.length > 0 && (
-        <table>
+        <table tabIndex={0}>
           <caption className="visually-hidden">Points in each wallet</caption>
           <thead>
             <tr>
@@ -234,7 +234,7 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
             <dd data-testid="expiring-points">{now.expiring_points}</dd>
           </dl>
           {now.buckets.length > 0 && (
-            <table className="buckets">
+            <table className="buckets" tabIndex={0}>
               <caption>Pending and expiring points, soonest first (your browser&apos;s time)</caption>
               <thead>
                 <tr>
@@ -258,7 +258,7 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
           )}
         </div>
       )}
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Ledger entries</caption>
         <thead>
           <tr>

@@ -70,7 +70,7 @@ export function OperatorsPage({ who, meId }: { who: Who; meId: string | null }) 
           <p className="hint">Who may sign in to this console (and use the admin API with a personal token), and what they may do.</p>
           <InviteForm names={names.data} />
           <ErrorLine error={list.error} />
-          <table>
+          <table tabIndex={0}>
             <caption className="visually-hidden">People with access</caption>
             <thead>
               <tr>

@@ -153,7 +153,7 @@ export function RedemptionsTable({
 }) {
   const money = (n: number) => formatMoney(n, currency);
   return (
-    <table>
+    <table tabIndex={0}>
       <caption className="visually-hidden">{caption}</caption>
       <thead>
         <tr>

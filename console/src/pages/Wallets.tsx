@@ -104,7 +104,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
       </label>
       <ErrorLine error={act.error} />
       <ErrorLine error={list.error} />
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Wallets</caption>
         <thead>
           <tr>

@@ -99,7 +99,7 @@ export function WebhooksPage({ app, who }: { app: string; who: Who }) {
       )}
       <ErrorLine error={act.error} />
       <ErrorLine error={list.error} />
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Webhook endpoints</caption>
         <thead>
           <tr>
@@ -285,7 +285,7 @@ export function DeliveriesPage({ app, webhook, who }: { app: string; webhook: st
       )}
       <ErrorLine error={redeliver.error ? problemOf(redeliver.error) : null} />
       <ErrorLine error={list.error} />
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Deliveries, newest first</caption>
         <thead>
           <tr>

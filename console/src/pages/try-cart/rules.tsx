@@ -10,7 +10,7 @@ export function RulesTable({ name, checks }: { name: string; checks: readonly Ru
   return (
     // Scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
     <div className="scroll" tabIndex={0} role="region" aria-label={`Rules of ${name}, scrolls sideways`}>
-      <table>
+      <table tabIndex={0}>
         <caption className="visually-hidden">Rules of {name}</caption>
         <thead>
           <tr>

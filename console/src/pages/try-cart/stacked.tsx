@@ -85,7 +85,7 @@ export function StackedVerdicts({ app, answer, items, currency }: Props) {
               leftOutCodes.length > 1 ? 'them' : 'it'
             }, the others apply as shown.`}
       </p>
-      <table className="stack-order">
+      <table className="stack-order" tabIndex={0}>
         <caption>In the order they were applied</caption>
         <thead>
           <tr>
@@ -108,7 +108,7 @@ export function StackedVerdicts({ app, answer, items, currency }: Props) {
       </table>
 
       <h3>Totals</h3>
-      <table className="stack-totals" aria-label="Totals">
+      <table className="stack-totals" aria-label="Totals" tabIndex={0}>
         <tbody>
           <tr>
             <th scope="row">Total discount</th>
@@ -177,7 +177,7 @@ function Applied({
       <h3 id={id}>
         {r.position}. {r.campaign_name} <Code result={r} />
       </h3>
-      <table>
+      <table tabIndex={0}>
         <caption>What {r.campaign_name} took off</caption>
         <thead>
           <tr>
