@@ -35,6 +35,69 @@ export const WHEN_EXCEEDED_WORDS: Record<Schemas['BudgetWhenExceeded'], string> 
   cap: 'Give what is left',
 };
 
+/** What a discount is computed on, as the editor offers it. */
+export const BASE_WORDS: Record<Schemas['DiscountBase'], string> = {
+  selling_price_subtotal: 'The order subtotal',
+  original_price_subtotal: 'The order subtotal before markdowns',
+  shipping: 'The shipping',
+  selected_items_selling_price_subtotal: 'The chosen items',
+  selected_items_original_price_subtotal: 'The chosen items before markdowns',
+  valid_cart_selling_price_subtotal: 'The order without the excluded items',
+  valid_cart_original_price_subtotal: 'The order without the excluded items, before markdowns',
+};
+
+/** How a condition compares, as a sentence reads it ("The order subtotal is at least 100"). */
+export const OPERATOR_WORDS: Record<Schemas['ConditionOperator'], string> = {
+  gt: 'is more than',
+  gte: 'is at least',
+  lt: 'is less than',
+  lte: 'is at most',
+  eq: 'is',
+  neq: 'is not',
+  in: 'is one of',
+  nin: 'is none of',
+};
+
+/** How an item selector's test matches. */
+export const SELECTOR_OPERATOR_WORDS: Record<Schemas['SelectorOperator'], string> = {
+  in: 'is one of',
+  eq: 'is',
+  nin: 'is none of',
+  neq: 'is not',
+};
+
+/** The fields a rule may test, by what they are (the order's, an item's, the chosen items'). */
+const FIELD_NAMES: Record<Schemas['CartConditionField'] | Schemas['ItemConditionField'] | Schemas['SelectedItemsField'], string> = {
+  selling_price_subtotal: 'Order subtotal',
+  original_price_subtotal: 'Order subtotal before markdowns',
+  shipping: 'Shipping',
+  tax: 'Tax',
+  payment_mode: 'Payment method',
+  items_count: 'Number of different items',
+  total_qty: 'Number of items',
+  selling_price: 'Item price',
+  original_price: 'Item price before markdown',
+  cart_qty: 'Item quantity',
+  product_id: 'Product id',
+  sku: 'SKU',
+  name: 'Product name',
+  selected_items_total_qty: 'Number of chosen items',
+  selected_items_selling_price_subtotal: 'Subtotal of the chosen items',
+  selected_items_original_price_subtotal: 'Subtotal of the chosen items before markdowns',
+};
+
+/** A field a rule tests, in words: a known field by its name, `metadata.channel` as "Channel (order data)"; anything else as it is. */
+export function fieldName(field: string): string {
+  const known = (FIELD_NAMES as Record<string, string>)[field];
+  if (known) return known;
+  const meta = /^metadata\.(.+)$/.exec(field);
+  if (meta) return `${meta[1]!.charAt(0).toUpperCase()}${meta[1]!.slice(1).replace(/_/g, ' ')} (shop data)`;
+  return field;
+}
+
+/** Values with their words, for a select: [value, label] in the values' order. */
+export const worded = <T extends string>(values: readonly T[], words: (v: T) => string): [T, string][] => values.map((v) => [v, words(v)]);
+
 /** "A", "A and B", "A, B and C". */
 const allOf = (parts: string[]) => (parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`);
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);

@@ -223,7 +223,7 @@ describe('console: Try a cart with several codes in a real browser, 360 px wide'
     const verdict = page.getByRole('article', { name: 'Summer sale: applicable' });
     expect(await verdict.getByTestId('verdict').innerText()).to.equal(`applicable: ${euros(100)} off`);
     expect(await verdict.locator('tbody').innerText())
-      .to.include('availability')
+      .to.include('When it applies')
       .and.include('passed');
     expect(await page.getByRole('heading', { name: 'Promotions on this cart' }).count()).to.equal(0);
     await page.context().close();

@@ -182,9 +182,11 @@ describe('console: the promotions console in a real browser', function () {
     await verdict.getByTestId('verdict').waitFor();
     expect(await verdict.getByTestId('verdict').innerText()).to.equal(`applicable: ${inCurrency(discount, 'INR')} off`);
     const rules = await verdict.locator('tbody').innerText();
-    expect(rules).to.include('availability').and.include('discount').and.include('passed');
-    // The discount's own figures: what it was computed on and the amount, validate's.
-    expect(rules, rules).to.match(new RegExp(`discount amount\\s+${String(discount).replace('.', '\\.')}(\\s|$)`));
+    expect(rules).to.include('When it applies').and.include('Discount').and.include('passed');
+    // The discount's own figures, in words: what it was computed on and the amount (validate's, in the application's currency); nothing unsent shown as null.
+    expect(rules, rules).to.include('The order subtotal');
+    expect(rules, rules).to.match(new RegExp(`discount amount\\s+${inCurrency(discount, 'INR').replace(/[.$]/g, '\\$&')}(\\s|$)`));
+    expect(rules, rules).not.to.include('null');
     {
       const v = await seriousViolations(page);
       expect(v, v.join('\n')).to.deep.equal([]);

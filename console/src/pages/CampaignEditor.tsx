@@ -69,7 +69,7 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
       err={err}
       editing={editing}
       currency={currency}
-      wallets={wallets.data?.wallets.map((w) => w.wallet_id) ?? []}
+      wallets={wallets.data?.wallets.map((w): [string, string] => [w.wallet_id, w.wallet_name]) ?? []}
     />
   );
   // Problems not shown beside a field (a field the form does not render, or none at all) are said above Save.

@@ -176,7 +176,12 @@ export function TryCartPage({ app }: { app: string }) {
         <section aria-label="Verdicts">
           {tried.data.truncated && <p className="hint">Only the first 500 campaigns are shown: name a code to try another.</p>}
           {tried.data.results.map((r) => (
-            <Verdict key={`${r.campaign_id}:${r.code ?? ''}`} result={r} currency={application.data?.currency ?? null} />
+            <Verdict
+              key={`${r.campaign_id}:${r.code ?? ''}`}
+              result={r}
+              currency={application.data?.currency ?? null}
+              timeZone={application.data?.timezone ?? null}
+            />
           ))}
         </section>
       )}
@@ -184,7 +189,7 @@ export function TryCartPage({ app }: { app: string }) {
   );
 }
 
-function Verdict({ result, currency }: { result: Explanation; currency: string | null }) {
+function Verdict({ result, currency, timeZone }: { result: Explanation; currency: string | null; timeZone: string | null }) {
   return (
     <article
       className={`verdict ${result.applicable ? 'yes' : 'no'}`}
@@ -204,7 +209,7 @@ function Verdict({ result, currency }: { result: Explanation; currency: string |
         )}
       </h2>
       {result.applicable && <FreeGifts result={result} currency={currency} />}
-      <RulesTable name={result.campaign_name} checks={result.checks as RuleCheck[]} />
+      <RulesTable name={result.campaign_name} checks={result.checks as RuleCheck[]} reading={{ currency, timeZone }} />
     </article>
   );
 }

@@ -15,7 +15,11 @@ export function CampaignForm({
   wallets,
   currency,
   ...section
-}: SectionProps & { editing: boolean; wallets: string[]; currency: string | null }) {
+}: SectionProps & {
+  editing: boolean; /** The application's wallets: [wallet id, its name]. */
+  wallets: [string, string][];
+  currency: string | null;
+}) {
   return (
     <>
       <BasicsSection {...section} />

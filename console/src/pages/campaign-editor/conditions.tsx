@@ -1,6 +1,7 @@
 import { conditionOperatorValues } from '@coupons/client';
 import type { ConditionRow } from '../../campaign-draft';
-import { asOptions, Choice, Labelled, Rows, type ErrorOf } from './controls';
+import { fieldName, OPERATOR_WORDS, worded } from '../../promotion-words';
+import { Choice, Labelled, Rows, type ErrorOf } from './controls';
 
 /**
  * The rows of one kind of rule (`path`: cart_conditions, selected_items_validations or
@@ -36,12 +37,16 @@ export function Conditions({
           <Labelled label={`${name} ${i + 1} field`} path={`${path}.${i}.field`} err={err}>
             <Choice
               value={c.field}
-              options={asOptions(fields.includes(c.field) ? fields : [c.field, ...fields])}
+              options={worded(fields.includes(c.field) ? fields : [c.field, ...fields], fieldName)}
               onChange={(field) => change({ ...c, field })}
             />
           </Labelled>
           <Labelled label={`${name} ${i + 1} operator`} path={`${path}.${i}.operator`} err={err}>
-            <Choice value={c.operator} options={asOptions(conditionOperatorValues)} onChange={(operator) => change({ ...c, operator })} />
+            <Choice
+              value={c.operator}
+              options={worded(conditionOperatorValues, (o) => OPERATOR_WORDS[o])}
+              onChange={(operator) => change({ ...c, operator })}
+            />
           </Labelled>
           <Labelled
             label={`${name} ${i + 1} value${c.operator === 'in' || c.operator === 'nin' ? 's (comma-separated)' : ''}`}

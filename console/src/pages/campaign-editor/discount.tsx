@@ -1,7 +1,7 @@
 import { discountBaseValues } from '@coupons/client';
 import { takesValue, type DiscountDraft } from '../../campaign-draft';
-import { DISCOUNT_TYPE_WORDS, fieldWords } from '../../promotion-words';
-import { asOptions, Choice, describedBy, Labelled, type ErrorOf, type SectionProps } from './controls';
+import { BASE_WORDS, DISCOUNT_TYPE_WORDS, fieldWords, worded } from '../../promotion-words';
+import { Choice, describedBy, Labelled, type ErrorOf, type SectionProps } from './controls';
 import { PromotionKindFields } from './promotion-kinds';
 
 /** Promotion kinds that only lower the amount to pay (the admin API refuses them as cashback). */
@@ -11,7 +11,13 @@ const DISCOUNT_ONLY = new Set<DiscountDraft['type']>(['free_gift', 'free_shippin
  * What the campaign gives: a discount or cashback to a wallet, and what the customer gets — a
  * percentage or an amount off, or a promotion kind with its own fields — and what it is computed on.
  */
-export function DiscountSection({ draft: d, set, err, wallets, currency }: SectionProps & { wallets: string[]; currency: string | null }) {
+export function DiscountSection({
+  draft: d,
+  set,
+  err,
+  wallets,
+  currency,
+}: SectionProps & { wallets: [string, string][]; currency: string | null }) {
   const discount = (change: Partial<DiscountDraft>) => set({ discount: { ...d.discount, ...change } });
   const type = d.discount.type;
   const chooseType = (next: DiscountDraft['type']) => {
@@ -80,7 +86,7 @@ export function DiscountSection({ draft: d, set, err, wallets, currency }: Secti
         <Labelled label="Cashback wallet" path="discount.wallet_id" err={err}>
           <Choice
             value={d.discount.wallet_id}
-            options={[['', 'none: report the cashback only'], ...asOptions(wallets)]}
+            options={[['', 'none: report the cashback only'], ...wallets]}
             onChange={(wallet_id) => discount({ wallet_id })}
             {...describedBy(err, 'discount.wallet_id')}
           />
@@ -100,7 +106,7 @@ export function DiscountSection({ draft: d, set, err, wallets, currency }: Secti
       <Labelled label="Computed on" path="discount_calculated_on_property" err={err}>
         <Choice
           value={d.base}
-          options={asOptions(discountBaseValues)}
+          options={worded(discountBaseValues, (b) => BASE_WORDS[b])}
           onChange={(base) => set({ base })}
           {...describedBy(err, 'discount_calculated_on_property')}
         />

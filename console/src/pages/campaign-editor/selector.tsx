@@ -1,6 +1,7 @@
 import { selectorOperatorValues } from '@coupons/client';
 import type { SelectorDraft, SelectorRow } from '../../campaign-draft';
-import { asOptions, Choice, Labelled, type ErrorOf } from './controls';
+import { fieldName, SELECTOR_OPERATOR_WORDS, worded } from '../../promotion-words';
+import { Choice, Labelled, type ErrorOf } from './controls';
 
 /**
  * An item selector (`path`: item_selector, excluded_items, or a promotion kind's items such as
@@ -57,14 +58,14 @@ export function Selector({
               <Labelled label={`${name} test ${i + 1} property`} path={`${path}.properties.${i}.property`} err={err}>
                 <Choice
                   value={p.property}
-                  options={asOptions(properties.includes(p.property) ? properties : [p.property, ...properties])}
+                  options={worded(properties.includes(p.property) ? properties : [p.property, ...properties], fieldName)}
                   onChange={(property) => changeTest(i, { property })}
                 />
               </Labelled>
               <Labelled label={`${name} test ${i + 1} operator`} path={`${path}.properties.${i}.operator`} err={err}>
                 <Choice
                   value={p.operator}
-                  options={asOptions(selectorOperatorValues)}
+                  options={worded(selectorOperatorValues, (o) => SELECTOR_OPERATOR_WORDS[o])}
                   onChange={(operator) => changeTest(i, { operator })}
                 />
               </Labelled>

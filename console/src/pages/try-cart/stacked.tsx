@@ -6,8 +6,9 @@
 import { useQueries } from '@tanstack/react-query';
 import { admin, must } from '../../api';
 import { formatMoney } from '../../money';
+import { useApplication } from '../../use-application';
 import { FreeGifts } from './free-gifts';
-import { RulesTable, type RuleCheck } from './rules';
+import { RulesTable, type Reading, type RuleCheck } from './rules';
 import { eitherOf, whyLeftOut } from './why-left-out';
 
 /**
@@ -56,6 +57,7 @@ interface Props {
 
 export function StackedVerdicts({ app, answer, items, currency }: Props) {
   const money = (n: number) => formatMoney(n, currency);
+  const timeZone = useApplication(app).data?.timezone ?? null;
   const { results, stack } = answer;
   // Whether a promotion refused as "only on its own" is itself exclusive: read from its campaign.
   const exclusiveIds = [...new Set(results.filter((r) => r.reason === 'stacking_exclusive').map((r) => r.campaign_id))];
@@ -134,7 +136,7 @@ export function StackedVerdicts({ app, answer, items, currency }: Props) {
       </table>
 
       {applied.map((r) => (
-        <Applied key={`${r.position}`} result={r} items={items} money={money} currency={currency} />
+        <Applied key={`${r.position}`} result={r} items={items} money={money} reading={{ currency, timeZone }} />
       ))}
       {results.map((r, i) =>
         r.position === null ? (
@@ -144,7 +146,7 @@ export function StackedVerdicts({ app, answer, items, currency }: Props) {
             </h3>
             <p data-testid="why">{why(r, i)}</p>
             {r.message && <p className="hint">What validate answers: “{r.message}”</p>}
-            <Rules result={r} />
+            <Rules result={r} reading={{ currency, timeZone }} />
           </article>
         ) : null,
       )}
@@ -164,13 +166,14 @@ function Applied({
   result: r,
   items,
   money,
-  currency,
+  reading,
 }: {
   result: StackedResult;
   items: string[];
   money: (n: number) => string;
-  currency: string | null;
+  reading: Reading;
 }) {
+  const { currency } = reading;
   const id = `applied-${r.position}`;
   return (
     <article className="verdict yes" aria-labelledby={id}>
@@ -213,16 +216,16 @@ function Applied({
         </tfoot>
       </table>
       <FreeGifts result={r} currency={currency} />
-      <Rules result={r} />
+      <Rules result={r} reading={reading} />
     </article>
   );
 }
 
-function Rules({ result }: { result: StackedResult }) {
+function Rules({ result, reading }: { result: StackedResult; reading: Reading }) {
   return (
     <details>
       <summary>Rules checked</summary>
-      <RulesTable name={result.campaign_name} checks={result.checks} />
+      <RulesTable name={result.campaign_name} checks={result.checks} reading={reading} />
     </details>
   );
 }
