@@ -22,25 +22,31 @@ export function formatWhen(iso: string | Date, timeZone: string | null | undefin
   }
 }
 
+/** What `timeZone`'s wall clock shows at `at` (the browser's without a zone), field by field; throws for a zone the browser does not know. */
+function wallClock(at: Date, timeZone: string | null | undefined): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> {
+  return Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: timeZone ?? undefined,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  ) as Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string>;
+}
+
 /** An instant as a `datetime-local` field's value (`2026-11-26T10:00`) on `timeZone`'s clock (the browser's without one): {@link instantIn} reversed. */
 export function localInputIn(iso: string, timeZone: string | null | undefined): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return '';
-  let parts: Record<string, string>;
+  let parts: ReturnType<typeof wallClock>;
   try {
-    parts = Object.fromEntries(
-      new Intl.DateTimeFormat('en-US', {
-        timeZone: timeZone ?? undefined,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-      })
-        .formatToParts(at)
-        .map((p) => [p.type, p.value]),
-    );
+    parts = wallClock(at, timeZone);
   } catch {
     return localInputIn(iso, null); // a zone the browser does not know: its own clock
   }
@@ -59,20 +65,7 @@ export function instantIn(local: string, timeZone: string | null | undefined): s
   // The zone's offset at that moment: what the zone's clock shows at asUtc, minus asUtc; applied
   // twice, it lands on the instant even across a daylight-saving change.
   const offsetAt = (t: Date) => {
-    const parts = Object.fromEntries(
-      new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-      })
-        .formatToParts(t)
-        .map((p) => [p.type, p.value]),
-    );
+    const parts = wallClock(t, timeZone);
     const shown = Date.UTC(+parts.year!, +parts.month! - 1, +parts.day!, +parts.hour!, +parts.minute!, +parts.second!);
     return shown - t.getTime();
   };

@@ -4,7 +4,7 @@
  * shown back the same way.
  */
 import { expect } from 'chai';
-import { WHEN, formatWhen, instantIn } from '../../console/src/when.js';
+import { WHEN, formatWhen, instantIn, localInputIn } from '../../console/src/when.js';
 
 describe("console: times on the application's clock", () => {
   for (const [zone, local, instant] of [
@@ -20,6 +20,8 @@ describe("console: times on the application's clock", () => {
       expect(instantIn(local, zone)).to.equal(instant);
       const shown = new Intl.DateTimeFormat(undefined, { ...WHEN, timeZone: zone }).format(new Date(instant));
       expect(formatWhen(instant, zone)).to.equal(shown);
+      // And back into the field, as an edit form fills it (a wallet's pending date on the wallet's clock).
+      expect(localInputIn(instant, zone)).to.equal(local);
     });
   }
 
