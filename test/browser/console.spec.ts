@@ -207,6 +207,11 @@ describe('console: the promotions console in a real browser', function () {
     const app = await createTestApplication(api.services); // INR
     await createCustomers(api.services, app.id, ['build-buyer']);
     await createCampaign(api.services, app.id, { code: 'BUILD10', name: 'Build ten' });
+    await createCampaign(api.services, app.id, {
+      code: 'UPI5',
+      name: 'UPI five',
+      cartConditions: [{ field: 'payment_mode', operator: 'in', value: ['UPI'] }],
+    } as never);
     const page = await signedIn('viewer');
     await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
     await page.getByLabel('Customer (source_id)').fill('build-buyer');
@@ -248,6 +253,14 @@ describe('console: the promotions console in a real browser', function () {
       `applicable: ${inr(validated.body.coupon_savings.order.total_discount)} off`,
     );
     expect(await page.getByTestId('redeem-refusal').count(), 'a built cart is one a checkout can redeem').to.equal(0);
+    // A condition on what the cart did not send (no payment method) is said as not checked, not as passed.
+    await page.getByLabel('Code').fill('UPI5');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    const upi = page.getByRole('article', { name: 'UPI five: applicable' });
+    await upi.getByRole('row').filter({ hasText: 'Cart condition' }).filter({ hasText: 'not checked: not sent' }).waitFor();
+    await page.getByLabel('Code').fill('BUILD10');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await verdict.getByTestId('verdict').waitFor();
     {
       const v = await seriousViolations(page);
       expect(v, v.join('\n')).to.deep.equal([]);

@@ -78,6 +78,16 @@ export function figureInWords(key: string, value: unknown, figures: Record<strin
   return JSON.stringify(value);
 }
 
+/**
+ * A rule's result in words. A condition on a field the order did not send holds (only the two
+ * subtotals are required): it was not checked, which is what it says, not "passed".
+ */
+export function resultOf(c: RuleCheck): string {
+  if (c.passed === null) return 'not reached';
+  if (c.passed && c.rule === 'cart_condition' && 'actual' in c.figures && c.figures.actual === null) return 'not checked: not sent';
+  return c.passed ? 'passed' : 'failed';
+}
+
 export function RulesTable({ name, checks, reading }: { name: string; checks: readonly RuleCheck[]; reading: Reading }) {
   return (
     // Scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
@@ -96,7 +106,7 @@ export function RulesTable({ name, checks, reading }: { name: string; checks: re
           {checks.map((c, i) => (
             <tr key={i}>
               <td title={c.rule}>{ruleName(c.rule)}</td>
-              <td>{c.passed === null ? 'not reached' : c.passed ? 'passed' : 'failed'}</td>
+              <td>{resultOf(c)}</td>
               <td>{c.text}</td>
               <td>
                 <Figures figures={c.figures} reading={reading} />
