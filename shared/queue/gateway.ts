@@ -81,6 +81,8 @@ interface Waiter {
   settle: (answer: JobAnswer) => void;
   /** Its add of the job has completed (a duplicate add joined the job, or the add queued it). */
   added: boolean;
+  /** When the request began waiting (its add was sent): logged with an answer that did not come by reply. */
+  since: number;
 }
 
 const notAnswered = (standing: Standing, errorId?: string): JobAnswer => ({ answered: false, standing, ...(errorId ? { errorId } : {}) });
@@ -190,7 +192,7 @@ export class JobGateway {
     const queue = this.queues[partition]!;
     const jobId = jobIdOf(op.applicationId, op.operationKey);
     let waiter!: Waiter;
-    const done = new Promise<JobAnswer>((settle) => (waiter = { settle, added: false }));
+    const done = new Promise<JobAnswer>((settle) => (waiter = { settle, added: false, since: Date.now() }));
     const set = this.waiters.get(jobId) ?? new Set<Waiter>();
     this.waiters.set(jobId, set.add(waiter));
     const timer = setTimeout(() => void this.expire(queue, jobId, waiter), op.timeoutMs ?? this.config.jobWaitTimeoutMs);
@@ -294,7 +296,10 @@ export class JobGateway {
     if (over() || this.closed) return;
     const finished = await this.finishedOutcome(queue, jobId);
     if (!finished || over()) return;
-    this.logger?.warn({ jobId, stream: this.replies?.stream }, 'reply overdue: answered from the finished job');
+    this.logger?.warn(
+      { jobId, stream: this.replies?.stream, waitedMs: Date.now() - waiter.since },
+      'reply overdue: answered from the finished job',
+    );
     void this.replies?.ensureStream();
     waiter.settle({ answered: true, outcome: finished.outcome });
   }
@@ -336,7 +341,7 @@ export class JobGateway {
         if (finished) {
           // How long ago it finished tells a lost reply (long ago) from a job that finished late.
           this.logger?.warn(
-            { jobId, finishedMsAgo: Date.now() - finished.finishedOn },
+            { jobId, finishedMsAgo: Date.now() - finished.finishedOn, waitedMs: Date.now() - waiter.since },
             'no reply by the end of the wait: answered from the finished job',
           );
           return waiter.settle({ answered: true, outcome: finished.outcome });

@@ -331,12 +331,13 @@ describe("Redis Cluster: the primary holding an API's reply stream killed mid-bu
       // Replies reach the API whose stream failed over: no answer after the failover came from
       // reading the finished job (what the API does when a reply does not come), and those answers
       // came as fast as the other API's.
-      /** The API's log lines saying an answer came from the finished job, not by reply. */
+      /** The API's log lines saying an answer came from the finished job, not by reply (waitedMs: since its request queued the job). */
+      type Fallback = { time: number; jobId: string; msg: string; finishedMsAgo?: number; waitedMs: number };
       const fallbackLines = () =>
         readFileSync(t.apis[deaf]!.proc.log, 'utf8')
           .split('\n')
           .filter((l) => l.includes('answered from the finished job'))
-          .map((l) => JSON.parse(l) as { time: number; jobId: string; msg: string; finishedMsAgo?: number });
+          .map((l) => JSON.parse(l) as Fallback);
       const fallbacks = fallbackLines();
       const finalOf = (api: number) =>
         sentAfter
@@ -347,7 +348,8 @@ describe("Redis Cluster: the primary holding an API's reply stream killed mid-bu
       const quantiles = (ms: number[]) => ({ n: ms.length, median: ms[ms.length >> 1] ?? null, max: ms[ms.length - 1] ?? null });
       const replies = {
         victimHeldStreamOfApi: deaf,
-        fallbacksAfterKill: fallbacks.filter((l) => l.time >= killedAt).map((l) => l.time - killedAt),
+        /** Per answer from the finished job: when its operation was queued and answered, in ms after the kill. */
+        fallbacksAfterKill: fallbacks.filter((l) => l.time >= killedAt).map((l) => [l.time - l.waitedMs - killedAt, l.time - killedAt]),
         deafApiAfterFailoverMs: quantiles(finalOf(deaf)),
         otherApiAfterFailoverMs: quantiles(finalOf(1 - deaf)),
       };
@@ -357,19 +359,43 @@ describe("Redis Cluster: the primary holding an API's reply stream killed mid-bu
       // redirections, about 3 s, when the failover takes longer) is taken from the finished job
       // about a second after the job finished, not at the end of the API's wait (a job finished
       // at most 3 s before the wait ended — one re-run after its lock ran out — finished late, it
-      // did not lose its reply); after the failover every reply comes.
-      const told = (l: { time: number; jobId: string; msg: string; finishedMsAgo?: number }) =>
-        `${l.time - killedAt} ms after the kill: ${l.msg} (${l.jobId}${l.finishedMsAgo !== undefined ? `, finished ${l.finishedMsAgo} ms before` : ''})`;
-      expect(
-        fallbacks.filter((l) => l.time >= killedAt && (l.finishedMsAgo ?? 0) > 3000).map(told),
-        'operations that waited out the wait for a lost reply',
-      ).to.deep.equal([]);
+      // did not lose its reply); every operation queued after the failover gets its reply. Which
+      // is judged by when the operation was queued, not when it was answered: one queued during
+      // the failover whose reply was lost is answered from its job at its request's next look
+      // (1, 3, 7 s after the add), which on a loaded machine falls seconds after the cluster is
+      // healthy again (CI saw one such answer).
+      // Each named with what the workers logged of its job's reply (not sent in time, sent late,
+      // given up), so a failure says where the reply went.
+      const workerLines = t.workers.flatMap((w) => readFileSync(w.log, 'utf8').split('\n'));
+      const told = (l: Fallback) =>
+        `queued ${l.time - l.waitedMs - killedAt} ms after the kill, answered ${l.time - killedAt} ms after it: ${l.msg} (${l.jobId}${l.finishedMsAgo !== undefined ? `, finished ${l.finishedMsAgo} ms before` : ''})` +
+        workerLines
+          .filter((w) => w.startsWith('{') && w.includes(l.jobId) && w.includes('reply'))
+          .map((w) => {
+            const { time, msg, ms, waitedMs, err } = JSON.parse(w) as {
+              time: number;
+              msg: string;
+              ms?: number;
+              waitedMs?: number;
+              err?: string;
+            };
+            return `; worker, ${time - killedAt} ms after the kill: ${msg}${ms !== undefined ? ` after ${ms} ms` : ''}${waitedMs !== undefined ? ` (waited ${waitedMs} ms)` : ''}${err ? ` (${err})` : ''}`;
+          })
+          .join('');
       expect(
         fallbacks
-          .filter((l) => l.time > healthyAt + 2000 && (l.msg.startsWith('reply overdue') || (l.finishedMsAgo ?? 0) > 3000))
-          .map(told),
+          .filter((l) => l.time >= killedAt && (l.finishedMsAgo ?? 0) > 3000)
+          .map(told)
+          .join('\n'),
+        'operations that waited out the wait for a lost reply',
+      ).to.equal('');
+      expect(
+        fallbacks
+          .filter((l) => l.time - l.waitedMs > healthyAt + 2000 && (l.msg.startsWith('reply overdue') || (l.finishedMsAgo ?? 0) > 3000))
+          .map(told)
+          .join('\n'),
         'answers after the failover that did not come by reply',
-      ).to.deep.equal([]);
+      ).to.equal('');
       expect(replies.deafApiAfterFailoverMs.n, 'operations answered after the failover by the API whose stream failed over').to.be.at.least(
         12,
       );
