@@ -212,6 +212,12 @@ describe('console: the promotions console in a real browser', function () {
       name: 'UPI five',
       cartConditions: [{ field: 'payment_mode', operator: 'in', value: ['UPI'] }],
     } as never);
+    await createCampaign(api.services, app.id, {
+      code: 'APP5',
+      name: 'App five',
+      metadataKeys: [{ key: 'channel', type: 'string', scope: 'both' }],
+      cartConditions: [{ field: 'metadata.channel', operator: 'eq', value: 'app' }],
+    } as never);
     const page = await signedIn('viewer');
     await page.goto(`${api.url}/console/#/applications/${app.id}/try`);
     await page.getByLabel('Customer (source_id)').fill('build-buyer');
@@ -258,6 +264,22 @@ describe('console: the promotions console in a real browser', function () {
     await page.getByRole('button', { name: 'Try it' }).click();
     const upi = page.getByRole('article', { name: 'UPI five: applicable' });
     await upi.getByRole('row').filter({ hasText: 'Cart condition' }).filter({ hasText: 'not checked: not sent' }).waitFor();
+    // The payment method and the order's shop data, typed in the builder, are what the rules read.
+    await page.getByLabel('Payment method (blank: not sent)').fill('card');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await page.getByRole('article', { name: 'UPI five: not applicable' }).waitFor();
+    await page.getByLabel('Payment method (blank: not sent)').fill('UPI');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await upi.getByRole('row').filter({ hasText: 'Cart condition' }).filter({ hasText: 'passed' }).waitFor();
+    await page.getByLabel('Code').fill('APP5');
+    await page.getByRole('button', { name: "Add shop data (for rules on the order's data)" }).click();
+    const shopData = page.getByRole('group', { name: 'Shop data 1' });
+    await shopData.getByLabel('Name').fill('channel');
+    await shopData.getByLabel('Value').fill('app');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await page.getByRole('article', { name: 'App five: applicable' }).waitFor();
+    await shopData.getByRole('button', { name: 'Remove shop data 1' }).click();
+    await page.getByLabel('Payment method (blank: not sent)').fill('');
     await page.getByLabel('Code').fill('BUILD10');
     await page.getByRole('button', { name: 'Try it' }).click();
     await verdict.getByTestId('verdict').waitFor();

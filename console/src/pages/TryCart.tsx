@@ -5,7 +5,7 @@ import { admin, must, type CartExplanation } from '../api';
 import { AppCrumbs, ErrorLine } from '../parts';
 import { formatMoney } from '../money';
 import { useApplication } from '../use-application';
-import { CartBuilder, emptyLine, orderOf, type CartLine } from './try-cart/cart-builder';
+import { CartBuilder, emptyLine, orderOf, type CartDraft } from './try-cart/cart-builder';
 import { FreeGifts } from './try-cart/free-gifts';
 import { RulesTable, type RuleCheck } from './try-cart/rules';
 import { StackedVerdicts, type StackedAnswer } from './try-cart/stacked';
@@ -43,7 +43,11 @@ export function TryCartPage({ app }: { app: string }) {
   const [orderError, setOrderError] = useState<string | null>(null);
   /** The cart built item by item (the default), or the order pasted as a storefront sends it. */
   const [asJson, setAsJson] = useState(false);
-  const [lines, setLines] = useState<CartLine[]>([{ ...emptyLine(1), name: 'Shoes', sku: 'SHOE-1', price: '1000', was: '1200' }]);
+  const [cart, setCart] = useState<CartDraft>({
+    lines: [{ ...emptyLine(1), name: 'Shoes', sku: 'SHOE-1', price: '1000', was: '1200' }],
+    paymentMode: '',
+    data: [],
+  });
   const explain = useMutation({
     mutationFn: async ({ body, items }: { body: ExplainBody & { codes?: string[] }; items: string[] }): Promise<Tried> => {
       // `codes` is the explain route's several-codes form (docs/stacking.md), not yet in openapi.yaml.
@@ -68,7 +72,7 @@ export function TryCartPage({ app }: { app: string }) {
         setOrderError(`The order is not JSON: ${(err as Error).message}`);
         return;
       }
-    } else order = orderOf(lines);
+    } else order = orderOf(cart);
     const sourceId = String(form.get('source_id') ?? '').trim();
     const entered = codes.map((c) => c.trim()).filter((c) => c !== '');
     explain.mutate({
@@ -147,7 +151,7 @@ export function TryCartPage({ app }: { app: string }) {
               <textarea
                 name="order"
                 rows={10}
-                defaultValue={JSON.stringify(orderOf(lines), null, 2)}
+                defaultValue={JSON.stringify(orderOf(cart), null, 2)}
                 aria-invalid={orderError ? true : undefined}
                 aria-describedby={orderError ? 'order-error' : undefined}
               />
@@ -155,7 +159,7 @@ export function TryCartPage({ app }: { app: string }) {
             <ErrorLine id="order-error" error={orderError} />
           </>
         ) : (
-          <CartBuilder lines={lines} setLines={setLines} currency={application.data?.currency ?? null} />
+          <CartBuilder cart={cart} setCart={setCart} currency={application.data?.currency ?? null} />
         )}
         <button type="submit" disabled={explain.isPending}>
           Try it
