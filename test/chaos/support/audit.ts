@@ -46,6 +46,8 @@ export interface Figures {
 
 export interface AuditReport {
   figures: Figures;
+  /** Per operation id: whether the database holds it applied (a counted cycle, a reverted one, an applied ledger entry). */
+  applied: Map<string, boolean>;
   line: string;
   /** Every finding, as sentences; the scenario fails if any. */
   problems: string[];
@@ -140,6 +142,7 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
     spentCents,
     budgetRefused: 0,
   };
+  const applied = new Map<string, boolean>();
   // Only an API the test killed may cut a connection: a live one answers every request.
   const killed = new Set(scenario.processes.filter((p) => p.deliberatelyEnded && p.url).map((p) => p.url));
   for (const op of ops) {
@@ -188,6 +191,7 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
           say(op, `its 200 ${JSON.stringify(last)} does not match the applied entry ${e.txnId} (key ${okKey})`);
       }
     }
+    applied.set(op.id, times > 0);
     if (times > 0) f.applied++;
     if (times > 1) {
       f.appliedTwice++;
@@ -254,7 +258,7 @@ export async function audit(scenario: Scenario, ops: Op[], startedAt: number, ha
     `hung ${f.hung}, connections cut ${f.resets}, 503s: not applied ${f.notApplied503}, pending ${f.pending503}, dependency ${f.dependency503}, undocumented ${f.undocumented503} · redeemed ${completed}/${scenario.opts.limit}` +
     (spentCents !== null ? ` · spent ${spentCents}/${budget ?? 'no total'} cents, ${f.budgetRefused} refused by the budget` : '') +
     ` · ${f.seconds} s`;
-  return { figures: f, line, problems };
+  return { figures: f, applied, line, problems };
 }
 
 /**

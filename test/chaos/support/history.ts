@@ -4,7 +4,13 @@
  * the answer as the client last got it. A refusal the model knows (the coupon's limit, a debit
  * larger than the balance) is a refused operation; another 4xx changed nothing the model tracks
  * and is left out; an operation with no final answer (no answer, an abandoned unkeyed request, a
- * 5xx) is indeterminate until the run settled.
+ * 5xx) took effect at some moment before the run settled or never: which of the two, the database
+ * says (the audit's `applied`, read once the queues drained). Applied, it is an operation that
+ * succeeded with its answer unknown (its points taken or given, its place taken, its redemption
+ * reverted); not applied, it changed nothing and is left out. So the checker searches only where
+ * it took effect, not whether it did — half the branches per such operation, which a dead worker
+ * or database leaves by the dozen pending at once — and a history whose answers fit the contract
+ * only if the database's record were different is illegal.
  */
 import type { Op } from './burst.js';
 import { hundredths, type History, type HistoryOp } from '../../support/linearizability.js';
@@ -20,9 +26,11 @@ function modelRefusal(op: Op, body: any): boolean {
 
 /**
  * `settledAt`: an instant by which every operation had taken effect or never would (the burst
- * finished and the queues drained): the indeterminate ones end there.
+ * finished and the queues drained): the indeterminate ones end there. `applied`: per operation id,
+ * whether the database holds it applied; an indeterminate operation it does not name stays
+ * indeterminate.
  */
-export function historyOfBurst(ops: readonly Op[], limit: number, settledAt: number): History {
+export function historyOfBurst(ops: readonly Op[], limit: number, settledAt: number, applied?: ReadonlyMap<string, boolean>): History {
   const clients = new Map<string, number>();
   const client = (sourceId: string) => clients.get(sourceId) ?? clients.set(sourceId, clients.size).get(sourceId)!;
   const history: History = { coupon: { limit, ops: [] }, wallets: {} };
@@ -33,18 +41,22 @@ export function historyOfBurst(ops: readonly Op[], limit: number, settledAt: num
     else if (op.final === 'refused') {
       if (!modelRefusal(op, last?.body)) continue; // refused before anything the model tracks (a 429, a 409): not applied
       outcome = 'refused';
+    } else if (applied?.has(op.id)) {
+      if (!applied.get(op.id)) continue; // never took effect: nothing to check
+      outcome = 'ok'; // took effect; its answer (a wallet's balance before and after) unknown
     }
     const base = {
       client: client(op.sourceId),
       call: op.startedAt,
-      ret: outcome !== 'unknown' && last ? last.startedAt + last.ms : settledAt,
+      // Answered: when its answer came; otherwise it may have taken effect until the run settled.
+      ret: (op.final === 'ok' || op.final === 'refused') && last ? last.startedAt + last.ms : settledAt,
       outcome,
     };
     if (op.kind === 'redeem' || op.kind === 'revert') {
       history.coupon!.ops.push({ ...base, kind: op.kind, key: op.orderId! });
       continue;
     }
-    const body = outcome === 'ok' ? last?.body : undefined;
+    const body = op.final === 'ok' ? last?.body : undefined;
     const answered =
       typeof body?.loyalty_points === 'number' && typeof body?.previous_loyalty_points === 'number'
         ? { before: hundredths(body.previous_loyalty_points), after: hundredths(body.loyalty_points) }

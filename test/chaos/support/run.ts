@@ -177,7 +177,8 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   // Every acknowledged answer one a correct service could give (docs/reliability.md, "Linearizability"),
   // and the checker shown to catch lies planted in this very history before it is trusted.
   // A budgeted coupon's model is money, not a count: its scenario checks the wallets' partitions only.
-  const full = historyOfBurst(burst.ops, scenario.opts.limit, Date.now()); // the queues are drained: everything settled
+  // The queues are drained: everything settled, and the audit read what the database holds applied.
+  const full = historyOfBurst(burst.ops, scenario.opts.limit, Date.now(), result.applied);
   const history = 'budget' in scenario.opts && scenario.opts.budget ? { wallets: full.wallets } : full;
   // Kept with the scenario's logs (CHAOS_KEEP=1, or a failure): `tools/lincheck < history.json` replays the check.
   writeFileSync(join(scenario.dir, 'history.json'), JSON.stringify(history));
