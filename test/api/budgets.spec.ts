@@ -1,10 +1,14 @@
 /**
  * Money budgets (docs/budgets.md) through the admin API and the client routes of a running API and
  * worker: the format's round trip and its 400s, a budget that refuses or caps at its edge, a
- * revert giving its amount back, the customer's share, usage's spent and left, and the granted
- * amounts beside the contract's redeem body.
+ * revert giving its amount back, the customer's share, usage's spent and left, the week's and the
+ * month's caps across their boundaries in the application's timezone (a clock moved through
+ * TEST_CLOCK_FILE), and the granted amounts beside the contract's redeem body.
  */
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
 import { assertMatchesSpec } from '../support/openapi.js';
@@ -16,13 +20,18 @@ describe('money budgets', function () {
   this.timeout(60_000);
   let api: TestApi;
   let app: AdminApp;
+  // The service's clock: the machine's plus the milliseconds in this file (0 but where a test moves it).
+  const clockDir = mkdtempSync(join(tmpdir(), 'coupons-budget-clock-'));
+  const clockFile = join(clockDir, 'offset');
   before(async () => {
-    api = await startTestApi();
+    writeFileSync(clockFile, '0');
+    api = await startTestApi({ TEST_CLOCK_FILE: clockFile });
     app = await newApp({ name: `Budgets ${process.pid}`, timezone: 'Asia/Kolkata', currency: 'INR' });
     await must('POST', `/applications/${app.id}/customers`, { customers: ['b-1', 'b-2', 'b-3'].map((source_id) => ({ source_id })) });
   });
   after(async () => {
     await api?.close();
+    rmSync(clockDir, { recursive: true, force: true });
   });
   const { admin, client, newApp, must } = adminHelpers(() => api);
   let seq = 0;
@@ -184,5 +193,82 @@ describe('money budgets', function () {
     const day = (await usage(c)).per_day;
     expect(day).to.include({ budget: 150, spent: 100, left: 50 });
     expect(day.period).to.match(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  describe("a week's and a month's budget (Asia/Kolkata, UTC+05:30)", () => {
+    /** Sets the service's clock to `instant` (it runs on from there). */
+    const clockAt = (instant: string) => writeFileSync(clockFile, String(Date.parse(instant) - Date.now()));
+    afterEach(() => writeFileSync(clockFile, '0'));
+    const PCT_10 = { kind: 'discount', type: 'percentage', value: 10 };
+
+    it("when the week's budget is spent, then it refuses until Monday in the application's timezone, and the new week starts fresh", async () => {
+      clockAt('2027-03-13T23:00:00+05:30'); // a Saturday of ISO week 2027-W10
+      const c = await create({ discount: PCT_10, budget: { per_week: 200 } });
+      // 10% of a 1000 selling subtotal: 100 each; two spend the week's 200.
+      expect((await apply('redeem', c, makeOrder(), 'b-1')).status).to.equal(200);
+      expect((await apply('redeem', c, makeOrder(), 'b-2')).status).to.equal(200);
+      expect((await usage(c)).per_week).to.deep.equal({ budget: 200, spent: 200, left: 0, period: '2027-W10' });
+
+      const refusedBy = async (when: string) => {
+        const shown = await validate(c, makeOrder(), 'b-3');
+        expect(shown.status, when).to.equal(200);
+        expect(shown.body.is_applicable, when).to.equal(false);
+        expect(shown.body.message, when).to.equal('coupon code redemption budget exceeded');
+        expect(shown.headers.get('coupon-reason'), when).to.equal('budget_exhausted');
+        const redeem = await apply('redeem', c, makeOrder(), 'b-3');
+        expect(redeem.status, when).to.equal(400);
+        expect(redeem.body, when).to.deep.include({
+          message: 'coupon validation failed',
+          details: 'coupon code redemption budget exceeded',
+        });
+        expect(redeem.headers.get('coupon-reason'), when).to.equal('budget_exhausted');
+      };
+      await refusedBy('Saturday');
+      // Sunday is a new day but the same ISO week (weeks start on Monday).
+      clockAt('2027-03-14T00:30:00+05:30');
+      await refusedBy('Sunday');
+      expect((await usage(c)).per_week).to.deep.equal({ budget: 200, spent: 200, left: 0, period: '2027-W10' });
+
+      // 00:30 on Monday in Kolkata is still Sunday 19:00 in UTC: only the application's timezone starts the week.
+      clockAt('2027-03-15T00:30:00+05:30');
+      expect((await usage(c)).per_week).to.deep.equal({ budget: 200, spent: 0, left: 200, period: '2027-W11' });
+      const fresh = await validate(c, makeOrder(), 'b-3');
+      expect(fresh.body.is_applicable, fresh.text).to.equal(true);
+      expect(fresh.body.coupon_savings.order.total_discount).to.equal(100);
+      expect((await apply('redeem', c, makeOrder(), 'b-3')).status).to.equal(200);
+      expect(await usage(c)).to.deep.include({
+        total: { budget: null, spent: 300, left: null },
+        per_week: { budget: 200, spent: 100, left: 100, period: '2027-W11' },
+      });
+    });
+
+    it("when the month's budget is spent with cap, then the last redeem gets what is left, and the 1st in the application's timezone starts fresh", async () => {
+      clockAt('2027-04-30T23:00:00+05:30'); // the last day of April, a Friday
+      const c = await create({ discount: PCT_10, budget: { per_month: 150, when_exceeded: 'cap' } });
+      const granted = async (source: string) => {
+        const res = await apply('redeem', c, makeOrder(), source);
+        expect(res.status, res.text).to.equal(200);
+        return res.headers.get('coupon-discount');
+      };
+      expect(await granted('b-1')).to.equal('100.00');
+      const shown = await validate(c, makeOrder(), 'b-2');
+      expect(shown.body.is_applicable).to.equal(true);
+      expect(shown.body.coupon_savings.order.total_discount).to.equal(50);
+      expect(await granted('b-2')).to.equal('50.00');
+      expect((await usage(c)).per_month).to.deep.equal({ budget: 150, spent: 150, left: 0, period: '2027-04' });
+      const none = await apply('redeem', c, makeOrder(), 'b-3');
+      expect(none.status).to.equal(400);
+      expect(none.body).to.deep.include({ message: 'coupon validation failed', details: 'coupon code redemption budget exceeded' });
+      expect(none.headers.get('coupon-reason')).to.equal('budget_exhausted');
+
+      // 00:30 on 1 May in Kolkata is still 30 April 19:00 in UTC: only the application's timezone starts the month.
+      clockAt('2027-05-01T00:30:00+05:30');
+      expect((await usage(c)).per_month).to.deep.equal({ budget: 150, spent: 0, left: 150, period: '2027-05' });
+      expect(await granted('b-3')).to.equal('100.00');
+      expect(await usage(c)).to.deep.include({
+        total: { budget: null, spent: 250, left: null },
+        per_month: { budget: 150, spent: 100, left: 50, period: '2027-05' },
+      });
+    });
   });
 });

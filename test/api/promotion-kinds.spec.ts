@@ -1,9 +1,9 @@
 /**
  * Promotion kinds (docs/campaigns.md "Promotion kinds") through the admin API and the client
  * routes of a running API and worker: each kind's admin format round trip and its 400s, and for
- * each kind list, validate, Try a cart (explain) and redeem agreeing on the amounts — the per-item
- * breakdown exact in cents — with a free gift named in the answers, recorded in the journal and
- * limited by `max_gifts`.
+ * each kind list (with the same cart and customer), validate, Try a cart (explain) and redeem
+ * agreeing on the amounts — the per-item breakdown exact in cents — with a free gift named in the
+ * answers, recorded in the journal and limited by `max_gifts`.
  */
 import { expect } from 'chai';
 import { redemptionKey } from '../../shared/data/redemption-journal.repository.js';
@@ -58,13 +58,26 @@ describe('promotion kinds', function () {
     return res.body.results[0];
   };
 
-  /** Validate, Try a cart and redeem of one cart: the same total; returns validate's body and each item's discount_value. */
+  /**
+   * Validate, list, Try a cart and redeem of one cart for one customer: the same total; list's savings are validate's
+   * (less the two fields only validate sends) and it names the same free gifts. Returns validate's body and each
+   * item's discount_value.
+   */
   async function agreeing(c: { code: string }, order: Record<string, unknown>) {
     const shown = await validate(c, order);
     expect(shown.status, shown.text).to.equal(200);
     assertMatchesSpec('POST', '/coupons/validate', 200, shown.body);
     expect(shown.body.is_applicable, shown.text).to.equal(true);
     const savings = shown.body.coupon_savings.order;
+    // List rule 3: with source_id and an order, each coupon is checked for that customer and cart.
+    const listed = await client(app, 'POST', '/coupons/list/all', { source_id: 'k-1', order });
+    expect(listed.status, listed.text).to.equal(200);
+    assertMatchesSpec('POST', '/coupons/list/all', 200, listed.body);
+    const entry = (listed.body as { coupon_code: string }[]).find((x) => x.coupon_code === c.code) as Record<string, unknown> | undefined;
+    expect(entry, 'list').to.include({ is_applicable: true });
+    const { payment_mode: _paymentMode, discount_calculated_on_property: _base, ...listSavings } = savings;
+    expect((entry!.coupon_savings as { order: unknown }).order, 'list savings').to.deep.equal(listSavings);
+    expect(entry!.free_gifts, 'list free_gifts').to.deep.equal(shown.body.free_gifts);
     const explained = await explain(c, order);
     expect(explained.applicable).to.equal(true);
     expect(explained.discount_amount).to.equal(savings.total_discount);
@@ -238,6 +251,33 @@ describe('promotion kinds', function () {
       expect(below.body.message).to.equal('selling_price_subtotal should be greater than or equal to 100.00');
     });
 
+    it('"from 100 save 5%, from 200 save 10%": a percentage of the base at the tier reached, rounded half away from zero to the cent', async () => {
+      const c = await kind({
+        kind: 'discount',
+        type: 'tiered',
+        tier_type: 'percentage',
+        tiers: [
+          { from: 100, value: 5 },
+          { from: 200, value: 10 },
+        ],
+      });
+      const belt = { product_id: 'belt', sku: 'BELT', name: 'Belt', original_price: 35, selling_price: 29.9, shipping: 0 };
+      const at = async (lines: [Record<string, unknown>, number][]) => (await agreeing(c, cart(lines))).savings;
+      expect(
+        await at([
+          [SHIRT, 2],
+          [SOCKS, 1],
+        ]),
+      ).to.include({ selling_price_subtotal: 220, total_discount: 22, total_amount: 198 });
+      // 5% of 129.90 is 6.495.
+      expect(
+        await at([
+          [SHIRT, 1],
+          [belt, 1],
+        ]),
+      ).to.include({ selling_price_subtotal: 129.9, total_discount: 6.5, total_amount: 123.4 });
+    });
+
     it('a bundle price: phone and case for 449 together', async () => {
       const c = await kind({ kind: 'discount', type: 'bundle', bundle: [{ items: bySku('PHONE') }, { items: bySku('CASE') }], price: 449 });
       const { savings, items } = await agreeing(
@@ -249,7 +289,8 @@ describe('promotion kinds', function () {
         ]),
       );
       expect(savings.total_discount).to.equal(21);
-      expect(items[2]).to.equal(0);
+      // 450 + 20 − 449 = 21, spread by value (450 : 20) to the cent, largest remainder: 20.11 and 0.89.
+      expect(items).to.deep.equal([20.11, 0.89, 0]);
     });
 
     it('free shipping over a threshold: the shipping sent is the discount', async () => {
@@ -257,8 +298,9 @@ describe('promotion kinds', function () {
         { kind: 'discount', type: 'free_shipping' },
         { cart_conditions: [{ field: 'selling_price_subtotal', operator: 'gte', value: 100 }] },
       );
-      const { savings } = await agreeing(c, cart([[SHIRT, 1]], { shipping: 7.5 }));
-      expect(savings.total_discount).to.equal(7.5);
+      const { savings, items } = await agreeing(c, cart([[SHIRT, 1]], { shipping: 7.5 }));
+      expect(savings).to.include({ total_discount: 7.5, total_amount: 92.5 });
+      expect(items, 'no discount_value on the items').to.deep.equal([null]);
     });
 
     it('a free gift is named by list (without a cart), validate and Try a cart, recorded by redeem, and limited by max_gifts', async () => {
@@ -280,7 +322,7 @@ describe('promotion kinds', function () {
       expect((await explain(c, order)).free_gifts, 'explain').to.deep.equal(gifts);
       const { body, savings } = await agreeing(c, order);
       expect(body.free_gifts, 'validate').to.deep.equal(gifts);
-      expect(savings.total_discount).to.equal(0);
+      expect(savings).to.include({ total_discount: 0, total_amount: 100 });
       const journal = await api.services.repos.redemptions.get(redemptionKey(c.id, order.order_id as string, 1));
       expect(journal?.gifts).to.deep.equal([{ productId: 'tote', sku: 'TOTE', name: 'Tote bag', quantity: 1, valueCents: 500 }]);
       const out = await redeem(c, cart([[SHIRT, 1]]), 'k-2');
