@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { chromiumOrSkip, euros, LOCALE, PHONE, seriousViolations, sidewaysScroll } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createCustomers, makeOrder } from '../fixtures/records.js';
@@ -104,6 +104,54 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
     await page.getByRole('link', { name: `Edit ${name}` }).waitFor();
   }
 
+  /**
+   * A picture for docs/console.md at a tablet's width: the first of `parts` scrolled to the top of the
+   * screen, the picture cut to all of them (the screen made tall enough to hold them; the In short box
+   * stays beside the form as it scrolls); then the phone's width again.
+   */
+  async function shot(page: Page, file: string, ...parts: Locator[]) {
+    const margin = 12;
+    const union = async () => {
+      const boxes = await Promise.all(
+        parts.map(async (p) => {
+          const b = await p.boundingBox();
+          if (!b) throw new Error(`${file}: ${p.toString()} is not shown`);
+          return b;
+        }),
+      );
+      const left = Math.min(...boxes.map((b) => b.x));
+      const top = Math.min(...boxes.map((b) => b.y));
+      const right = Math.max(...boxes.map((b) => b.x + b.width));
+      const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+      return { left, top, right, bottom };
+    };
+    await page.setViewportSize(TABLET);
+    const needed = await union();
+    const height = Math.max(TABLET.height, Math.ceil(needed.bottom - needed.top + 3 * margin));
+    await page.setViewportSize({ width: TABLET.width, height });
+    await parts[0]!.evaluate((e, m) => {
+      e.scrollIntoView();
+      e.ownerDocument.defaultView?.scrollBy(0, -m);
+    }, margin);
+    const box = await union();
+    const x = Math.max(0, Math.floor(box.left - margin));
+    const y = Math.max(0, Math.floor(box.top - margin));
+    const clip = {
+      x,
+      y,
+      width: Math.min(TABLET.width, Math.ceil(box.right + margin)) - x,
+      height: Math.min(height, Math.ceil(box.bottom + margin)) - y,
+    };
+    await page.screenshot({ path: join(SHOTS, file), clip });
+    await page.setViewportSize(PHONE);
+  }
+
+  /** The editor's section named `legend` with the In short box beside it. */
+  const withSummary = (page: Page, legend: string) => [
+    page.getByRole('group', { name: legend, exact: true }),
+    page.getByRole('complementary', { name: 'What customers can be told' }),
+  ];
+
   async function clean(page: Page) {
     expect(await sidewaysScroll(page)).to.deep.equal({ scroll: 0, spilling: [] });
     const v = await seriousViolations(page);
@@ -144,10 +192,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
     await page.getByTestId('rule-texts').waitFor();
     await clean(page);
 
-    await page.setViewportSize(TABLET);
-    await page.getByRole('group', { name: 'Discount', exact: true }).evaluate((e) => e.scrollIntoView());
-    await page.screenshot({ path: join(SHOTS, 'promotion-kinds.png') });
-    await page.setViewportSize(PHONE);
+    await shot(page, 'promotion-kind-buy-x-get-y.png', ...withSummary(page, 'Discount'));
 
     await create(page, name);
     const saved = await storedCampaign(name);
@@ -187,6 +232,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
       .waitFor();
     await page.getByTestId('rule-texts').waitFor();
     await clean(page);
+    await shot(page, 'promotion-kind-tiered.png', ...withSummary(page, 'Discount'));
     await create(page, name);
 
     const saved = await storedCampaign(name);
@@ -224,6 +270,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
       .waitFor();
     await page.getByTestId('rule-texts').waitFor();
     await clean(page);
+    await shot(page, 'budget-fields.png', ...withSummary(page, 'Budget'));
     await create(page, name);
 
     const saved = await storedCampaign(name);
@@ -261,9 +308,12 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
     expect(await page.getByTestId('budget-week').count()).to.equal(0); // no weekly cap
     await page.getByTestId('summary-budget').waitFor();
     await clean(page);
-    await page.setViewportSize(TABLET);
-    await page.screenshot({ path: join(SHOTS, 'budget.png') });
-    await page.setViewportSize(PHONE);
+    await shot(
+      page,
+      'budget-used.png',
+      page.getByRole('heading', { name: `Edit ${name}`, level: 1 }),
+      page.getByRole('region', { name: 'Budget used' }),
+    );
 
     await page.goto(`${api.url}/console/#/applications/${app.id}/campaigns`);
     const row = page.getByRole('row').filter({ hasText: name });
@@ -276,7 +326,15 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
 
   it('when a saved campaign of each promotion kind is opened in the editor and saved unchanged, then the API has it exactly as before', async () => {
     const skus = (...values: string[]) => ({ match: 'AND', properties: [{ property: 'sku', operator: 'in', values }] });
-    const kinds: { name: string; code: string; words: string; discount: Record<string, unknown>; more?: Record<string, unknown> }[] = [
+    const kinds: {
+      name: string;
+      code: string;
+      words: string;
+      discount: Record<string, unknown>;
+      more?: Record<string, unknown>;
+      /** docs/console.md's picture of its editor form. */
+      picture?: string;
+    }[] = [
       {
         name: 'Tote bag gift',
         code: 'GIFT1',
@@ -288,6 +346,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
           max_gifts: 100,
         },
         more: { budget: { total: 300, when_exceeded: 'refuse', notify_at: [80] } },
+        picture: 'promotion-kind-free-gift.png',
       },
       {
         name: 'Shirt and socks set',
@@ -303,6 +362,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
           price: 700,
           max_repeats: 1,
         },
+        picture: 'promotion-kind-bundle.png',
       },
       {
         name: 'Shipping on us',
@@ -310,6 +370,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
         words: 'Free shipping',
         discount: { kind: 'discount', type: 'free_shipping' },
         more: { discount_calculated_on_property: 'shipping' },
+        picture: 'promotion-kind-free-shipping.png',
       },
       {
         name: 'Cashback amount off',
@@ -346,6 +407,10 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
       await page.getByRole('heading', { name: `Edit ${k.name}` }).waitFor();
       expect(await page.getByLabel('What the customer gets').locator('option:checked').innerText(), k.name).to.equal(k.words);
       await clean(page);
+      if (k.picture) {
+        await page.getByTestId('rule-texts').waitFor();
+        await shot(page, k.picture, ...withSummary(page, 'Discount'));
+      }
       await savedUnchanged(page, before);
     }
     await page.context().close();
@@ -376,7 +441,22 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
     const gifts = page.getByTestId('free-gifts');
     await gifts.waitFor();
     expect(await gifts.getByRole('listitem').allInnerTexts()).to.deep.equal([`2 × Umbrella (SKU UMB-1) — free, worth ${euros(7.5)} each`]);
+    // The verdict and the discount row in words: no "0.00 off", no type or base by its wire name, no JSON.
+    const verdict = page.getByRole('article', { name: 'Umbrella gift: applicable' });
+    expect(await verdict.getByTestId('verdict').innerText()).to.equal('applicable: a free gift (below)');
+    const discountRow = verdict.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Discount', exact: true }) });
+    const said = await discountRow.innerText();
+    expect(said, said).to.include('Free gift, on the order subtotal');
+    expect(said, said).to.include(`2 × Umbrella (SKU UMB-1), worth ${euros(7.5)} each`);
+    expect(said).to.not.match(/free_gift|selling_price_subtotal|[{}]/);
     await clean(page);
+    await shot(
+      page,
+      'try-a-cart-free-gift.png',
+      page.getByRole('form', { name: 'Cart to try' }),
+      page.getByRole('article', { name: 'Umbrella gift: applicable' }).getByRole('heading'),
+      gifts,
+    );
     await page.context().close();
   });
 });

@@ -142,7 +142,7 @@ export function TryCartPage({ app }: { app: string }) {
         )}
         <label className="inline">
           <input type="checkbox" checked={asJson} onChange={(e) => setAsJson(e.target.checked)} /> Paste the order as JSON instead (as a
-          storefront sends it: for metadata, payment mode or an order to check)
+          storefront sends it: an order to check)
         </label>
         {asJson ? (
           <>
@@ -206,7 +206,9 @@ function Verdict({ result, currency, timeZone }: { result: Explanation; currency
             applicable:{' '}
             {result.cashback_amount > 0
               ? `${formatMoney(result.cashback_amount, currency)} cashback`
-              : `${formatMoney(result.discount_amount, currency)} off`}
+              : result.discount_amount === 0 && (result as { free_gifts?: unknown[] }).free_gifts?.length
+                ? 'a free gift (below)'
+                : `${formatMoney(result.discount_amount, currency)} off`}
           </span>
         ) : (
           <span data-testid="verdict">not applicable: {result.message}</span>

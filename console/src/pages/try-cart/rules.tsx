@@ -1,5 +1,5 @@
 import { formatMoney } from '../../money';
-import { BASE_WORDS, fieldName, OPERATOR_WORDS } from '../../promotion-words';
+import { BASE_WORDS, DISCOUNT_TYPE_WORDS, fieldName, OPERATOR_WORDS } from '../../promotion-words';
 import { formatWhen } from '../../when';
 
 /** The rules one promotion was checked against, each with its result and the figures it was decided on. */
@@ -54,6 +54,16 @@ const moneyField = (field: unknown) => typeof field === 'string' && /price|subto
 /** One figure in words; null when there is nothing to say (not sent, no value). */
 export function figureInWords(key: string, value: unknown, figures: Record<string, unknown>, reading: Reading): string | null {
   if (value === null || value === undefined) return null;
+  if (key === 'free_gifts' && Array.isArray(value))
+    return value
+      .map((g: { quantity?: number; name?: string; sku?: string | null; value?: number }) =>
+        [
+          `${g.quantity ?? 1} × ${g.name ?? '?'}`,
+          g.sku ? ` (SKU ${g.sku})` : '',
+          typeof g.value === 'number' ? `, worth ${formatMoney(g.value, reading.currency)} each` : '',
+        ].join(''),
+      )
+      .join('; ');
   if (Array.isArray(value)) {
     if (value.every((v) => v === null || v === undefined)) return null;
     return value.map((v) => figureInWords(key, v, figures, reading) ?? '—').join(', ');
@@ -70,12 +80,27 @@ export function figureInWords(key: string, value: unknown, figures: Record<strin
   }
   if (typeof value === 'string') {
     if (key === 'base' && value in BASE_WORDS) return BASE_WORDS[value as keyof typeof BASE_WORDS];
+    if (key === 'type' && value in DISCOUNT_TYPE_WORDS) return DISCOUNT_TYPE_WORDS[value as keyof typeof DISCOUNT_TYPE_WORDS];
     if (key === 'field') return fieldName(value);
     if (key === 'operator' && value in OPERATOR_WORDS) return OPERATOR_WORDS[value as keyof typeof OPERATOR_WORDS];
     if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)) return formatWhen(value, reading.timeZone);
     return value;
   }
   return JSON.stringify(value);
+}
+
+/**
+ * What a rule checked, in words: the discount row as what the customer gets on what it is computed
+ * on ("Percentage off: 10%, on the order subtotal"); every other rule's text is the engine's, the
+ * message validate would give.
+ */
+export function checkText(c: RuleCheck, reading: Reading): string {
+  if (c.rule !== 'discount' || typeof c.figures.type !== 'string') return c.text;
+  const type = figureInWords('type', c.figures.type, c.figures, reading) ?? c.figures.type;
+  const value =
+    c.figures.type === 'percentage' || c.figures.type === 'flat' ? figureInWords('value', c.figures.value, c.figures, reading) : null;
+  const base = figureInWords('base', c.figures.base, c.figures, reading);
+  return `${type}${value ? `: ${value}` : ''}${base ? `, on ${base.charAt(0).toLowerCase()}${base.slice(1)}` : ''}`;
 }
 
 /**
@@ -107,7 +132,7 @@ export function RulesTable({ name, checks, reading }: { name: string; checks: re
             <tr key={i}>
               <td title={c.rule}>{ruleName(c.rule)}</td>
               <td>{resultOf(c)}</td>
-              <td>{c.text}</td>
+              <td>{checkText(c, reading)}</td>
               <td>
                 <Figures figures={c.figures} reading={reading} />
               </td>
