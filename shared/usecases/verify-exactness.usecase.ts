@@ -367,6 +367,28 @@ class Recount {
       if (id.includes(':u:')) over(id, `customer ${id.slice(id.indexOf(':u:') + 3)}`, l.perCustomer, n);
       else over(id, `code ${id.slice(id.indexOf(':b:') + 3)}`, campaign.bulkCodeUsageLimit ?? 1, n);
     }
+    // A money budget is a limit on cents given away (docs/budgets.md): the completed cycles'
+    // budget amounts against each of its caps, as they are now.
+    const b = campaign.budget;
+    if (!b) return out;
+    const overBudget = (counter: string, what: string, capCents: number | null, cents: number) => {
+      if (capCents === null || cents <= capCents) return;
+      out.push({
+        kind: 'limit_exceeded',
+        message: `${what}: ${cents} cents given away by completed redemptions, the budget is ${capCents} — exceeded, or the budget was lowered since (the audit log's campaign.update entries say when)`,
+        documents: [campaignRef(campaign.id), counterRef(counter)],
+        expected: capCents,
+        found: cents,
+      });
+    };
+    if (campaignWide) {
+      overBudget(campaign.id, 'budget in total', b.totalCents, this.amounts.get(campaign.id) ?? 0);
+      for (const [k, cents] of this.dayAmounts) overBudget(campaign.id, `budget of day ${k}`, b.perDayCents, cents);
+      for (const [k, cents] of this.weekAmounts) overBudget(campaign.id, `budget of week ${k}`, b.perWeekCents, cents);
+      for (const [k, cents] of this.monthAmounts) overBudget(campaign.id, `budget of month ${k}`, b.perMonthCents, cents);
+    }
+    for (const [id, cents] of this.amounts)
+      if (id.includes(':u:')) overBudget(id, `budget of customer ${id.slice(id.indexOf(':u:') + 3)}`, b.perCustomerCents, cents);
     return out;
   }
 }

@@ -6,6 +6,7 @@
  * take did not commit, with its cents in `amt`, is in flight, not a discrepancy.
  */
 import { expect } from 'chai';
+import mongoose from 'mongoose';
 import type { Campaign } from '../../shared/domain/types.js';
 import { verifyApplication, type Discrepancy, type VerifyReport } from '../../shared/usecases/verify-exactness.usecase.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
@@ -83,6 +84,38 @@ describe('the exactness verifier on money budgets', function () {
     const d = only(await verify(app), 'counter_mismatch');
     expect(d).to.include({ expected: 20_000, found: 20_001 });
     expect(d.message).to.match(/^day \d{4}-\d{2}-\d{2} amount \(cents\) is 20001/);
+  });
+
+  it('when more money was given away than the budget allows (or it was lowered since), then each cap passed is reported with its recount', async () => {
+    const { app, campaign, customerCounter } = await budgeted();
+    // 200.00 given away in all and today, 100.00 of it to each customer: caps one cent below each.
+    await models().Campaign.collection.updateOne(
+      { _id: new mongoose.Types.ObjectId(campaign.id) },
+      { $set: { 'budget.totalCents': 19_999, 'budget.perDayCents': 19_999, 'budget.perCustomerCents': 9_999 } },
+    );
+    const over = (await verify(app)).discrepancies.filter((d) => d.kind === 'limit_exceeded');
+    expect(
+      over.map((d) => [d.message.split(':')[0]!.replace(/^budget of (day|customer) .*/, 'budget of $1'), d.expected, d.found]).sort(),
+    ).to.deep.equal(
+      [
+        ['budget in total', 19_999, 20_000],
+        ['budget of day', 19_999, 20_000],
+        ['budget of customer', 9_999, 10_000],
+        ['budget of customer', 9_999, 10_000],
+      ].sort(),
+    );
+    expect(over.find((d) => d.message.startsWith('budget in total'))!.documents).to.deep.equal([
+      { collection: 'campaigns', id: campaign.id },
+      { collection: 'limit_counters', id: campaign.id },
+    ]);
+    // Each customer's own counter is named: c1's among them.
+    expect(over.flatMap((d) => d.documents.map((x) => x.id))).to.include(customerCounter);
+    // At the caps exactly, nothing is passed.
+    await models().Campaign.collection.updateOne(
+      { _id: new mongoose.Types.ObjectId(campaign.id) },
+      { $set: { 'budget.totalCents': 20_000, 'budget.perDayCents': 20_000, 'budget.perCustomerCents': 10_000 } },
+    );
+    expect((await verify(app)).discrepancies).to.deep.equal([]);
   });
 
   it("when a customer counter's amt is missing, then that counter is reported", async () => {
