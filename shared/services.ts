@@ -75,6 +75,8 @@ export interface Services {
    * (shared/usecases/admin/announce.ts). Composition roots `start()` it to hear the others' announcements.
    */
   changes: ConfigChanges;
+  /** Drops this process's cached state of one application (`*`: of all); the next use reads it again. */
+  forget(applicationId: string): void;
   now: () => Date;
 }
 
@@ -118,6 +120,7 @@ export function createServices(config: Config, db: Database, logger?: Logger): S
     soldOut: new SoldOutHints(),
     webhookEndpoints,
     changes: new ConfigChanges(forget, config.redisUrl, config.queuePrefix, logger),
+    forget,
     now: clockOf(config),
   };
 }
