@@ -46,8 +46,8 @@ export interface Verdict {
 /**
  * Runs the checker on `history`; each partition may take `timeoutMs` to be decided (60 s). A
  * partition not decided in time is `unknown` in the verdict (and `linearizable` is false): the
- * search is exponential in the operations pending at once, and a burst whose operations all
- * waited out a dead worker can be beyond it (docs/reliability.md, "Linearizability").
+ * search is exponential in the operations pending at once that the checker's reductions cannot
+ * order (docs/reliability.md, "Linearizability").
  */
 export function checkHistory(history: History, timeoutMs = 60_000): Verdict {
   const run = spawnSync(lincheckBinary(), [String(Math.ceil(timeoutMs / 1000))], {

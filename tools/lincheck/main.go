@@ -41,6 +41,8 @@ type Op struct {
 	// What a wallet operation answered (ok only): the balance before and after it.
 	Before *int64 `json:"before"`
 	After  *int64 `json:"after"`
+	// Its place in its chain of interchangeable operations (chains), -1 when in none.
+	chain, index int
 }
 
 // History is the input document.
@@ -88,6 +90,7 @@ func operations(ops []Op) []porcupine.Operation {
 type couponState struct {
 	taken int
 	keys  string // the tracked orders redeemed now, sorted, one per line
+	done  string // per chain, how many of its operations are linearized (two bytes each)
 }
 
 func members(s couponState) []string {
@@ -99,16 +102,16 @@ func members(s couponState) []string {
 
 func with(s couponState, key string, tracked bool) couponState {
 	if !tracked {
-		return couponState{taken: s.taken + 1, keys: s.keys}
+		return couponState{taken: s.taken + 1, keys: s.keys, done: s.done}
 	}
 	m := append(members(s), key)
 	sort.Strings(m)
-	return couponState{taken: s.taken + 1, keys: strings.Join(m, "\n")}
+	return couponState{taken: s.taken + 1, keys: strings.Join(m, "\n"), done: s.done}
 }
 
 func without(s couponState, key string, tracked bool) couponState {
 	if !tracked {
-		return couponState{taken: s.taken - 1, keys: s.keys}
+		return couponState{taken: s.taken - 1, keys: s.keys, done: s.done}
 	}
 	var m []string
 	for _, k := range members(s) {
@@ -116,7 +119,7 @@ func without(s couponState, key string, tracked bool) couponState {
 			m = append(m, k)
 		}
 	}
-	return couponState{taken: s.taken - 1, keys: strings.Join(m, "\n")}
+	return couponState{taken: s.taken - 1, keys: strings.Join(m, "\n"), done: s.done}
 }
 
 func has(s couponState, key string, tracked bool) bool {
@@ -192,54 +195,183 @@ func withoutDominatedRefusals(ops []Op, tracked map[string]bool) []Op {
 	return out
 }
 
+// pairedKeys: the orders touched by exactly two operations, a redeem answered 200 and a revert sent
+// after that answer came (the chaos client reverts only acknowledged redeems). Exact to count them
+// rather than name them: the redeem precedes the revert in every linearization and nothing else asks
+// about the order, so the revert always finds it redeemed — the model answers it so without naming it.
+func pairedKeys(ops []Op) map[string]bool {
+	byKey := map[string][]Op{}
+	for _, op := range ops {
+		byKey[op.Key] = append(byKey[op.Key], op)
+	}
+	paired := map[string]bool{}
+	for key, two := range byKey {
+		if len(two) != 2 {
+			continue
+		}
+		redeem, revert := two[0], two[1]
+		if redeem.Kind == "revert" {
+			redeem, revert = revert, redeem
+		}
+		if redeem.Kind == "redeem" && redeem.Outcome == "ok" && revert.Kind == "revert" && redeem.Ret != nil && *redeem.Ret < revert.Call {
+			paired[key] = true
+		}
+	}
+	return paired
+}
+
+// chains puts the operations the model cannot tell apart — of orders it does not name, the same kind
+// with the same outcome — into chains that must be linearized in their order, and returns how many
+// chains there are. Exact: for two such operations a and b where everything that precedes a in real
+// time precedes b, and everything b precedes a precedes too, a linearization that places b before a
+// stays legal with the two swapped (the model steps the same, real time still holds), so one that
+// places a first exists whenever any does; swapping every such inverted pair ends, so all of them can
+// be ordered at once. Without it the search tries every subset of a burst's identical operations
+// (a database frozen for 12 s leaves 60 pending at once, in any order porcupine may try); with it,
+// their order — and with it the number of states — is fixed.
+func chains(ops []Op, untracked func(Op) bool) int {
+	end := func(op Op) int64 {
+		if op.Ret == nil {
+			return math.MaxInt64
+		}
+		return *op.Ret
+	}
+	calls := make([]int64, len(ops))
+	ends := make([]int64, len(ops))
+	for i, op := range ops {
+		calls[i], ends[i] = op.Call, end(op)
+	}
+	sort.Slice(calls, func(i, j int) bool { return calls[i] < calls[j] })
+	sort.Slice(ends, func(i, j int) bool { return ends[i] < ends[j] })
+	// before: how many operations returned before it was called (its real-time predecessors, a set
+	// that only grows with the call); after: how many were called after it returned (its successors).
+	before := func(op Op) int { return sort.Search(len(ends), func(i int) bool { return ends[i] >= op.Call }) }
+	after := func(op Op) int {
+		e := end(op)
+		return len(calls) - sort.Search(len(calls), func(i int) bool { return calls[i] > e })
+	}
+	classes := map[string][]int{}
+	for i := range ops {
+		ops[i].chain = -1
+		if untracked(ops[i]) {
+			class := ops[i].Kind + "/" + ops[i].Outcome
+			classes[class] = append(classes[class], i)
+		}
+	}
+	names := make([]string, 0, len(classes))
+	for name := range classes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	n := 0
+	for _, name := range names {
+		members := classes[name]
+		type key struct{ before, after int }
+		keys := map[int]key{}
+		for _, i := range members {
+			keys[i] = key{before(ops[i]), after(ops[i])}
+		}
+		// a may go first when before(a) <= before(b) and after(a) >= after(b): sorted so, each joins the
+		// chain whose last operation's `after` is the smallest still >= its own.
+		sort.SliceStable(members, func(x, y int) bool {
+			a, b := keys[members[x]], keys[members[y]]
+			if a.before != b.before {
+				return a.before < b.before
+			}
+			return a.after > b.after
+		})
+		var lastAfter, size []int // per chain of this class
+		first := n
+		for _, i := range members {
+			best := -1
+			for c, la := range lastAfter {
+				if la >= keys[i].after && (best < 0 || la < lastAfter[best]) {
+					best = c
+				}
+			}
+			if best < 0 {
+				lastAfter, size = append(lastAfter, 0), append(size, 0)
+				best = len(lastAfter) - 1
+				n++
+			}
+			lastAfter[best] = keys[i].after
+			ops[i].chain, ops[i].index = first+best, size[best]
+			size[best]++
+		}
+	}
+	return n
+}
+
 // couponModel: a redeem of an order not redeemed takes a place when fewer than `limit` are taken
 // (and answers ok), else is refused; a redeem of an order redeemed already answers ok and changes
 // nothing (docs/decisions.md#17); a revert of a redeemed order frees its place, of another is
 // refused. An operation whose outcome is unknown either took effect (when it could) or did not:
 // both next states are kept (a nondeterministic model).
-func couponModel(limit int, tracked map[string]bool) porcupine.Model {
+func couponModel(limit int, tracked, paired map[string]bool, chains int) porcupine.Model {
+	step := func(s couponState, op Op, o output) []interface{} {
+		t := tracked[op.Key]
+		// A paired order's revert always finds it redeemed: its one redeem answered 200 before the revert was sent.
+		has := func(s couponState, key string, t bool) bool {
+			return (op.Kind == "revert" && paired[key]) || has(s, key, t)
+		}
+		allow := func(ok bool, next couponState) []interface{} {
+			if ok {
+				return []interface{}{next}
+			}
+			return nil
+		}
+		switch op.Kind {
+		case "redeem":
+			if has(s, op.Key, t) {
+				return allow(o.outcome != "refused", s)
+			}
+			fits := s.taken < limit
+			switch o.outcome {
+			case "ok":
+				return allow(fits, with(s, op.Key, t))
+			case "refused":
+				return allow(!fits, s)
+			}
+			if fits {
+				return []interface{}{s, with(s, op.Key, t)}
+			}
+			return []interface{}{s}
+		case "revert":
+			switch o.outcome {
+			case "refused":
+				return allow(!has(s, op.Key, t), s)
+			case "ok":
+				return allow(has(s, op.Key, t), without(s, op.Key, t))
+			}
+			if has(s, op.Key, t) {
+				return []interface{}{s, without(s, op.Key, t)}
+			}
+			return []interface{}{s}
+		}
+		return nil
+	}
 	m := porcupine.NondeterministicModel{
-		Init: func() []interface{} { return []interface{}{couponState{}} },
+		Init: func() []interface{} { return []interface{}{couponState{done: strings.Repeat("\x00\x00", chains)}} },
 		Step: func(state, input, out interface{}) []interface{} {
 			s := state.(couponState)
 			op := input.(Op)
-			o := out.(output)
-			t := tracked[op.Key]
-			allow := func(ok bool, next couponState) []interface{} {
-				if ok {
-					return []interface{}{next}
-				}
+			if op.chain < 0 {
+				return step(s, op, out.(output))
+			}
+			// An operation of a chain only in its turn; every state it leads to counts it as done.
+			at := 2 * op.chain
+			if int(s.done[at])<<8|int(s.done[at+1]) != op.index {
 				return nil
 			}
-			switch op.Kind {
-			case "redeem":
-				if has(s, op.Key, t) {
-					return allow(o.outcome != "refused", s)
-				}
-				fits := s.taken < limit
-				switch o.outcome {
-				case "ok":
-					return allow(fits, with(s, op.Key, t))
-				case "refused":
-					return allow(!fits, s)
-				}
-				if fits {
-					return []interface{}{s, with(s, op.Key, t)}
-				}
-				return []interface{}{s}
-			case "revert":
-				switch o.outcome {
-				case "refused":
-					return allow(!has(s, op.Key, t), s)
-				case "ok":
-					return allow(has(s, op.Key, t), without(s, op.Key, t))
-				}
-				if has(s, op.Key, t) {
-					return []interface{}{s, without(s, op.Key, t)}
-				}
-				return []interface{}{s}
+			next := step(s, op, out.(output))
+			done := []byte(s.done)
+			done[at], done[at+1] = byte((op.index+1)>>8), byte(op.index+1)
+			for i, n := range next {
+				c := n.(couponState)
+				c.done = string(done)
+				next[i] = c
 			}
-			return nil
+			return next
 		},
 		Equal:             func(a, b interface{}) bool { return a.(couponState) == b.(couponState) },
 		DescribeOperation: describe,
@@ -352,8 +484,13 @@ func main() {
 	}
 	if h.Coupon != nil {
 		tracked := trackedKeys(h.Coupon.Ops)
+		paired := pairedKeys(h.Coupon.Ops)
+		for key := range paired {
+			delete(tracked, key)
+		}
 		ops := withoutDominatedRefusals(h.Coupon.Ops, tracked)
-		record("coupon", porcupine.CheckOperationsTimeout(couponModel(h.Coupon.Limit, tracked), operations(ops), timeout))
+		n := chains(ops, func(op Op) bool { return !tracked[op.Key] && (op.Kind == "redeem" || paired[op.Key]) })
+		record("coupon", porcupine.CheckOperationsTimeout(couponModel(h.Coupon.Limit, tracked, paired, n), operations(ops), timeout))
 	}
 	names := make([]string, 0, len(h.Wallets))
 	for name := range h.Wallets {
