@@ -25,7 +25,7 @@ describe('database round trips per operation', function () {
   before(async () => {
     // The worker's webhook sweep off for the test: its periodic read and update of webhook_deliveries
     // would land among the commands counted (a loaded CI run took the file past its 60 s).
-    api = await startTestApi({ CACHE_CHECK_MS: String(CACHE_CHECK_MS), WEBHOOK_SWEEP_MS: '3600000' });
+    api = await startTestApi({ CACHE_CHECK_MS: String(CACHE_CHECK_MS), WEBHOOK_CONCURRENCY: '0' });
     app = await createTestApplication(api.services);
     await createCustomers(api.services, app.id, ['warm', 'first', 'again', 'cash', 'wallet', 'wallet2']);
     await createWallet(api.services, app.id, 'loyalty');
