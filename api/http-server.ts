@@ -3,26 +3,40 @@
  * within `REQUEST_TIMEOUT_MS` — a slow or truncated body is answered 408 and closed in seconds,
  * not held for Node's default 300 s — and connections are checked every second for that.
  *
- * An idle keep-alive connection is closed after `keepAliveTimeout` (Node's 5 s), but never while a
- * request is on its way in. Node fires the idle timer in the event loop's timers phase, before the
- * poll phase reads sockets: when the loop was busy for a while (a loaded machine), a request the
- * client sent in time is still unread when the timer fires, and Node destroys the socket under it —
- * the client gets ECONNRESET, no answer (nodejs/node#43456: a connection cut without an answer). So
- * the server handles the timeout itself: it looks again after the poll phase (`setImmediate`), and
- * closes the connection only if nothing was read from it meanwhile.
+ * An idle keep-alive connection is held for `KEEP_ALIVE_TIMEOUT_MS` (65 s), and clients are told
+ * half of it (`Keep-Alive: timeout=32`). A client sends its next request on a connection it believes
+ * open; if the server closed it meanwhile, the request is cut without an answer. So the server must
+ * be the last to close: Node's 5 s, announced as such, lost that race whenever a client's process was
+ * slow for a second or two (a chaos run's client reused connections idle 5.3-6.6 s, each cut) and
+ * to every client whose pool keeps connections longer than 5 s without reading the hint (a load
+ * balancer's 60 s, Go's 90 s).
+ *
+ * The idle timeout is handled by the server itself, never while a request is on its way in. Node
+ * fires the idle timer in the event loop's timers phase, before the poll phase reads sockets: when
+ * the loop was busy for a while (a loaded machine), a request the client sent in time is still
+ * unread when the timer fires, and Node destroys the socket under it — the client gets ECONNRESET,
+ * no answer (nodejs/node#43456: a connection cut without an answer). So the server looks again
+ * after the poll phase (`setImmediate`), and closes the connection only if nothing was read from it
+ * meanwhile.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Config } from '../shared/config.js';
 
-export function createHttpServer(app: RequestListener, config: Pick<Config, 'requestTimeoutMs'>): Server {
+export function createHttpServer(app: RequestListener, config: Pick<Config, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): Server {
+  // Set by the app, the header replaces the one Node writes from keepAliveTimeout.
+  const hint = `timeout=${Math.max(1, Math.floor(config.keepAliveTimeoutMs / 2000))}`;
   const server = createServer(
     {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: Math.min(config.requestTimeoutMs, 10_000),
       connectionsCheckingInterval: 1000,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
     },
-    app,
+    (req, res) => {
+      if (res.shouldKeepAlive) res.setHeader('Keep-Alive', hint);
+      app(req, res);
+    },
   );
   // With a 'timeout' listener Node leaves the socket to it (it destroys it itself otherwise).
   server.on('timeout', (socket: Socket) => {

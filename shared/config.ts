@@ -298,6 +298,12 @@ export const SETTINGS = {
     doc: 'time to receive a whole request (headers and body); slower or truncated ones get 408',
     section: 'service',
   }),
+  keepAliveTimeoutMs: setting<number>({
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    schema: Joi.number().integer().min(1000).max(600_000).default(65_000),
+    doc: 'how long the API keeps an idle keep-alive connection open; clients are told half of it (`Keep-Alive: timeout=`), so that they close first even when slow. Keep it above the idle timeout of a load balancer or client pool in front (60 s for most)',
+    section: 'service',
+  }),
   idempotencyTtlSeconds: setting<number>({
     env: 'IDEMPOTENCY_TTL_SECONDS',
     schema: Joi.number().integer().min(86_400).default(86_400),

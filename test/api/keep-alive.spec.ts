@@ -18,7 +18,7 @@ const [port, gapMs] = process.argv.slice(1).map(Number);
 const socket = net.connect(port, '127.0.0.1');
 const request = 'GET /ping HTTP/1.1\\r\\nHost: x\\r\\nConnection: keep-alive\\r\\n\\r\\n';
 let received = '', answers = 0, ended = false;
-const done = (how) => { if (!ended) { ended = true; console.log(JSON.stringify({ answers, how })); process.exit(0); } };
+const done = (how) => { if (!ended) { ended = true; console.log(JSON.stringify({ answers, how, hint: (received.match(/keep-alive: (timeout=\\d+)/i) || [])[1] })); process.exit(0); } };
 socket.on('data', (c) => {
   received += c;
   answers = (received.match(/"ok":true/g) || []).length;
@@ -41,7 +41,7 @@ describe('keep-alive connections and a busy event loop', function () {
   it('when a request arrives before the idle timeout while the loop is busy past it, then the request is answered, not reset', async () => {
     const app = express();
     app.get('/ping', (_req, res) => void res.json({ ok: true }));
-    const server = await listen(createHttpServer(app, { requestTimeoutMs: 10_000 }), 0, '127.0.0.1');
+    const server = await listen(createHttpServer(app, { requestTimeoutMs: 10_000, keepAliveTimeoutMs: 65_000 }), 0, '127.0.0.1');
     // Node 20 closes an idle connection 1 s after the announced timeout: here at 1.3 s.
     server.keepAliveTimeout = 300;
     const { port } = server.address() as AddressInfo;
@@ -53,7 +53,29 @@ describe('keep-alive connections and a busy event loop', function () {
       // its timers before it polls the sockets) from 300 ms to 2.3 s; the client sends at 600 ms.
       server.once('request', (_req, res) => res.once('finish', () => setTimeout(() => setImmediate(() => busyFor(2000)), 300)));
       await new Promise<void>((r) => client.once('exit', () => r()));
-      expect(JSON.parse(out.trim())).to.deep.equal({ answers: 2, how: 'answered' });
+      expect(JSON.parse(out.trim())).to.deep.equal({ answers: 2, how: 'answered', hint: 'timeout=32' });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('when a client reuses a connection idle past the timeout it was told, then the request is answered: the server closes last', async () => {
+    const app = express();
+    app.get('/ping', (_req, res) => void res.json({ ok: true }));
+    // Held 4 s, announced as 2 s: a client slow to notice its own 2 s (here 3 s idle) is still answered.
+    const server = await listen(createHttpServer(app, { requestTimeoutMs: 10_000, keepAliveTimeoutMs: 4000 }), 0, '127.0.0.1');
+    const { port } = server.address() as AddressInfo;
+    const run = async (gapMs: number) => {
+      const client = spawn(process.execPath, ['-e', CLIENT, String(port), String(gapMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      client.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      await new Promise<void>((r) => client.once('exit', () => r()));
+      return JSON.parse(out.trim()) as unknown;
+    };
+    try {
+      expect(await run(3000)).to.deep.equal({ answers: 2, how: 'answered', hint: 'timeout=2' });
+      // Past what the server holds (4 s, and Node's own second after it), it closes the idle connection.
+      expect(await run(6000)).to.deep.equal({ answers: 1, how: 'closed', hint: 'timeout=2' });
     } finally {
       server.close();
     }
