@@ -10,6 +10,7 @@ import { createCampaign, createCustomers, createWallet, makeOrder } from '../fix
 import { PrivateDatabase, PrivateRedis } from '../support/private-servers.js';
 import { call, createTestApplication, startTestApi, testServices, type TestApi } from '../support/context.js';
 import { ensureInfra } from '../support/hooks.js';
+import { PACE_MARGIN, timeoutFromNow } from '../support/pace.js';
 import { startApiProcess, startWorkerProcess, type ServiceProcess } from '../support/service-process.js';
 
 /**
@@ -164,7 +165,14 @@ describe('outages and hostile clients: the findings of the outage review', funct
 
   it('when the database is down, then every client route answers 503 within seconds, and recovers without a restart', async () => {
     const dir = `/tmp/coupons-outage-db-${process.pid}`;
+    const startedAt = Date.now();
     const database = await PrivateDatabase.start(dir);
+    // The rest bounded from what starting the database took on this machine now (a loaded CI run
+    // took the test past a fixed 180 s; on a quiet one: the database 24 s, the two processes 34 s, the
+    // relaunch 9 s): the processes and the relaunch about twice that start, times the margin; the
+    // round of 503s its own 16 s; the recovery loop its 40 rounds, each at most the API's answer bound.
+    const answerBoundMs = 3000 + 5000; // JOB_WAIT_TIMEOUT_MS below + the API's 5 s
+    timeoutFromNow(PACE_MARGIN * 2 * (Date.now() - startedAt) + 16_000 + 41 * (500 + answerBoundMs));
     const { uri } = database;
     const db = await connectDatabase(`${uri}coupons`);
     try {
