@@ -19,13 +19,15 @@
  * after the poll phase (`setImmediate`), and closes the connection only if nothing was read from it
  * meanwhile.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Config } from '../shared/config.js';
 
 export function createHttpServer(app: RequestListener, config: Pick<Config, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): Server {
   // Set by the app, the header replaces the one Node writes from keepAliveTimeout.
   const hint = `timeout=${Math.max(1, Math.floor(config.keepAliveTimeoutMs / 2000))}`;
+  /** The answers of requests in hand (for a drain). */
+  const inHand = new Set<ServerResponse>();
   const server = createServer(
     {
       requestTimeout: config.requestTimeoutMs,
@@ -34,10 +36,30 @@ export function createHttpServer(app: RequestListener, config: Pick<Config, 'req
       keepAliveTimeout: config.keepAliveTimeoutMs,
     },
     (req, res) => {
-      if (res.shouldKeepAlive) res.setHeader('Keep-Alive', hint);
+      if (!server.listening)
+        res.shouldKeepAlive = false; // sent on a kept connection while draining
+      else if (res.shouldKeepAlive) res.setHeader('Keep-Alive', hint);
+      inHand.add(res);
+      res.once('close', () => inHand.delete(res));
       app(req, res);
     },
   );
+  // Draining (server.close): a kept connection would hold the close up to KEEP_ALIVE_TIMEOUT_MS, and
+  // Node still answers requests in hand with "keep-alive". So each answer not yet begun says
+  // "Connection: close" and its connection ends with it; those already begun end when done
+  // (closeIdleConnections after each); idle ones end now.
+  const close = server.close.bind(server);
+  server.close = (callback?: (err?: Error) => void) => {
+    close(callback);
+    for (const res of inHand) {
+      if (!res.headersSent) {
+        res.shouldKeepAlive = false;
+        res.removeHeader('Keep-Alive');
+      } else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+    }
+    server.closeIdleConnections();
+    return server;
+  };
   // With a 'timeout' listener Node leaves the socket to it (it destroys it itself otherwise).
   server.on('timeout', (socket: Socket) => {
     const read = socket.bytesRead;

@@ -6,6 +6,7 @@
  * process of its own, so that it sends while the server's loop is busy.
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
@@ -79,5 +80,24 @@ describe('keep-alive connections and a busy event loop', function () {
     } finally {
       server.close();
     }
+  });
+
+  it('when the server drains with a request in hand, then its answer says Connection: close and the server closes without waiting out the idle timeout', async () => {
+    const app = express();
+    app.get('/slow', (_req, res) => void setTimeout(() => res.json({ ok: true }), 300));
+    const server = await listen(createHttpServer(app, { requestTimeoutMs: 10_000, keepAliveTimeoutMs: 600_000 }), 0, '127.0.0.1');
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (c: Buffer) => (received += c.toString()));
+    const ended = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+    // Held open (600 s here) the kept connection would keep the close waiting past the test's timeout.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await ended; // the server ended the connection after its answer
+    expect(received).to.match(/^HTTP\/1\.1 200/);
+    expect(received).to.match(/\r\nConnection: close\r\n/i);
+    expect(received).to.not.match(/keep-alive/i);
   });
 });
