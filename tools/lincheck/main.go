@@ -60,15 +60,20 @@ type output struct {
 	after   *int64
 }
 
+// end: when an operation had returned; an unknown outcome without a `ret` stays open to the end.
+func end(op Op) int64 {
+	if op.Ret == nil {
+		return math.MaxInt64
+	}
+	return *op.Ret
+}
+
 func operations(ops []Op) []porcupine.Operation {
 	out := make([]porcupine.Operation, 0, len(ops))
 	for _, op := range ops {
 		// An unknown outcome's `ret`, when given, is an instant by which it had taken effect or never
 		// would (the queues drained); without one it stays open to the end of the history.
-		ret := int64(math.MaxInt64)
-		if op.Ret != nil {
-			ret = *op.Ret
-		}
+		ret := end(op)
 		out = append(out, porcupine.Operation{
 			ClientId: op.Client,
 			Input:    op,
@@ -157,12 +162,6 @@ func trackedKeys(ops []Op) map[string]bool {
 // most refusals spanning the whole outage (each retried to its answer): a chaos run's 133 refusals
 // were 12 once the dominated ones were dropped, and every one the search keeps multiplies its work.
 func withoutDominatedRefusals(ops []Op, tracked map[string]bool) []Op {
-	end := func(op Op) int64 {
-		if op.Ret == nil {
-			return math.MaxInt64
-		}
-		return *op.Ret
-	}
 	refusal := func(op Op) bool { return op.Kind == "redeem" && op.Outcome == "refused" && !tracked[op.Key] }
 	var refusals []int
 	for i, op := range ops {
@@ -230,12 +229,6 @@ func pairedKeys(ops []Op) map[string]bool {
 // (a database frozen for 12 s leaves 60 pending at once, in any order porcupine may try); with it,
 // their order — and with it the number of states — is fixed.
 func chains(ops []Op, untracked func(Op) bool) int {
-	end := func(op Op) int64 {
-		if op.Ret == nil {
-			return math.MaxInt64
-		}
-		return *op.Ret
-	}
 	calls := make([]int64, len(ops))
 	ends := make([]int64, len(ops))
 	for i, op := range ops {
@@ -311,9 +304,7 @@ func couponModel(limit int, tracked, paired map[string]bool, chains int) porcupi
 	step := func(s couponState, op Op, o output) []interface{} {
 		t := tracked[op.Key]
 		// A paired order's revert always finds it redeemed: its one redeem answered 200 before the revert was sent.
-		has := func(s couponState, key string, t bool) bool {
-			return (op.Kind == "revert" && paired[key]) || has(s, key, t)
-		}
+		present := (op.Kind == "revert" && paired[op.Key]) || has(s, op.Key, t)
 		allow := func(ok bool, next couponState) []interface{} {
 			if ok {
 				return []interface{}{next}
@@ -322,7 +313,7 @@ func couponModel(limit int, tracked, paired map[string]bool, chains int) porcupi
 		}
 		switch op.Kind {
 		case "redeem":
-			if has(s, op.Key, t) {
+			if present {
 				return allow(o.outcome != "refused", s)
 			}
 			fits := s.taken < limit
@@ -339,11 +330,11 @@ func couponModel(limit int, tracked, paired map[string]bool, chains int) porcupi
 		case "revert":
 			switch o.outcome {
 			case "refused":
-				return allow(!has(s, op.Key, t), s)
+				return allow(!present, s)
 			case "ok":
-				return allow(has(s, op.Key, t), without(s, op.Key, t))
+				return allow(present, without(s, op.Key, t))
 			}
-			if has(s, op.Key, t) {
+			if present {
 				return []interface{}{s, without(s, op.Key, t)}
 			}
 			return []interface{}{s}
