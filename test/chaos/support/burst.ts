@@ -16,11 +16,15 @@
  *  - connection refused (never sent): retry as it was sent;
  *  - connection reset or no answer: retry only with a key; an unkeyed request got no advice and
  *    is never retried (it must then be applied at most once);
- *  - until a final answer, or the deadline set after the fault ends.
+ *  - until a final answer, or the deadline set after the fault ends; that deadline follows the
+ *    drain: each final answer after the fault sets it to what the operations still open would
+ *    take at the pace of the latest final answers (`Burst.faultEnded`), so a machine that grows
+ *    busier mid-drain gets the time its own pace says, and a drain that stops runs out of it.
  */
 import { COUPON_CODE, WALLET_ID, type Scenario } from './scenario.js';
 import { makeOrder } from '../../fixtures/records.js';
 import { Rng } from '../../fixtures/random-stacks.js';
+import { deadlineAfterFinal, latenessSince, type Drain, type DrainBound, type Probe } from './drain.js';
 
 export type OpKind = 'redeem' | 'revert' | 'credit' | 'debit';
 
@@ -39,6 +43,8 @@ export interface Exchange {
   headerKey?: string | null;
   startedAt: number;
   ms: number;
+  /** How late the API answered its liveness while this exchange was open (ms; `Burst.lateness`): the hang bound grows by its margin times this. */
+  latenessMs?: number;
 }
 
 export interface Op {
@@ -59,8 +65,9 @@ export interface Op {
 /**
  * How long the client waits for an answer at most until the fault ends (the API bounds its
  * answers at JOB_WAIT_TIMEOUT_MS + 5 s); from then on, the hang bound the scenario derived
- * (`Burst.hangMs`), also for an exchange already waiting: the client gives up exactly where the
- * audit would call the answer a hang, never earlier.
+ * (`Burst.hangMs`), also for an exchange already waiting; either plus the API's lateness
+ * measured meanwhile (`Burst.lateness`): the client gives up exactly where the audit would call
+ * the answer a hang, never earlier.
  */
 export const CLIENT_TIMEOUT_MS = 60_000;
 
@@ -76,6 +83,11 @@ function abortAfter(startedAt: number, limit: () => number): { signal: AbortSign
   arm();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
+
+/** How often the burst asks the API for its liveness (`/healthz`), one request at a time: how late the API answers now. */
+const LATENESS_PROBE_MS = 1000;
+/** The margin on the API's measured lateness (the scenario's own, test/chaos/support/run.ts). */
+export const LATENESS_MARGIN = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -131,8 +143,13 @@ export class Burst {
   readonly ops: Op[] = [];
   private readonly running: Promise<void>[] = [];
   private deadline = Number.POSITIVE_INFINITY;
-  /** An exchange unanswered this long is a hang: the client's own limit until the fault ends. */
+  /** After the fault: when it ended, the final answers since, the bound on the rest, and who is told of a later deadline. */
+  private drain: (Drain & { moved: (deadline: number) => void }) | undefined;
+  /** An exchange unanswered this long is a hang: the client's own limit until the fault ends (plus the API's lateness, `lateness`). */
   hangMs = CLIENT_TIMEOUT_MS;
+  /** The liveness probes: when each was sent, and how long its answer took (undefined while in flight, or refused/reset). */
+  private readonly probes: Probe[] = [];
+  private probing: Promise<void> | undefined;
   private generating = true;
   private generator: Promise<void> | undefined;
   private readonly random: () => number;
@@ -150,6 +167,7 @@ export class Burst {
 
   /** Starts the stream at `rateHz` operations a second (default: the one given at construction). */
   start(rateHz = this.opts.rateHz): this {
+    this.probing = this.probeLateness();
     this.generator = (async () => {
       const interval = 1000 / rateHz;
       const t0 = Date.now();
@@ -164,10 +182,31 @@ export class Burst {
   /**
    * The fault is over: every operation has `graceMs` from now to get a final answer, and an
    * exchange without an answer for `hangMs` is a hang (tests/chaos/support/run.ts derives both).
+   * From then on each final answer sets the deadline to `bound(open, pace)` from now, the pace
+   * that of the latest final answers, when that is later than the fault's end plus `graceMs`
+   * (test/chaos/support/drain.ts); `moved` hears of every new deadline (the test's own timeout
+   * follows). A drain that slows with the machine is given its pace; one that stops is not.
    */
-  faultEnded(graceMs: number, hangMs: number): void {
-    this.deadline = Date.now() + graceMs;
+  faultEnded(graceMs: number, hangMs: number, bound: DrainBound, moved: (deadline: number) => void): void {
+    const since = Date.now();
+    this.deadline = since + graceMs;
     this.hangMs = hangMs;
+    this.drain = { since, floor: this.deadline, finalsAt: [], bound, moved };
+  }
+
+  /** When every operation must have its final answer (ms since the epoch; infinite until the fault ends). */
+  get finalDeadline(): number {
+    return this.deadline;
+  }
+
+  /** A final answer after the fault: the drain's recent pace sets how long the open operations may take. */
+  private progressed(): void {
+    if (!this.drain) return;
+    const open = this.ops.reduce((k, o) => k + (o.final ? 0 : 1), 0);
+    const deadline = deadlineAfterFinal(this.drain, Date.now(), open);
+    if (deadline === this.deadline) return;
+    this.deadline = deadline;
+    this.drain.moved(deadline);
   }
 
   /** Stops starting operations and waits for every started one to end. */
@@ -176,6 +215,41 @@ export class Burst {
     await this.generator;
     if (!Number.isFinite(this.deadline)) this.deadline = Date.now() + 60_000;
     await Promise.all(this.running);
+    this.probingDone = true;
+    await this.probing;
+  }
+
+  private probingDone = false;
+
+  /** The slowest liveness answer of the burst, and how many were asked (ms; for the report). */
+  get livenessAnswers(): { slowestMs: number; asked: number } {
+    return { slowestMs: Math.max(0, ...this.probes.map((p) => p.ms ?? 0)), asked: this.probes.length };
+  }
+
+  /**
+   * Asks the API for `/healthz` every {@link LATENESS_PROBE_MS}, one request at a time, until the
+   * burst is over: it answers from its event loop with no dependency, so its answer time is how
+   * late the API (its process on this machine as it is now) answers anything.
+   */
+  private async probeLateness(): Promise<void> {
+    while (!this.probingDone) {
+      const probe: Probe = { startedAt: Date.now(), pending: true };
+      this.probes.push(probe);
+      try {
+        const res = await fetch(`${this.opts.target()}/healthz`);
+        await res.arrayBuffer();
+        if (res.ok) probe.ms = Date.now() - probe.startedAt;
+      } catch {
+        // Refused or reset (an API killed by the scenario): no figure.
+      }
+      probe.pending = false;
+      await sleep(LATENESS_PROBE_MS);
+    }
+  }
+
+  /** How late the API answered while an exchange sent at `startedAt` was open (test/chaos/support/drain.ts). */
+  private lateness(startedAt: number): number {
+    return latenessSince(this.probes, startedAt, Date.now());
   }
 
   /** Requests in flight to `url` now, by whether they carry a key. */
@@ -273,7 +347,7 @@ export class Burst {
       op.inFlight = { url, withKey: key !== undefined };
       let res: Response;
       let text: string;
-      const timeout = abortAfter(exchange.startedAt, () => this.hangMs);
+      const timeout = abortAfter(exchange.startedAt, () => this.hangMs + LATENESS_MARGIN * this.lateness(exchange.startedAt));
       try {
         res = await fetch(`${url}${path}`, {
           method,
@@ -290,6 +364,7 @@ export class Burst {
         timeout.clear();
         op.inFlight = null;
         exchange.ms = Date.now() - exchange.startedAt;
+        exchange.latenessMs = this.lateness(exchange.startedAt);
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
         exchange.status = (err as Error).name === 'TimeoutError' ? 'timeout' : cause?.code === 'ECONNREFUSED' ? 'refused' : 'reset';
         exchange.problem = `${(err as Error).message}: ${cause?.code ?? ''} ${cause?.message ?? ''}`;
@@ -304,6 +379,7 @@ export class Burst {
       timeout.clear();
       op.inFlight = null;
       exchange.ms = Date.now() - exchange.startedAt;
+      exchange.latenessMs = this.lateness(exchange.startedAt);
       exchange.status = res.status;
       exchange.headerKey = res.headers.get('idempotency-key');
       try {
@@ -313,10 +389,12 @@ export class Burst {
       }
       if (res.status === 200) {
         op.final = 'ok';
+        this.progressed();
         return;
       }
       if (res.status >= 400 && res.status < 500) {
         op.final = 'refused';
+        this.progressed();
         return;
       }
       if (res.status !== 503) {

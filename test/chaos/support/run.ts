@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { audit, type AuditReport } from './audit.js';
-import { Burst, type Op } from './burst.js';
+import { Burst, LATENESS_MARGIN, type Op } from './burst.js';
 import { CHAOS_ENV, type Scenario } from './scenario.js';
 import type { ServiceProcess } from './processes.js';
 import { timeoutFromNow } from '../../support/pace.js';
@@ -136,15 +136,23 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
       `measured before the fault: capacity ${capacity.toFixed(1)} ops/s, slowest answer ${slowestBefore} ms; ` +
       `backlog ${backlog} + ${arriving} arriving → every final answer within ${(graceMs / 1000).toFixed(1)} s of the fault's end ` +
       `(= answer bound ${ANSWER_BOUND_MS / 1000} s + recovery ${RECOVERY_MS / 1000} s + ${MARGIN} × drain ${(drainMs / 1000).toFixed(1)} s), ` +
-      `a hang past ${(hangMs / 1000).toFixed(1)} s (= answer bound + ${MARGIN} × the larger of the slowest answer and the drain)`,
+      `a hang past ${(hangMs / 1000).toFixed(1)} s (= answer bound + ${MARGIN} × the larger of the slowest answer and the drain) ` +
+      `plus ${LATENESS_MARGIN} × the API's lateness while it was open (its slowest /healthz answer meanwhile)`,
   };
-  burst.faultEnded(graceMs, hangMs);
   // The test's timeout from the bounds (its spec's own covers only the part before the fault):
-  // the load after the fault, every final answer (graceMs), the queues drained (graceMs again,
-  // at most), then the probe and the audit (the answer bound, with the margin).
-  timeoutFromNow(afterMs + 2 * graceMs + MARGIN * ANSWER_BOUND_MS);
+  // every final answer (by the burst's deadline, which follows the drain's pace), the queues
+  // drained (graceMs at most), then the probe and the audit (the answer bound, with the margin).
+  const rest = graceMs + MARGIN * ANSWER_BOUND_MS;
+  const followDeadline = (deadline: number) => timeoutFromNow(Math.max(afterMs, deadline - Date.now()) + rest);
+  // After each final answer: the operations still open at the drain's latest pace, with the margin,
+  // behind one answer's bound and the recovery of a job a worker held (a retry arriving after it).
+  const drainBound = (open: number, paceMs: number) => ANSWER_BOUND_MS + RECOVERY_MS + MARGIN * paceMs * Math.max(1, open);
+  burst.faultEnded(graceMs, hangMs, drainBound, followDeadline);
+  followDeadline(burst.finalDeadline);
   await sleep(afterMs);
   await burst.finish();
+  const answeredAfterMs = Date.now() - faultEndedAt;
+  const deadlineAfterMs = burst.finalDeadline - faultEndedAt;
   const problems: string[] = [];
 
   // Jobs nobody waits for any more (unkeyed requests whose connection was reset) run too.
@@ -227,7 +235,11 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   }
   return {
     ...result,
-    line: `${result.line}\n      [chaos] bounds: ${bounds.derivation}\n${verifierLine}`,
+    line:
+      `${result.line}\n      [chaos] bounds: ${bounds.derivation}; ` +
+      `the last final answer ${(answeredAfterMs / 1000).toFixed(1)} s after the fault's end, the deadline then ${(deadlineAfterMs / 1000).toFixed(1)} s ` +
+      `(the grace, or later where the drain's pace said so: answer bound + recovery + ${MARGIN} × the pace of the last final answers × the operations open); ` +
+      `the API's slowest /healthz answer ${burst.livenessAnswers.slowestMs} ms of ${burst.livenessAnswers.asked}\n${verifierLine}`,
     problems: [...problems, ...result.problems],
     burst,
     faultStartedAt,
