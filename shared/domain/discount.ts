@@ -34,7 +34,11 @@ const isValidCartBase = (base: DiscountBase): boolean => base.startsWith('valid_
  * Items a discount is spread over, or null when the base is not item-level: the selected items
  * for `selected_items_*`, the items not matching `excludedItems` for `valid_cart_*`.
  */
-export function eligibleItems(campaign: Campaign, order: ParsedOrder, selected: readonly boolean[]): boolean[] | null {
+export function eligibleItems(
+  campaign: Pick<Campaign, 'discountCalculatedOn' | 'excludedItems' | 'metadataKeys'>,
+  order: ParsedOrder,
+  selected: readonly boolean[],
+): boolean[] | null {
   const base = campaign.discountCalculatedOn;
   if (isSelectedItemsBase(base)) return [...selected];
   if (!isValidCartBase(base)) return null;
@@ -47,7 +51,11 @@ const lineOnBase = (base: DiscountBase, item: ParsedItem): number =>
   base.endsWith('original_price_subtotal') ? item.originalLineCents : item.sellingLineCents;
 
 /** The amount, in cents, the discount is computed on. */
-export function baseCents(campaign: Campaign, order: ParsedOrder, eligible: readonly boolean[] | null): number {
+export function baseCents(
+  campaign: Pick<Campaign, 'discountCalculatedOn'>,
+  order: ParsedOrder,
+  eligible: readonly boolean[] | null,
+): number {
   const base = campaign.discountCalculatedOn;
   if (eligible) return sum(order.items.map((item, i) => (eligible[i] ? lineOnBase(base, item) : 0)));
   if (base === 'shipping') return order.shippingCents ?? 0;

@@ -34,7 +34,7 @@ export function orderFieldValue(order: ParsedOrder, campaign: Campaign, field: s
 }
 
 /** Value of a product-validation or selector field of one item, undefined when not sent. */
-export function itemFieldValue(item: ParsedItem, campaign: Campaign, field: string): Scalar | undefined {
+export function itemFieldValue(item: ParsedItem, campaign: Pick<Campaign, 'metadataKeys'>, field: string): Scalar | undefined {
   if (field.startsWith('metadata.')) return declaredMetadata(item.metadata, campaign.metadataKeys, 'item')[field.slice(9)];
   switch (field) {
     case 'selling_price':
@@ -79,7 +79,7 @@ export const itemFieldMandatory = (f: string): boolean => missingFails(f, OPTION
  * them": it fails `in`/`eq` and passes `nin`/`neq`. `AND` needs every test, `OR` any. A selector
  * without properties selects nothing.
  */
-export function matchesSelector(item: ParsedItem, campaign: Campaign, selector: ItemSelector): boolean {
+export function matchesSelector(item: ParsedItem, campaign: Pick<Campaign, 'metadataKeys'>, selector: ItemSelector): boolean {
   if (selector.properties.length === 0) return false;
   // A loop, not a closure per item: list runs this for every item of every coupon with a selector.
   const all = selector.match === 'AND';
@@ -87,7 +87,7 @@ export function matchesSelector(item: ParsedItem, campaign: Campaign, selector: 
   return all;
 }
 
-function propertyHolds(item: ParsedItem, campaign: Campaign, p: ItemSelector['properties'][number]): boolean {
+function propertyHolds(item: ParsedItem, campaign: Pick<Campaign, 'metadataKeys'>, p: ItemSelector['properties'][number]): boolean {
   const operator = p.operator ?? 'in';
   const v = itemFieldValue(item, campaign, p.property);
   if (v === undefined) return operator === 'nin' || operator === 'neq';

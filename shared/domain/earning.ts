@@ -1,0 +1,110 @@
+/**
+ * What an order earns under a wallet's earning rule (issue 42, docs/wallets.md "Earning rules"):
+ * the computation alone, exact in hundredths of a point. Reporting orders, per-period caps kept
+ * in counters and tiers build on it; they are not here.
+ *
+ * An earning rule gives `points` per `per` of money on one of the seven bases of
+ * docs/campaigns.md (the order's selling or original subtotal, its shipping, the selected items'
+ * or the valid cart's lines on either price). Its steps, in this order, each in the explanation:
+ *  1. the base, as a discount's base is computed (shared/domain/discount.ts: one place);
+ *  2. below `minOrder` (the order's selling subtotal), nothing is earned;
+ *  3. base ÷ per × points × the tier's multiplier × the campaign's multiplier, exactly (integers:
+ *     no floating-point step), then rounded once, `down`, `nearest` (half up) or `up`, to whole
+ *     points or to hundredths (`unit`);
+ *  4. at most `maxPerOrder`, then at most what the period's cap has left (the caller reads that
+ *     from its counter; null: no cap).
+ * Multipliers are hundredths (150 = 1.5×) so that the whole product stays an integer ratio.
+ */
+import { baseCents, eligibleItems } from './discount.js';
+import { matchesSelector } from './order-fields.js';
+import type { ParsedOrder } from './order.js';
+import type { DiscountBase, ItemSelector, MetadataKey } from './types.js';
+
+export const EARNING_ROUNDINGS = ['down', 'nearest', 'up'] as const;
+export type EarningRounding = (typeof EARNING_ROUNDINGS)[number];
+
+export interface EarningRule {
+  /** The base the points are earned on (a discount's bases). */
+  earnedOn: DiscountBase;
+  /** The items that earn, for the `selected_items_*` bases (null there: none). */
+  itemSelector: ItemSelector | null;
+  /** The items that never earn, for the `valid_cart_*` bases. */
+  excludedItems: ItemSelector | null;
+  /** The item metadata keys the selectors may read (as a campaign declares them). */
+  metadataKeys: MetadataKey[];
+  /** Hundredths of a point earned per `perCents` of the base (100 per 1000: 1 point per 10.00). */
+  pointsHundredths: number;
+  perCents: number;
+  rounding: EarningRounding;
+  /** What the rounding rounds to, in hundredths: 100 (whole points) or 1. */
+  unitHundredths: 1 | 100;
+  /** Nothing is earned on an order whose selling subtotal is below this (cents); null: any order. */
+  minOrderCents: number | null;
+  /** At most this many hundredths per order; null: no cap. */
+  maxPerOrderHundredths: number | null;
+}
+
+export interface EarningContext {
+  /** The customer's tier's multiplier, in hundredths (100 = none). */
+  tierMultiplier?: number;
+  /** The multiplier of a campaign redeemed on the order, in hundredths (100 = none). */
+  campaignMultiplier?: number;
+  /** What the rule's cap for the period has left, in hundredths; null or absent: no cap. */
+  periodLeftHundredths?: number | null;
+}
+
+/** One step of the computation, for explain mode: what it is and the figure after it. */
+export interface EarningStep {
+  step: 'base' | 'min_order' | 'rate' | 'rounding' | 'max_per_order' | 'period_cap';
+  /** Cents for `base`; hundredths of a point for the others (`rate`: before rounding, may be fractional). */
+  value: number;
+  /** True when this step changed the outcome (a minimum not reached, a cap that bit). */
+  limited: boolean;
+}
+
+export interface Earned {
+  /** Hundredths of a point: what the order earns. */
+  hundredths: number;
+  baseCents: number;
+  steps: EarningStep[];
+}
+
+/** Rounds the exact ratio `num / den` (non-negative integers) to a multiple of `unit`. */
+function roundRatio(num: bigint, den: bigint, unit: bigint, rounding: EarningRounding): bigint {
+  const step = den * unit;
+  const whole = num / step;
+  const rest = num % step;
+  if (rest === 0n || rounding === 'down') return whole * unit;
+  if (rounding === 'up') return (whole + 1n) * unit;
+  return (2n * rest >= step ? whole + 1n : whole) * unit;
+}
+
+/** What `order` earns under `rule` (hundredths of a point), with every step for explain mode. */
+export function pointsEarned(rule: EarningRule, order: ParsedOrder, ctx: EarningContext = {}): Earned {
+  const view = { discountCalculatedOn: rule.earnedOn, excludedItems: rule.excludedItems, metadataKeys: rule.metadataKeys };
+  const selected = order.items.map((item) => (rule.itemSelector ? matchesSelector(item, view, rule.itemSelector) : false));
+  const base = baseCents(view, order, eligibleItems(view, order, selected));
+  const steps: EarningStep[] = [{ step: 'base', value: base, limited: false }];
+  const done = (hundredths: number): Earned => ({ hundredths, baseCents: base, steps });
+  if (rule.minOrderCents !== null && order.sellingSubtotalCents < rule.minOrderCents) {
+    steps.push({ step: 'min_order', value: 0, limited: true });
+    return done(0);
+  }
+  const tier = BigInt(ctx.tierMultiplier ?? 100);
+  const campaign = BigInt(ctx.campaignMultiplier ?? 100);
+  const num = BigInt(base) * BigInt(rule.pointsHundredths) * tier * campaign;
+  const den = BigInt(rule.perCents) * 10_000n;
+  steps.push({ step: 'rate', value: Number(num) / Number(den), limited: false });
+  let earned = Number(roundRatio(num, den, BigInt(rule.unitHundredths), rule.rounding));
+  steps.push({ step: 'rounding', value: earned, limited: false });
+  if (rule.maxPerOrderHundredths !== null && earned > rule.maxPerOrderHundredths) {
+    earned = rule.maxPerOrderHundredths;
+    steps.push({ step: 'max_per_order', value: earned, limited: true });
+  }
+  const left = ctx.periodLeftHundredths;
+  if (left !== null && left !== undefined && earned > Math.max(0, left)) {
+    earned = Math.max(0, left);
+    steps.push({ step: 'period_cap', value: earned, limited: true });
+  }
+  return done(earned);
+}
