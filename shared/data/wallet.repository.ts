@@ -17,6 +17,7 @@ export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
   timezone: d.timezone,
   pointsExpiry: d.pointsExpiry ?? null,
   pendingCredits: d.pendingCredits ?? null,
+  earningRules: d.earningRules ?? null,
   archivedAt: d.archivedAt ?? null,
 });
 
@@ -47,8 +48,8 @@ export function walletRepository({ Wallet }: Models) {
     ...applicationScopedAdmin(Wallet, toWalletRecord),
     async create(
       applicationId: string,
-      input: Omit<WalletRecord, 'id' | 'archivedAt' | 'pointsExpiry' | 'pendingCredits'> &
-        Partial<Pick<WalletRecord, 'pointsExpiry' | 'pendingCredits'>>,
+      input: Omit<WalletRecord, 'id' | 'archivedAt' | 'pointsExpiry' | 'pendingCredits' | 'earningRules'> &
+        Partial<Pick<WalletRecord, 'pointsExpiry' | 'pendingCredits' | 'earningRules'>>,
     ): Promise<WalletRecord> {
       const doc = await Wallet.create({ ...input, application: new Types.ObjectId(applicationId) });
       return toWalletRecord(doc.toObject());
@@ -57,7 +58,9 @@ export function walletRepository({ Wallet }: Models) {
     async update(
       applicationId: string,
       id: string,
-      change: Partial<Pick<WalletRecord, 'name' | 'singularUnitName' | 'pluralUnitName' | 'pointsExpiry' | 'pendingCredits'>>,
+      change: Partial<
+        Pick<WalletRecord, 'name' | 'singularUnitName' | 'pluralUnitName' | 'pointsExpiry' | 'pendingCredits' | 'earningRules'>
+      >,
     ): Promise<WalletRecord | null> {
       const d = await Wallet.findOneAndUpdate(
         { _id: id, application: applicationId },

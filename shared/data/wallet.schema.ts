@@ -2,6 +2,7 @@ import { Schema } from 'mongoose';
 import { auditStamped } from './audit-stamp.js';
 import { typed, type DocOf } from './stored.js';
 import type { ExpiryRule, PendingRule } from '../domain/point-buckets.js';
+import type { NamedEarningRule } from '../domain/earning.js';
 
 const fields = {
   application: { type: Schema.Types.ObjectId, required: true },
@@ -16,6 +17,8 @@ const fields = {
   pointsExpiry: typed<ExpiryRule | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** How long credits stay pending before they can be spent; null or absent: spendable at once. */
   pendingCredits: typed<PendingRule | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** What orders earn (docs/wallets.md "Earning rules"); null or absent: none. Only explained so far: no order is reported yet. */
+  earningRules: typed<NamedEarningRule[] | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Set when archived: the client routes then treat the wallet as unknown. */
   archivedAt: { type: Date, default: null },
 } as const;

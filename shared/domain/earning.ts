@@ -44,6 +44,9 @@ export interface EarningRule {
   maxPerOrderHundredths: number | null;
 }
 
+/** A rule as a wallet stores it: the rule and the name the console shows. */
+export type NamedEarningRule = EarningRule & { name: string };
+
 export interface EarningContext {
   /** The customer's tier's multiplier, in hundredths (100 = none). */
   tierMultiplier?: number;

@@ -6,6 +6,7 @@ import {
   setWalletArchived,
   updateWallet,
 } from '../../../shared/usecases/admin/wallets.usecase.js';
+import { explainEarning } from '../../../shared/usecases/admin/earning-rules.js';
 import type { AdminRoute } from '../admin-route.js';
 import { APP } from './applications.routes.js';
 import { lifecycleRoutes } from './lifecycle.js';
@@ -37,6 +38,15 @@ export const WALLET_ROUTES: readonly AdminRoute[] = [
     audit: { type: 'wallet', verb: 'update', target: { param: 'wallet' } },
     status: 200,
     handler: (c) => updateWallet(c.services, c.param('app'), c.param('wallet'), c.req.body),
+  },
+  {
+    // What an order would earn under the wallet's earning rules, and why; nothing is credited.
+    method: 'post',
+    path: `${WALLET}/earning/explain`,
+    action: 'read',
+    audit: null,
+    status: 200,
+    handler: (c) => explainEarning(c.services, c.param('app'), c.param('wallet'), c.req.body),
   },
   ...lifecycleRoutes(
     WALLET,

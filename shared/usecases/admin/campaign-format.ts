@@ -53,7 +53,7 @@ const condition = (fields: readonly string[]) =>
       }),
     }),
   });
-const selector = Joi.object({
+export const selector = Joi.object({
   match: Joi.string()
     .valid(...SELECTOR_MATCHES)
     .required(),
@@ -533,7 +533,7 @@ export function checkCampaignRules(
 }
 
 /** A selector as the admin reads it: every property test names its operator (`in` when stored without). */
-const fromSelector = (s: ItemSelector | null) =>
+export const fromSelector = (s: ItemSelector | null) =>
   s && { match: s.match, properties: s.properties.map((p) => ({ property: p.property, operator: p.operator ?? 'in', values: p.values })) };
 
 /** Domain → admin format (what the admin API returns). */

@@ -13,6 +13,7 @@ import { presentWallet } from '../wallet-operation.usecase.js';
 import { adminConflict, adminInvalid } from '../../admin-errors.js';
 import { foundOr404, validateInput } from './admin-input.js';
 import { expirySchema, pendingRuleOf, pendingSchema } from './points-settings.js';
+import { earningRulesSchema, fromEarningRules, toEarningRules } from './earning-rules.js';
 import { currencySchema, requireApplication, timezoneSchema } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
@@ -32,6 +33,7 @@ const createSchema = Joi.object({
   timezone: timezoneSchema,
   points_expiry: expirySchema.default(null),
   pending: pendingSchema.default(null),
+  earning_rules: earningRulesSchema.default(null),
 });
 
 /** What PATCH may change: names and the points settings (later credits only: docs/wallets.md); not the currency or timezone. */
@@ -41,6 +43,7 @@ const updateSchema = Joi.object({
   plural_unit_name: Joi.string().min(1).max(50),
   points_expiry: expirySchema,
   pending: pendingSchema,
+  earning_rules: earningRulesSchema,
 }).min(1);
 
 /** The admin's wallet: the contract's Wallet fields (without a balance) and when it was archived. */
@@ -48,6 +51,7 @@ const present = (w: WalletRecord) => ({
   ...presentWallet(w),
   points_expiry: w.pointsExpiry,
   pending: w.pendingCredits,
+  earning_rules: fromEarningRules(w.earningRules),
   archived_at: w.archivedAt,
 });
 
@@ -64,6 +68,7 @@ export async function createWallet(deps: ChangeDeps, applicationId: string, inpu
   const v = validateInput(createSchema, input) as Record<string, string | undefined> & {
     points_expiry: ExpiryRule;
     pending: { days?: number; until?: string } | null;
+    earning_rules: Parameters<typeof toEarningRules>[0];
   };
   const currency = v.currency ?? app.currency;
   if (!currency) throw adminInvalid('"currency" is required: the application has no currency to default to');
@@ -78,6 +83,7 @@ export async function createWallet(deps: ChangeDeps, applicationId: string, inpu
       timezone: v.timezone ?? app.timezone,
       pointsExpiry: v.points_expiry,
       pendingCredits: pendingRuleOf(v.pending),
+      earningRules: toEarningRules(v.earning_rules),
     });
   } catch (err) {
     // Refused whole (the insert wrote nothing): nothing to announce.
@@ -102,7 +108,9 @@ export async function updateWallet(deps: ChangeDeps, applicationId: string, wall
     plural_unit_name?: string;
     points_expiry?: ExpiryRule;
     pending?: { days?: number; until?: string } | null;
+    earning_rules?: Parameters<typeof toEarningRules>[0];
   };
+  const earningRules = v.earning_rules === undefined ? undefined : toEarningRules(v.earning_rules);
   const updated = await announcing(deps, applicationId, () =>
     deps.repos.wallets.update(applicationId, wallet.id, {
       ...(v.wallet_name !== undefined ? { name: v.wallet_name } : {}),
@@ -110,6 +118,7 @@ export async function updateWallet(deps: ChangeDeps, applicationId: string, wall
       ...(v.plural_unit_name !== undefined ? { pluralUnitName: v.plural_unit_name } : {}),
       ...(v.points_expiry !== undefined ? { pointsExpiry: v.points_expiry } : {}),
       ...(v.pending !== undefined ? { pendingCredits: pendingRuleOf(v.pending) } : {}),
+      ...(earningRules !== undefined ? { earningRules } : {}),
     }),
   );
   return present(await foundOr404(Promise.resolve(updated), 'wallet'));
