@@ -1144,7 +1144,7 @@ describe('console: the promotions console in a real browser', function () {
   it('when an owner follows the Queues link, then Bull Board opens with the session (no token prompt)', async () => {
     const page = await signedIn('owner');
     await page.getByRole('link', { name: 'Queues (Bull Board)' }).click();
-    await page.getByText('ops-{00}').first().waitFor({ timeout: 30_000 });
+    await page.getByText('ops-{00}').first().waitFor({ timeout: 0 }); // the test's own timeout bounds Bull Board's start-up
     await page.context().close();
   });
 });
