@@ -48,8 +48,8 @@ const ms = (min: number, dflt: number) => Joi.number().integer().min(min).defaul
 
 /**
  * The points where a worker kills itself for a test (`WORKER_FAILPOINT`; never in production):
- * after a job is marked completed (worker/worker-pool.ts), and between the steps of a stacked
- * redeem and revert (shared/usecases/apply/stack-journal.ts `failpoint`).
+ * after a job is marked completed (worker/worker-pool.ts), between the steps of a stacked redeem
+ * and revert, and of an order report (shared/usecases/job-run.ts `failpoint`).
  */
 export const WORKER_FAILPOINTS = [
   'after-complete',
@@ -59,6 +59,8 @@ export const WORKER_FAILPOINTS = [
   'stack-revert-after-reserve',
   'stack-revert-after-commit',
   'stack-revert-after-cycles',
+  'order-after-void',
+  'order-after-post',
 ] as const;
 export type WorkerFailpoint = (typeof WORKER_FAILPOINTS)[number];
 

@@ -9,12 +9,12 @@ import { bestDealRoute } from './best-deal.route.js';
 import { upsertCustomerRoute } from './customers.route.js';
 import { listCouponsRoute } from './list-coupons.route.js';
 import { validateCouponRoute } from './validate-coupon.route.js';
-import { readWalletsRoute, walletTransactionRoute } from './wallets.route.js';
+import { orderReportRoute, readWalletsRoute, walletTransactionRoute } from './wallets.route.js';
 
 /**
  * The five client routes of the contract, each behind Basic auth with its own 401 body, and the
- * application's own customer upsert and best deal (beyond the contract: docs/customers.md,
- * docs/best-deal.md).
+ * application's own customer upsert, best deal and order reports (beyond the contract:
+ * docs/customers.md, docs/best-deal.md, docs/wallets.md).
  */
 export function clientRouter(services: Services, jobs: JobGateway): Router {
   const router = Router();
@@ -28,5 +28,7 @@ export function clientRouter(services: Services, jobs: JobGateway): Router {
   router.get('/wallets/customer/:sourceId', as('wallet'), readWalletsRoute(services));
   router.put('/wallets/customer/:sourceId/transactions/:walletId', as('wallet'), walletTransactionRoute(services, jobs));
   router.put('/customers/:sourceId', as('customers'), upsertCustomerRoute(services));
+  // Beyond the contract: orders reported to earn points (docs/wallets.md), with the wallet routes' 401.
+  router.post('/wallets/customer/:sourceId/orders/:walletId', as('wallet'), orderReportRoute(services, jobs));
   return router;
 }

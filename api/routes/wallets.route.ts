@@ -4,6 +4,7 @@ import type { Services } from '../../shared/services.js';
 import { prepareWalletJob, readCustomerWallets } from '../../shared/usecases/wallet-operation.usecase.js';
 import { answerQueuedOperation } from './queued-operation.js';
 import { setWalletPoints } from '../wallet-points-header.js';
+import { prepareOrderReport } from '../../shared/usecases/order-report.usecase.js';
 
 /** GET /wallets/customer/{source_id} */
 export function readWalletsRoute(services: Services): RequestHandler {
@@ -24,6 +25,24 @@ export function walletTransactionRoute(services: Services, jobs: JobGateway): Re
       applicationId,
       route: `wallet:${sourceId}:${walletId}`,
       prepare: (op) => prepareWalletJob(services, { applicationId, sourceId, walletId, body: req.body, requestId: String(req.id) }, op),
+    });
+  };
+}
+
+/**
+ * POST /wallets/customer/{source_id}/orders/{wallet_id}: an order completed earns what the wallet's
+ * earning rules give it, an order returned gives it back (docs/wallets.md); queued on the
+ * customer's partition, exactly once per order whatever the repeats.
+ */
+export function orderReportRoute(services: Services, jobs: JobGateway): RequestHandler {
+  return (req, res) => {
+    const applicationId = res.locals.app.id;
+    const sourceId = String(req.params.sourceId);
+    const walletId = String(req.params.walletId);
+    return answerQueuedOperation(services, jobs, req, res, {
+      applicationId,
+      route: `order:${sourceId}:${walletId}`,
+      prepare: () => prepareOrderReport(services, { applicationId, sourceId, walletId, body: req.body, requestId: String(req.id) }),
     });
   };
 }

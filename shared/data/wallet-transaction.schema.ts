@@ -21,7 +21,7 @@ const fields = {
   description: { type: String, default: '' },
   state: { type: String, enum: ['posted', 'refused', 'void'], default: 'posted' },
   /** What caused it: a wallet update, an operator's adjustment, a cashback credit / its revert, or time (a transition). */
-  origin: { type: String, enum: ['api', 'admin', 'cashback', 'cashback_revert', 'time'], default: 'api' },
+  origin: { type: String, enum: ['api', 'admin', 'cashback', 'cashback_revert', 'order', 'order_return', 'time'], default: 'api' },
   /** The balance's buckets after this entry (only on balances that have or had buckets): rolling it forward restores them. */
   buckets: typed<Bucket[] | undefined>()({
     type: [

@@ -17,7 +17,7 @@ const fields = {
   pointsExpiry: typed<ExpiryRule | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** How long credits stay pending before they can be spent; null or absent: spendable at once. */
   pendingCredits: typed<PendingRule | undefined>()({ type: Schema.Types.Mixed, default: null }),
-  /** What orders earn (docs/wallets.md "Earning rules"); null or absent: none. Only explained so far: no order is reported yet. */
+  /** What orders earn (docs/wallets.md "Earning rules"); null or absent: none. What a reported order earns (shared/usecases/order-report.usecase.ts). */
   earningRules: typed<NamedEarningRule[] | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Set when archived: the client routes then treat the wallet as unknown. */
   archivedAt: { type: Date, default: null },

@@ -1,7 +1,7 @@
 /**
  * What an order earns under a wallet's earning rule (issue 42, docs/wallets.md "Earning rules"):
- * the computation alone, exact in hundredths of a point. Reporting orders, per-period caps kept
- * in counters and tiers build on it; they are not here.
+ * the computation alone, exact in hundredths of a point. Reported orders earn by it
+ * (shared/usecases/order-report.usecase.ts); per-period caps kept in counters and tiers will.
  *
  * An earning rule gives `points` per `per` of money on one of the seven bases of
  * docs/campaigns.md (the order's selling or original subtotal, its shipping, the selected items'

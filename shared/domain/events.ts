@@ -98,8 +98,11 @@ export interface WalletEventData extends CustomerRef {
   wallet_id: string;
   txn_id: string;
   type: 'credit' | 'debit';
-  /** `api` (a wallet update), `admin` (an operator's adjustment), `cashback` (a redeem's credit), `cashback_revert` (its revert's debit). */
-  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert';
+  /**
+   * `api` (a wallet update), `admin` (an operator's adjustment), `cashback` (a redeem's credit), `cashback_revert` (its revert's debit),
+   * `order` (what a reported order earned), `order_return` (taken back when it was returned).
+   */
+  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert' | 'order' | 'order_return';
   points: number;
   previous_loyalty_points: number;
   loyalty_points: number;

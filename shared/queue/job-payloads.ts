@@ -99,6 +99,25 @@ export interface WalletOperationInput {
   rules?: CreditRules;
 }
 
+/**
+ * `order-report`: an order the storefront reports completed (it earns `points`) or returned (it
+ * takes back what it earned): shared/usecases/order-report.usecase.ts.
+ */
+export interface OrderReportInput {
+  applicationId: string;
+  customerId: string;
+  sourceId: string;
+  walletDbId: string;
+  walletId: string;
+  orderId: string;
+  status: 'completed' | 'returned';
+  /** Hundredths of a point the order earns under the wallet's earning rules when it was reported (0 for a return). */
+  points: number;
+  requestId: string;
+  /** The wallet's expiry and pending settings for the credit, as for a wallet update. */
+  rules?: CreditRules;
+}
+
 /** `wallet-settle`: post the transitions due on one balance (the expiry sweep: shared/usecases/settle-wallet.usecase.ts). */
 export interface WalletSettleInput {
   applicationId: string;

@@ -12,6 +12,7 @@ import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
 import type {
+  OrderReportInput,
   RedeemInput,
   RevertInput,
   StackRedeemInput,
@@ -45,6 +46,8 @@ export const JOB = {
   redeemStack: 'redeem-stack',
   revertStack: 'revert-stack',
   walletTransaction: 'wallet-transaction',
+  /** An order reported completed or returned: earns points, or takes them back (docs/wallets.md). */
+  orderReport: 'order-report',
   /** Posts the transitions due on one balance (points available, points expired): queued by the expiry sweep. */
   walletSettle: 'wallet-settle',
   /** Benchmark baseline: a job that does nothing, through the same queues. */
@@ -58,6 +61,7 @@ export interface JobPayloads {
   'redeem-stack': StackRedeemInput;
   'revert-stack': StackRevertInput;
   'wallet-transaction': WalletOperationInput;
+  'order-report': OrderReportInput;
   'wallet-settle': WalletSettleInput;
   noop: Record<string, never>;
 }

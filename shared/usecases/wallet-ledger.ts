@@ -67,7 +67,7 @@ export interface PostEntryInput {
   /** Hundredths of a point, > 0. */
   points: number;
   description: string;
-  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert';
+  origin: 'api' | 'admin' | 'cashback' | 'cashback_revert' | 'order' | 'order_return';
   /** Debit at most the balance instead of refusing (taking back a cashback already spent). */
   clampToBalance?: boolean;
   /** A credit's rules (its wallet's expiry and pending settings); absent: spendable at once, never expires. */

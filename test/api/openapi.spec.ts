@@ -59,6 +59,7 @@ const BEST_DEAL = '/coupons/best-deal';
 const WALLET = '/wallets/customer/{source_id}';
 const OWN_CUSTOMER = '/customers/{source_id}';
 const WALLET_TX = '/wallets/customer/{source_id}/transactions/{wallet_id}';
+const ORDER_REPORT = '/wallets/customer/{source_id}/orders/{wallet_id}';
 const APPS = '/admin/applications';
 const APP = `${APPS}/{app}`;
 const HUGE = JSON.stringify({ source_id: 'c1', padding: 'x'.repeat(1_100_000) });
@@ -70,6 +71,8 @@ async function nextCursor(f: Fixture, path: string): Promise<string> {
   expect(res.body.next_cursor, `${path} has a next page`).to.be.a('string');
   return res.body.next_cursor as string;
 }
+/** An order reported completed (the fixture's wallet has no earning rules: it earns 0, and the answer says so). */
+const reportedOrder = (order_id: string) => ({ ...makeOrder({ order_id }), status: 'completed' });
 const applyBody = (code: string, order = makeOrder()) => ({ source_id: 'c1', coupon_details: [{ coupon_code: code }], order });
 /** Sends a request first (a prerequisite of the case), failing loudly if it does not succeed. */
 async function prerequisite(f: Fixture, method: string, path: string, body: unknown, auth = f.auth) {
@@ -355,6 +358,79 @@ const clientCases: Case[] = [
     WALLET_TX,
     503,
     (f) => ({ api: f.stalled, path: '/wallets/customer/c1/transactions/loyalty', body: { type: 'credit', points: 1 } }),
+  ],
+  [
+    'order reported completed',
+    'POST',
+    ORDER_REPORT,
+    200,
+    () => ({ path: '/wallets/customer/c1/orders/loyalty', body: { order: reportedOrder('spec-order') } }),
+  ],
+  [
+    'order reported returned',
+    'POST',
+    ORDER_REPORT,
+    200,
+    () => ({ path: '/wallets/customer/c1/orders/loyalty', body: { order: { order_id: 'spec-order-returned', status: 'returned' } } }),
+  ],
+  [
+    'order reported with another status',
+    'POST',
+    ORDER_REPORT,
+    400,
+    () => ({ path: '/wallets/customer/c1/orders/loyalty', body: { order: { order_id: 'x', status: 'shipped' } } }),
+  ],
+  [
+    'order reported to an unknown wallet',
+    'POST',
+    ORDER_REPORT,
+    404,
+    () => ({ path: '/wallets/customer/c1/orders/none', body: { order: reportedOrder('x') } }),
+  ],
+  [
+    'order reported without credentials',
+    'POST',
+    ORDER_REPORT,
+    401,
+    () => ({ path: '/wallets/customer/c1/orders/loyalty', auth: null, body: {} }),
+  ],
+  [
+    'order reported reusing an Idempotency-Key with another body',
+    'POST',
+    ORDER_REPORT,
+    409,
+    async (f) => {
+      const key = `spec-${Math.random()}`;
+      const path = '/wallets/customer/c1/orders/loyalty';
+      const first = await call(f.api.url, 'POST', path, {
+        auth: f.auth,
+        body: { order: reportedOrder('k1') },
+        headers: { 'idempotency-key': key },
+      });
+      expect(first.status).to.equal(200);
+      return { path, body: { order: reportedOrder('k2') }, headers: { 'idempotency-key': key } };
+    },
+  ],
+  [
+    'order reported with a body over the limit',
+    'POST',
+    ORDER_REPORT,
+    413,
+    () => ({ path: '/wallets/customer/c1/orders/loyalty', raw: HUGE }),
+  ],
+  [
+    'order reported over the rate limit',
+    'POST',
+    ORDER_REPORT,
+    429,
+    (f) => ({ path: '/wallets/customer/c1/orders/loyalty', auth: f.limitedAuth, body: { order: reportedOrder('x') } }),
+  ],
+  [
+    'order reported not answered in time',
+    'POST',
+    ORDER_REPORT,
+    503,
+    (f) => ({ api: f.stalled, path: '/wallets/customer/c1/orders/loyalty', body: { order: reportedOrder('slow') } }),
   ],
 ];
 

@@ -16,6 +16,7 @@ import type { Committed, JobRun } from '../../shared/usecases/job-run.js';
 import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
+import { applyOrderReport } from '../../shared/usecases/order-report.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
 
 /**
@@ -63,6 +64,11 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
         const input = job.data as JobPayloads['wallet-transaction'];
         const outcome = await run(() => applyWalletOperation(services, input, runOf(job, observed)));
         return recorded({ name: JOB.walletTransaction, input, jobId, queueName, outcome, observed });
+      }
+      case JOB.orderReport: {
+        const input = job.data as JobPayloads['order-report'];
+        const outcome = await run(() => applyOrderReport(services, input, runOf(job, observed)));
+        return recorded({ name: JOB.orderReport, input, jobId, queueName, outcome, observed });
       }
       case JOB.walletSettle: {
         const input = job.data as JobPayloads['wallet-settle'];

@@ -1,8 +1,8 @@
 /**
  * A wallet's earning rules in the admin format (docs/wallets.md "Earning rules"; money in currency
  * units, points in points) and the explain of what an order would earn under them. Stored on the
- * wallet as the domain's rules (shared/domain/earning.ts). Nothing here credits anything: orders
- * are not reported yet (issue 42's next step), so the rules only answer the explain.
+ * wallet as the domain's rules (shared/domain/earning.ts); what a reported order earns under them is
+ * shared/usecases/order-report.usecase.ts. The explain credits nothing.
  */
 import Joi from 'joi';
 import { EARNING_ROUNDINGS, pointsEarned, type EarningRule, type EarningStep, type NamedEarningRule } from '../../domain/earning.js';

@@ -6,7 +6,6 @@
  * committing run, a re-run after a crash, a revert — so that a stack is either wholly counted and
  * journaled or not at all, without multi-document transactions.
  */
-import type { WorkerFailpoint } from '../../config.js';
 import { laneEntry, specsOf } from '../limit-counters.js';
 import type { CycleFields, StackRecord } from '../../data/redemption-journal.repository.js';
 import { fromCents } from '../../domain/money.js';
@@ -16,14 +15,6 @@ import { resultOf, type ApplyResult, type StackApplyResult } from './apply-commo
 import { cashbackRevertTxnId, cashbackTxnId, creditCashback, revertCashback } from './cashback.js';
 
 type Deps = Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>;
-
-/** A step of a stacked redeem or revert where a worker kills itself when a test asks. */
-export type StackFailpoint = Extract<WorkerFailpoint, `stack-${string}`>;
-
-/** The worker kills itself here when the test asks (WORKER_FAILPOINT; never in production). */
-export function failpoint(deps: Pick<Services, 'config'>, at: StackFailpoint) {
-  if (deps.config.workerFailpoint === at) process.kill(process.pid, 'SIGKILL');
-}
 
 /** The counters of one cycle and the lane entry its stack attempt wrote on them. */
 export const lanesOf = (c: CycleFields, attempt: string, step: 1 | -1) => ({

@@ -26,7 +26,8 @@ import { countersFor, newStackAttempt, reserveAll, undoAll } from '../limit-coun
 import { automaticPromotions, withUsage, type CartCoupon } from '../stack.js';
 import { applicationAsSeen, MAX_ROUNDS, type StackApplyResult } from './apply-common.js';
 import { budgetLeftAt, refusalAt } from './redeem-coupon.usecase.js';
-import { clearStackLanes, failpoint, stackResult, writeStackCycles } from './stack-journal.js';
+import { clearStackLanes, stackResult, writeStackCycles } from './stack-journal.js';
+import { failpoint } from '../job-run.js';
 
 const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
 

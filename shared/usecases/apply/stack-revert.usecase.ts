@@ -8,7 +8,8 @@ import type { StackRecord } from '../../data/redemption-journal.repository.js';
 import type { Services } from '../../services.js';
 import type { JobRun } from '../job-run.js';
 import { newStackAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
-import { clearStackLanes, failpoint, revertStackCycles, stackResult } from './stack-journal.js';
+import { clearStackLanes, revertStackCycles, stackResult } from './stack-journal.js';
+import { failpoint } from '../job-run.js';
 
 type Deps = Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now' | 'config'>;
 

@@ -24,6 +24,7 @@ import { reasonOf } from '../../errors.js';
 import type { Outcome, Refusal } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
 import type {
+  OrderReportInput,
   RedeemInput,
   RevertInput,
   StackRedeemInput,
@@ -33,6 +34,7 @@ import type {
 } from '../../queue/job-payloads.js';
 import type { Committed, CommittedCycle } from '../job-run.js';
 import type { WalletTransactionResult } from '../wallet-operation.usecase.js';
+import type { OrderReportResult } from '../order-report.usecase.js';
 import { settleTrigger } from '../settle-wallet.usecase.js';
 
 /** A job of the partition queues with its outcome and what its run committed, as the processor saw them. */
@@ -42,6 +44,7 @@ export type FinishedOperation = (
   | { name: 'redeem-stack'; input: StackRedeemInput; outcome: Outcome<unknown> }
   | { name: 'revert-stack'; input: StackRevertInput; outcome: Outcome<unknown> }
   | { name: 'wallet-transaction'; input: WalletOperationInput; outcome: Outcome<unknown> }
+  | { name: 'order-report'; input: OrderReportInput; outcome: Outcome<unknown> }
   | { name: 'wallet-settle'; input: WalletSettleInput; outcome: Outcome<unknown> }
 ) & { jobId: string; queueName: string; observed?: readonly Committed[] };
 
@@ -336,6 +339,18 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
       const before = entryBucketed(op, v.txn_id, entry) ? await transitionFacts(deps, op, v.txn_id, input.walletId) : [];
       // Fresh when this run wrote the entry (a replay of the key found it written) and time moved nothing first.
       return { facts: [...before, txnFact(entry, input.walletId, null)], fresh: !!seen && before.length === 0 };
+    }
+    case 'order-report': {
+      // The entry that moved the points (none: nothing earned or nothing to take back), as for a wallet update.
+      const { input, outcome } = op;
+      if (!outcome.ok) return { facts: [], fresh: false };
+      const v = outcome.value as OrderReportResult;
+      if (!v.txn_id) return { facts: [], fresh: false };
+      const seen = observedEntry(op, v.txn_id);
+      const entry = seen === undefined ? await readEntry(deps, input.applicationId, input.customerId, v.txn_id) : seen;
+      if (!entry) return { facts: [], fresh: false };
+      const before = entryBucketed(op, v.txn_id, entry) ? await transitionFacts(deps, op, v.txn_id, input.walletId) : [];
+      return { facts: [...before, txnFact(entry, input.walletId, input.orderId)], fresh: !!seen && before.length === 0 };
     }
     case 'wallet-settle': {
       const { input, outcome } = op;

@@ -1,0 +1,157 @@
+/**
+ * Orders reported by the storefront (docs/wallets.md "Orders reported by the storefront"): an order
+ * completed earns what the wallet's earning rules give it; an order returned takes back what it
+ * earned. Queued on the customer's partition like every wallet operation.
+ *
+ * Exactly once per customer, wallet and `order_id`, whatever the repeats, races and crashes — the
+ * protocol of a redemption's cashback (shared/usecases/apply/cashback.ts), on the ledger's txn ids:
+ *  - completed: a credit under `order:<wallet>:<order_id>` (a repeat collides with it and answers
+ *    what it recorded);
+ *  - returned: that txn id is voided first, so a completion reported later (or a re-run of one
+ *    queued before) can never post; if it was credited, a debit under `order-return:…` of what it
+ *    credited, at most the balance (the points may have been spent), a pending credit cancelled
+ *    instead.
+ * The points are decided by the API when the order is reported, under the rules of that moment
+ * (as a credit carries its wallet's expiry settings): a later change of the rules applies to later
+ * orders only.
+ */
+import { invalidPayload, customerNotFound, walletNotFound } from '../client-errors.js';
+import { pointsEarned } from '../domain/earning.js';
+import { parseOrder } from '../domain/order.js';
+import { fromHundredths } from '../domain/points.js';
+import type { PreparedOperation } from '../queue/gateway.js';
+import type { OrderReportInput } from '../queue/job-payloads.js';
+import { JOB } from '../queue/names.js';
+import type { Services } from '../services.js';
+import { failpoint, type JobRun } from './job-run.js';
+import { postLedgerEntry, voidEntry, type PostEntryInput } from './wallet-ledger.js';
+import { creditRulesOf, liveWallet } from './wallet-operation.usecase.js';
+
+export const orderEarnTxnId = (walletId: string, orderId: string) => `order:${walletId}:${orderId}`;
+export const orderReturnTxnId = (walletId: string, orderId: string) => `order-return:${walletId}:${orderId}`;
+
+/** The answer of a report: what moved (0 when nothing did), and the balance around it when an entry moved it. */
+export interface OrderReportResult {
+  order_id: string;
+  status: 'completed' | 'returned';
+  wallet_id: string;
+  /** Points earned (completed) or taken back (returned). */
+  points: number;
+  /** The ledger entry that moved them; null when nothing moved (nothing earned, nothing to take back). */
+  txn_id: string | null;
+  previous_loyalty_points: number | null;
+  loyalty_points: number | null;
+  /** True when the points wait out the wallet's pending period (or, for a return, a pending credit was cancelled). */
+  pending: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const STATUSES = ['completed', 'returned'] as const;
+
+/** API side: the documented checks, the customer and wallet, and for a completed order what it earns now. */
+export async function prepareOrderReport(
+  deps: Pick<Services, 'repos' | 'wallets'>,
+  req: { applicationId: string; sourceId: string; walletId: string; body: unknown; requestId: string },
+): Promise<PreparedOperation> {
+  const body = isObject(req.body) ? req.body : {};
+  const order = body.order;
+  if (!isObject(order)) throw invalidPayload('order is required');
+  if (typeof order.order_id !== 'string' || order.order_id.trim() === '') throw invalidPayload('order_id is required');
+  if (order.order_id.length > 256) throw invalidPayload('order_id should be at most 256 characters');
+  const status = order.status;
+  if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status))
+    throw invalidPayload('status should be completed or returned');
+  // A return needs only the order's id: it takes back what the completion earned.
+  const parsed = status === 'completed' ? parseOrder(order) : null;
+  if (parsed && !parsed.ok) throw invalidPayload(parsed.message);
+  const [customer, wallet] = await Promise.all([
+    deps.repos.customers.resolve(req.applicationId, req.sourceId),
+    liveWallet(deps, req.applicationId, req.walletId),
+  ]);
+  if (!customer) throw customerNotFound();
+  if (!wallet) throw walletNotFound();
+  const points = parsed?.ok ? (wallet.earningRules ?? []).reduce((n, rule) => n + pointsEarned(rule, parsed.order).hundredths, 0) : 0;
+  const rules = creditRulesOf(wallet);
+  const payload: OrderReportInput = {
+    applicationId: req.applicationId,
+    customerId: customer.id,
+    sourceId: customer.sourceId,
+    walletDbId: wallet.id,
+    walletId: wallet.walletId,
+    orderId: order.order_id,
+    status: status as OrderReportInput['status'],
+    points,
+    requestId: req.requestId,
+    ...(rules && status === 'completed' ? { rules } : {}),
+  };
+  return { job: { name: JOB.orderReport, customerId: customer.id, payload } };
+}
+
+/** Worker side: posts the earning or takes it back, exactly once (see the file's comment). */
+export async function applyOrderReport(
+  deps: Pick<Services, 'repos' | 'now' | 'config'>,
+  input: OrderReportInput,
+  run?: Pick<JobRun, 'observe'>,
+): Promise<OrderReportResult> {
+  const earnTxnId = orderEarnTxnId(input.walletId, input.orderId);
+  const entry = { applicationId: input.applicationId, customerId: input.customerId, walletDbId: input.walletDbId };
+  const nothing: OrderReportResult = {
+    order_id: input.orderId,
+    status: input.status,
+    wallet_id: input.walletId,
+    points: 0,
+    txn_id: null,
+    previous_loyalty_points: null,
+    loyalty_points: null,
+    pending: false,
+  };
+  let posted: PostEntryInput;
+  if (input.status === 'completed') {
+    // Nothing earned: no entry (a return later finds none and voids the txn id).
+    if (input.points <= 0) return nothing;
+    posted = {
+      ...entry,
+      txnId: earnTxnId,
+      type: 'credit',
+      points: input.points,
+      description: `earned: order ${input.orderId}`,
+      origin: 'order',
+      ...(input.rules ? { rules: input.rules } : {}),
+    };
+  } else {
+    const voided = await voidEntry(deps, {
+      ...entry,
+      txnId: earnTxnId,
+      description: `earning voided: order ${input.orderId} returned`,
+      origin: 'order_return',
+    });
+    failpoint(deps, 'order-after-void');
+    if (voided) return nothing;
+    const credit = await deps.repos.walletTransactions.findByTxnId(input.applicationId, input.customerId, earnTxnId);
+    if (!credit || credit.stored === 'refused' || credit.stored === 'void') return nothing;
+    posted = {
+      ...entry,
+      txnId: orderReturnTxnId(input.walletId, input.orderId),
+      type: 'debit',
+      points: credit.points,
+      description: `returned: order ${input.orderId}`,
+      origin: 'order_return',
+      clampToBalance: true,
+      takesBack: earnTxnId,
+    };
+  }
+  const result = await postLedgerEntry(deps, posted);
+  failpoint(deps, 'order-after-post');
+  if (result.state === 'applied' && result.written)
+    run?.observe?.({ kind: 'ledger', txnId: posted.txnId, posted: { input: posted, result } });
+  // Voided: the order was returned before this completion ran. Refused cannot happen (a credit, or a clamped debit).
+  if (result.state !== 'applied') return nothing;
+  return {
+    ...nothing,
+    points: fromHundredths(result.points),
+    txn_id: posted.txnId,
+    previous_loyalty_points: fromHundredths(result.before),
+    loyalty_points: fromHundredths(result.after),
+    pending: !!result.bucket && (result.bucket.move === 'pending' || result.bucket.move === 'cancelled'),
+  };
+}

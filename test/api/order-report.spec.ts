@@ -1,0 +1,150 @@
+/**
+ * Orders reported by the storefront (docs/wallets.md "Orders reported by the storefront"), on a real
+ * API and worker: a completed order earns what the wallet's earning rules give it, once whatever
+ * the repeats and races; a returned order takes it back (at most the balance; a pending credit is
+ * cancelled); a return reported first means the completion never earns.
+ */
+import { expect } from 'chai';
+import { adminHelpers, type AdminApp } from '../support/admin.js';
+import { startTestApi, type TestApi } from '../support/context.js';
+import { assertMatchesSpec } from '../support/openapi.js';
+
+describe('orders reported by the storefront: earning and returns', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  before(async () => {
+    api = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
+  });
+  after(async () => {
+    await api.close();
+  });
+  const { client, must, newApp } = adminHelpers(() => api);
+
+  /** 1 point per 10.00 of the selling subtotal (down); orders under 20.00 earn nothing. */
+  const RULES = [{ name: 'Base points', points: 1, per: 10, min_order: 20 }];
+  const order = (order_id: string, status: string, subtotal = 123.45) => ({
+    order_id,
+    status,
+    selling_price_subtotal: subtotal,
+    original_price_subtotal: subtotal,
+    items: [{ product_id: 'p1', selling_price: subtotal, original_price: subtotal, quantity: 1 }],
+  });
+  async function shop(wallet: Record<string, unknown> = {}): Promise<AdminApp> {
+    const app = await newApp();
+    await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });
+    await must('POST', `/applications/${app.id}/wallets`, { wallet_id: 'loyalty', earning_rules: RULES, ...wallet });
+    await must('POST', `/applications/${app.id}/webhooks`, { url: 'http://127.0.0.1:9/hooks' });
+    return app;
+  }
+  const report = (app: AdminApp, body: unknown, wallet = 'loyalty', customer = 'c1') =>
+    client(app, 'POST', `/wallets/customer/${customer}/orders/${wallet}`, body);
+  const balance = async (app: AdminApp) => (await client(app, 'GET', '/wallets/customer/c1')).body[0].loyalty_points as number;
+  const ledger = async (app: AdminApp) =>
+    (await must('GET', `/applications/${app.id}/customers/c1/wallets/loyalty/ledger?limit=100`)).entries as any[];
+
+  it('when a completed order is reported, then it earns by the rules, once: a repeat answers the same and moves nothing', async () => {
+    const app = await shop();
+    const first = await report(app, { order: order('o-1', 'completed') });
+    expect(first.status, first.text).to.equal(200);
+    assertMatchesSpec('post', '/wallets/customer/{source_id}/orders/{wallet_id}', 200, first.body);
+    expect(first.body).to.deep.equal({
+      order_id: 'o-1',
+      status: 'completed',
+      wallet_id: 'loyalty',
+      points: 12,
+      txn_id: 'order:loyalty:o-1',
+      previous_loyalty_points: 0,
+      loyalty_points: 12,
+      pending: false,
+    });
+    const again = await report(app, { order: order('o-1', 'completed') });
+    expect(again.body).to.deep.equal(first.body);
+    expect(await balance(app)).to.equal(12);
+    expect((await ledger(app)).map((e) => [e.txn_id, e.type, e.points, e.origin])).to.deep.equal([
+      ['order:loyalty:o-1', 'credit', 12, 'order'],
+    ]);
+  });
+
+  it('when 12 reports of one order race, then exactly one credit is posted and every answer says it', async () => {
+    const app = await shop();
+    const answers = await Promise.all(Array.from({ length: 12 }, () => report(app, { order: order('race', 'completed') })));
+    expect(answers.map((a) => a.status)).to.deep.equal(answers.map(() => 200));
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).to.equal(1);
+    expect(await balance(app)).to.equal(12);
+    expect((await ledger(app)).length).to.equal(1);
+  });
+
+  it('when a returned order is reported, then what it earned is taken back, once; at most the balance when some was spent', async () => {
+    const app = await shop();
+    await report(app, { order: order('o-1', 'completed') }); // +12
+    await client(app, 'PUT', '/wallets/customer/c1/transactions/loyalty', { type: 'debit', points: 5 }); // 7 left
+    const back = await report(app, { order: { order_id: 'o-1', status: 'returned' } });
+    expect(back.status, back.text).to.equal(200);
+    expect(back.body).to.include({
+      status: 'returned',
+      points: 7,
+      txn_id: 'order-return:loyalty:o-1',
+      previous_loyalty_points: 7,
+      loyalty_points: 0,
+    });
+    expect((await report(app, { order: { order_id: 'o-1', status: 'returned' } })).body).to.deep.equal(back.body);
+    // Completed reported again after the return: the credit it recorded is answered again, nothing moves.
+    expect((await report(app, { order: order('o-1', 'completed') })).body).to.include({ points: 12, txn_id: 'order:loyalty:o-1' });
+    expect(await balance(app)).to.equal(0);
+  });
+
+  it('when the return is reported before the completion, then the completion never earns', async () => {
+    const app = await shop();
+    const back = await report(app, { order: { order_id: 'early', status: 'returned' } });
+    expect(back.body).to.deep.equal({
+      order_id: 'early',
+      status: 'returned',
+      wallet_id: 'loyalty',
+      points: 0,
+      txn_id: null,
+      previous_loyalty_points: null,
+      loyalty_points: null,
+      pending: false,
+    });
+    const late = await report(app, { order: order('early', 'completed') });
+    expect(late.body).to.include({ points: 0, txn_id: null });
+    expect(await balance(app)).to.equal(0);
+  });
+
+  it('when the order is below the minimum, then nothing is earned and nothing is written', async () => {
+    const app = await shop();
+    const small = await report(app, { order: order('small', 'completed', 19.99) });
+    expect(small.body).to.include({ points: 0, txn_id: null });
+    expect(await ledger(app)).to.deep.equal([]);
+  });
+
+  it('when the wallet has a pending period, then the earned points wait, and a return cancels them', async () => {
+    const app = await shop({ pending: { days: 14 } });
+    const earned = await report(app, { order: order('p-1', 'completed') });
+    expect(earned.body).to.include({ points: 12, pending: true, loyalty_points: 0 });
+    const back = await report(app, { order: { order_id: 'p-1', status: 'returned' } });
+    expect(back.body).to.include({ points: 12, pending: true, loyalty_points: 0 });
+    expect(await balance(app)).to.equal(0);
+  });
+
+  it('when the report is wrong, then the documented 400s and 404s, and nothing is queued', async () => {
+    const app = await shop();
+    const cases: [unknown, number, string][] = [
+      [{}, 400, 'order is required'],
+      [{ order: { status: 'completed' } }, 400, 'order_id is required'],
+      [{ order: { order_id: 'x', status: 'shipped' } }, 400, 'status should be completed or returned'],
+      [{ order: { order_id: 'x', status: 'completed', items: 'no' } }, 400, ''],
+    ];
+    for (const [body, status, details] of cases) {
+      const res = await report(app, body);
+      expect(res.status, res.text).to.equal(status);
+      if (details) expect(res.body.details).to.equal(details);
+    }
+    expect((await report(app, { order: order('x', 'completed') }, 'nope')).body).to.deep.include({
+      code: 404,
+      details: 'wallet not found',
+    });
+    expect((await report(app, { order: order('x', 'completed') }, 'loyalty', 'nobody')).status).to.equal(404);
+    expect(await ledger(app)).to.deep.equal([]);
+  });
+});
