@@ -816,6 +816,49 @@ describe('console: the promotions console in a real browser', function () {
     expect(await form.getByLabel("Pending until, on the wallet's clock (Asia/Kolkata)").inputValue()).to.equal('2027-01-15T10:00');
     await form.getByRole('button', { name: 'Cancel' }).click();
 
+    // Earning rules in the manager's words: a refused amount said beside its rule, nothing saved;
+    // then the rule saved and the table saying it as a sentence in the wallet's currency.
+    await page.getByRole('button', { name: 'Edit wallet Bonus stars' }).click();
+    await form.getByRole('button', { name: 'Add an earning rule' }).click();
+    const rule = form.getByRole('group', { name: 'Earning rule 1' });
+    await rule.getByLabel('Rule name').fill('Base points');
+    await rule.getByLabel('Per amount (INR)').fill('0');
+    await form.getByRole('button', { name: 'Save wallet' }).click();
+    await rule.locator('.field-error').waitFor();
+    expect(await rule.locator('.field-error').innerText()).to.equal('Per amount must be more than 0.');
+    expect((await walletsOf(app.id)).bonus!.earning_rules).to.equal(null);
+    await rule.getByLabel('Per amount (INR)').fill('10');
+    await rule.getByLabel('Orders from (INR; blank: any order)').fill('20');
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await form.getByRole('button', { name: 'Save wallet' }).click();
+    await page.getByText('Wallet “Bonus stars” saved.').waitFor();
+    expect(await page.getByTestId('earning-bonus').innerText()).to.equal(
+      'Base points: 1 point per ₹10.00 of the order subtotal, rounded down to whole points; orders from ₹20.00',
+    );
+    expect((await walletsOf(app.id)).bonus!.earning_rules).to.deep.equal([
+      {
+        name: 'Base points',
+        earned_on: 'selling_price_subtotal',
+        item_selector: null,
+        excluded_items: null,
+        points: 1,
+        per: 10,
+        rounding: 'down',
+        round_to: 'point',
+        min_order: 20,
+        max_per_order: null,
+      },
+    ]);
+    await page.getByRole('button', { name: 'Edit wallet Bonus stars' }).click();
+    expect(
+      await form.getByRole('group', { name: 'Earning rule 1' }).getByLabel('Orders from (INR; blank: any order)').inputValue(),
+    ).to.equal('20');
+    await page.screenshot({ path: join(SHOTS, 'wallet-earning.png'), fullPage: true });
+    await form.getByRole('button', { name: 'Cancel' }).click();
+
     await page.getByRole('button', { name: 'Archive wallet Bonus stars' }).click();
     await page.getByText('Wallet “Bonus stars” archived.').waitFor();
     expect((await walletsOf(app.id)).bonus!.archived_at).to.be.a('string');
@@ -827,6 +870,7 @@ describe('console: the promotions console in a real browser', function () {
     const actions = await auditedActions(app.id);
     expect(actions.filter((a) => a.startsWith('wallet.'))).to.deep.equal([
       'wallet.create',
+      'wallet.update',
       'wallet.update',
       'wallet.update',
       'wallet.update',

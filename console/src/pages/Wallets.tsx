@@ -5,6 +5,7 @@ import { sentenceOf } from '../field-errors';
 import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { useApplication } from '../use-application';
 import { formatWhen } from '../when';
+import { describeEarningRule, draftsOf, EarningRulesFields, rulesOf, type RuleDraft } from '../earning-rules';
 import {
   describeExpiry,
   describePending,
@@ -114,6 +115,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
             <th scope="col">Timezone</th>
             <th scope="col">Points expire</th>
             <th scope="col">Pending period</th>
+            <th scope="col">Orders earn</th>
             <th scope="col">Status</th>
             {who.canChange && <th scope="col">Actions</th>}
           </tr>
@@ -131,6 +133,17 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
               <td>{w.timezone}</td>
               <td data-testid={`expiry-${w.wallet_id}`}>{describeExpiry(w.points_expiry)}</td>
               <td data-testid={`pending-${w.wallet_id}`}>{describePending(w.pending, w.timezone)}</td>
+              <td data-testid={`earning-${w.wallet_id}`}>
+                {w.earning_rules && w.earning_rules.length > 0 ? (
+                  <ul className="plain">
+                    {w.earning_rules.map((r) => (
+                      <li key={r.name}>{describeEarningRule(r, w.currency, { one: w.singular_unit_name, many: w.plural_unit_name })}</li>
+                    ))}
+                  </ul>
+                ) : (
+                  'nothing'
+                )}
+              </td>
               <td>{w.archived_at ? `archived ${formatWhen(w.archived_at, application.data?.timezone)}` : 'active'}</td>
               {who.canChange && (
                 <td className="actions">
@@ -217,6 +230,8 @@ function WalletForm({
   const walletZone = wallet?.timezone ?? (names.timezone.trim() || application?.timezone || null);
   const [initialSettings] = useState(() => settingsDraftOf(wallet?.points_expiry ?? null, wallet?.pending ?? null, walletZone));
   const [d, setDraft] = useState<SettingsDraft>(initialSettings);
+  const [initialRules] = useState(() => draftsOf(wallet?.earning_rules));
+  const [rules, setRules] = useState<RuleDraft[]>(initialRules);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -238,6 +253,7 @@ function WalletForm({
         if (JSON.stringify(expiry) !== JSON.stringify(expiryOf(initialSettings))) body.points_expiry = expiry;
         const pending = pendingOf(d, walletZone);
         if (JSON.stringify(pending) !== JSON.stringify(pendingOf(initialSettings, walletZone))) body.pending = pending;
+        if (JSON.stringify(rulesOf(rules)) !== JSON.stringify(rulesOf(initialRules))) body.earning_rules = rulesOf(rules);
         if (Object.keys(body).length === 0) {
           setFields({});
           setError('Nothing changed.');
@@ -252,6 +268,7 @@ function WalletForm({
         onSaved(`Wallet “${saved.wallet_name}” saved.`, saved);
       } else {
         const body: Record<string, unknown> = { points_expiry: expiryOf(d), pending: pendingOf(d, walletZone) };
+        if (rules.length > 0) body.earning_rules = rulesOf(rules);
         // Left blank: the API's default.
         for (const k of NAME_FIELDS) if (names[k].trim() !== '') body[k] = names[k].trim();
         const made = await must(admin.POST('/admin/applications/{app}/wallets', { params: { path: { app } }, body: body as never }));
@@ -275,7 +292,7 @@ function WalletForm({
       {...more}
     />
   );
-  const shownFields = [...NAME_FIELDS, 'points_expiry', 'pending'];
+  const shownFields = [...NAME_FIELDS, 'points_expiry', 'pending', 'earning_rules'];
   const elsewhere = Object.entries(fields).filter(([k]) => !shownFields.some((f) => k === f || k.startsWith(`${f}.`)));
   const title = wallet ? `Edit wallet ${wallet.wallet_name}` : 'New wallet';
   return (
@@ -370,6 +387,13 @@ function WalletForm({
           </span>
         )}
       </fieldset>
+
+      <EarningRulesFields
+        drafts={rules}
+        onChange={setRules}
+        currency={wallet?.currency ?? (names.currency.trim() || application?.currency)}
+        errors={Object.fromEntries(Object.entries(fields).filter(([k]) => k.startsWith('earning_rules')))}
+      />
 
       <p className="hint" data-testid="later-credits-only">
         {LATER_CREDITS_ONLY}
