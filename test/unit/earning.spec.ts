@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { pointsEarned, type EarningRule } from '../../shared/domain/earning.js';
 import { parseOrder, type ParsedOrder } from '../../shared/domain/order.js';
+import { DISCOUNT_BASES } from '../../shared/domain/contract-lists.generated.js';
 import type { DiscountBase, ItemSelector } from '../../shared/domain/types.js';
 import { forEachCase, type Rng } from '../fixtures/random-stacks.js';
 
@@ -110,15 +111,7 @@ describe('earning: what an order earns under a wallet earning rule', () => {
   // far below 2^53, so exact; the base by its definition, from the raw order, not the engine's).
 
   const SKUS = ['A', 'B', 'C'];
-  const BASES: DiscountBase[] = [
-    'selling_price_subtotal',
-    'original_price_subtotal',
-    'shipping',
-    'selected_items_selling_price_subtotal',
-    'selected_items_original_price_subtotal',
-    'valid_cart_selling_price_subtotal',
-    'valid_cart_original_price_subtotal',
-  ];
+  const BASES: readonly DiscountBase[] = DISCOUNT_BASES;
 
   function randomCase(rng: Rng) {
     const items: RawItem[] = Array.from({ length: rng.int(1, 5) }, () => {

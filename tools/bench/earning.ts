@@ -10,6 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../shared/services.js';
+import { validateInput } from '../../shared/usecases/admin/admin-input.js';
+import { earningRulesSchema, toEarningRules } from '../../shared/usecases/admin/earning-rules.js';
 import { benchOrder, loadRedeemApp } from './dataset.js';
 import { log, measure, medianOf, ROUNDS, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
 
@@ -20,21 +22,8 @@ async function freshLoads(services: Services): Promise<{ credit: Load; report: L
   const app = await loadRedeemApp(services, () => undefined);
   const wallet = await services.repos.wallets.findByWalletId(app.application.id, 'loyalty');
   await services.repos.wallets.update(app.application.id, wallet!.id, {
-    earningRules: [
-      {
-        name: 'Base points',
-        earnedOn: 'selling_price_subtotal',
-        itemSelector: null,
-        excludedItems: null,
-        metadataKeys: [],
-        pointsHundredths: 100,
-        perCents: 1000,
-        rounding: 'down',
-        unitHundredths: 100,
-        minOrderCents: null,
-        maxPerOrderHundredths: null,
-      },
-    ],
+    // Through the admin format's own check and conversion: 1 point per 10.00 of the selling subtotal.
+    earningRules: toEarningRules(validateInput(earningRulesSchema, [{ name: 'Base points', points: 1, per: 10 }])),
   });
   await services.repos.applications.bumpConfigVersion(app.application.id);
   const order = benchOrder(5, 'earning');
