@@ -18,14 +18,14 @@
 import { invalidPayload, customerNotFound, walletNotFound } from '../client-errors.js';
 import { pointsEarned } from '../domain/earning.js';
 import { parseOrder } from '../domain/order.js';
-import { fromHundredths } from '../domain/points.js';
+import { fromHundredths, toHundredths } from '../domain/points.js';
 import type { PreparedOperation } from '../queue/gateway.js';
 import type { OrderReportInput } from '../queue/job-payloads.js';
 import { JOB } from '../queue/names.js';
 import type { Services } from '../services.js';
 import { failpoint, type JobRun } from './job-run.js';
 import { postLedgerEntry, voidEntry, type PostEntryInput } from './wallet-ledger.js';
-import { creditRulesOf, liveWallet } from './wallet-operation.usecase.js';
+import { creditRulesOf, liveWallet, MAX_POINTS } from './wallet-operation.usecase.js';
 
 export const orderEarnTxnId = (walletId: string, orderId: string) => `order:${walletId}:${orderId}`;
 export const orderReturnTxnId = (walletId: string, orderId: string) => `order-return:${walletId}:${orderId}`;
@@ -71,6 +71,8 @@ export async function prepareOrderReport(
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();
   const points = parsed?.ok ? (wallet.earningRules ?? []).reduce((n, rule) => n + pointsEarned(rule, parsed.order).hundredths, 0) : 0;
+  // As a wallet update's points are bounded: an order of absurd amounts must not move a balance past exact integers.
+  if (points > toHundredths(MAX_POINTS)) throw invalidPayload(`the order would earn more than ${MAX_POINTS} points`);
   const rules = creditRulesOf(wallet);
   const payload: OrderReportInput = {
     applicationId: req.applicationId,

@@ -28,7 +28,8 @@ export interface WalletTransactionResult {
   description: string;
 }
 
-const MAX_POINTS = 1e9;
+/** The most points one operation may move (a wallet update's `points`, what one reported order earns). */
+export const MAX_POINTS = 1e9;
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Validates a wallet update in the documented order; resolves customer and wallet. */

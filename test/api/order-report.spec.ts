@@ -5,9 +5,11 @@
  * cancelled); a return reported first means the completion never earns.
  */
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
 import { startTestApi, type TestApi } from '../support/context.js';
 import { assertMatchesSpec } from '../support/openapi.js';
+import { verifyApplication } from '../../shared/usecases/verify-exactness.usecase.js';
 
 describe('orders reported by the storefront: earning and returns', function () {
   this.timeout(60_000);
@@ -125,6 +127,62 @@ describe('orders reported by the storefront: earning and returns', function () {
     const back = await report(app, { order: { order_id: 'p-1', status: 'returned' } });
     expect(back.body).to.include({ points: 12, pending: true, loyalty_points: 0 });
     expect(await balance(app)).to.equal(0);
+  });
+
+  it('when an order of absurd amounts would earn more than a wallet update may move, then 400 in words and nothing moves', async () => {
+    const app = await shop();
+    const res = await report(app, { order: order('huge', 'completed', 2e11) });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.details).to.equal('the order would earn more than 1000000000 points');
+    expect(await ledger(app)).to.deep.equal([]);
+  });
+
+  it('when 120 random hostile reports arrive, then never a 5xx, a 200 is the documented shape, and the balance equals its ledger', async () => {
+    const app = await shop();
+    const hostile = fc.oneof(
+      fc.constantFrom(null, true, '', 'NaN', '1e309', '__proto__', { $gt: 0 }, ['$in'], 1e308, -1, 0.005),
+      fc.double(),
+      fc.string({ maxLength: 20 }),
+    );
+    const item = fc.record(
+      {
+        product_id: fc.oneof(fc.string({ maxLength: 6 }), hostile),
+        selling_price: fc.oneof(fc.double({ min: 0, max: 1e5, noNaN: true }), hostile),
+        original_price: fc.oneof(fc.double({ min: 0, max: 1e5, noNaN: true }), hostile),
+        quantity: fc.oneof(fc.integer({ min: 1, max: 4 }), hostile),
+      },
+      { requiredKeys: [] },
+    );
+    // Weighted towards reports the route accepts, so that both answers are exercised in every run
+    // (a valid return is about a quarter of the bodies: the chance of no 200 in 120 is below 1e-13).
+    const often = <T>(likely: fc.Arbitrary<T>) => fc.oneof({ arbitrary: likely, weight: 5 }, { arbitrary: hostile, weight: 1 });
+    const anOrder = fc.record(
+      {
+        order_id: often(fc.constantFrom('h-1', 'h-2', 'h-3')),
+        status: often(fc.constantFrom('completed', 'returned')),
+        selling_price_subtotal: often(fc.double({ min: 0, max: 1e6, noNaN: true })),
+        original_price_subtotal: often(fc.double({ min: 0, max: 1e6, noNaN: true })),
+        items: often(fc.array(item, { maxLength: 4 })),
+      },
+      { requiredKeys: ['order_id', 'status'] },
+    );
+    const body = often(fc.record({ order: often(anOrder) }));
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const res = await report(app, b);
+        statuses.add(res.status);
+        expect(res.status, res.text).to.be.below(500);
+        if (res.status === 200) {
+          assertMatchesSpec('post', '/wallets/customer/{source_id}/orders/{wallet_id}', 200, res.body);
+          expect(res.body.points).to.be.at.least(0);
+        } else expect(res.body).to.have.keys(['code', 'message', 'details', 'request_id']);
+      }),
+      { numRuns: 120 },
+    );
+    expect([...statuses].sort()).to.include.members([200, 400]);
+    const verified = await verifyApplication(api.services, app.id, { recheckMs: 0, eventGraceMs: 0 });
+    expect(verified.discrepancies).to.deep.equal([]);
   });
 
   it('when the report is wrong, then the documented 400s and 404s, and nothing is queued', async () => {
