@@ -15,6 +15,7 @@ import type { Metrics } from '../../shared/ops/metrics.js';
  *   `reason` is the refusal's short category (`total_limit`, `cart_rule`, `insufficient_points`, …,
  *   else the error kind), empty when completed.
  * - wallet-transaction → `coupons_wallet_transactions_total{type="credit"|"debit", outcome="applied"|"refused"}`.
+ * - order-report → `coupons_order_reports_total{status="completed"|"returned", outcome="earned"|"taken_back"|"nothing"|"refused"}`.
  * Other jobs (the benchmark's noop) are not business outcomes and are ignored.
  */
 export const outcomeCounter =
@@ -28,5 +29,9 @@ export const outcomeCounter =
       metrics.redemptions.inc({ type, outcome: outcome.ok ? 'completed' : 'refused', reason });
     } else if (job.name === JOB.walletTransaction) {
       metrics.walletTransactions.inc({ type: job.payload.type, outcome: outcome.ok ? 'applied' : 'refused' });
+    } else if (job.name === JOB.orderReport) {
+      const moved = outcome.ok && (outcome.value as { points?: number }).points! > 0;
+      const kind = job.payload.status === 'completed' ? 'earned' : 'taken_back';
+      metrics.orderReports.inc({ status: job.payload.status, outcome: !outcome.ok ? 'refused' : moved ? kind : 'nothing' });
     }
   };

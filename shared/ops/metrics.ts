@@ -19,6 +19,8 @@ export interface Metrics {
   redemptions: Counter<'type' | 'outcome' | 'reason'>;
   /** `coupons_wallet_transactions_total{type, outcome}` (API, as job outcomes come back). */
   walletTransactions: Counter<'type' | 'outcome'>;
+  /** `coupons_order_reports_total{status, outcome}` (API, as job outcomes come back; docs/wallets.md). */
+  orderReports: Counter<'status' | 'outcome'>;
   /** `coupons_webhook_deliveries_total{outcome}` (worker, per delivery job run; docs/events.md). */
   webhookDeliveries: Counter<'outcome'>;
 }
@@ -94,6 +96,12 @@ export function createMetrics(component: 'api' | 'worker', queues: () => readonl
       name: 'coupons_wallet_transactions_total',
       help: 'Wallet credit and debit outcomes',
       labelNames: ['type', 'outcome'],
+      registers: [registry],
+    }),
+    orderReports: new Counter({
+      name: 'coupons_order_reports_total',
+      help: 'Orders reported completed or returned: points earned, taken back, nothing moved, or refused',
+      labelNames: ['status', 'outcome'],
       registers: [registry],
     }),
     webhookDeliveries: new Counter({

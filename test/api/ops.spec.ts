@@ -106,6 +106,12 @@ describe('operations: health, metrics, Bull Board', function () {
       const tx = (body: object) => call(api.url, 'PUT', '/wallets/customer/c1/transactions/loyalty', { auth: app.auth, body });
       expect((await tx({ type: 'credit', points: 3 })).status).to.equal(200);
       expect((await tx({ type: 'debit', points: 300 })).status).to.equal(400);
+      // An order reported to a wallet without earning rules: answered, nothing moved.
+      const reported = await call(api.url, 'POST', '/wallets/customer/c1/orders/loyalty', {
+        auth: app.auth,
+        body: { order: { ...makeOrder(), status: 'completed' } },
+      });
+      expect(reported.status, reported.text).to.equal(200);
       expect((await call(api.url, 'POST', '/coupons/validate', { auth: app.auth, rawBody: '{' })).status).to.equal(400);
       expect((await call(api.url, 'GET', '/no/such/route')).status).to.equal(404);
 
@@ -119,6 +125,7 @@ describe('operations: health, metrics, Bull Board', function () {
       expect(count('coupons_redemptions_total', { type: 'revert', outcome: 'completed', reason: '' })).to.equal(1);
       expect(count('coupons_wallet_transactions_total', { type: 'credit', outcome: 'applied' })).to.equal(1);
       expect(count('coupons_wallet_transactions_total', { type: 'debit', outcome: 'refused' })).to.equal(1);
+      expect(count('coupons_order_reports_total', { status: 'completed', outcome: 'nothing' })).to.equal(1);
       const http = (method: string, route: string, status: string) =>
         count('coupons_http_request_duration_seconds_count', { method, route, status });
       expect(http('POST', '/coupons/apply', '200')).to.equal(2);
