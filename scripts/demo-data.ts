@@ -1,6 +1,6 @@
 /**
  * The demo data set (`npm run seed`, `npm run dev`): one application, five customers, a loyalty
- * wallet, and fifteen campaigns that between them use every discount base, rule and promotion kind,
+ * wallet whose orders earn 1 point per ₹100 of their subtotal (docs/wallets.md), and fifteen campaigns that between them use every discount base, rule and promotion kind,
  * created through the same admin use cases as the admin API.
  */
 import type { Services } from '../shared/services.js';
@@ -151,8 +151,10 @@ export async function loadDemoData(services: Services, log: (line: string) => vo
     singular_unit_name: 'point',
     plural_unit_name: 'points',
     timezone: 'Asia/Kolkata',
+    // Orders reported completed (POST /wallets/customer/{source_id}/orders/loyalty) earn by it.
+    earning_rules: [{ name: 'Points on every order', points: 1, per: 100 }],
   });
-  log('wallet loyalty');
+  log('wallet loyalty (1 point per 100.00 of an order reported completed)');
   const campaigns = [];
   const entries = Object.entries(DEMO_CAMPAIGNS);
   for (const [i, [code, rules]] of entries.entries()) {

@@ -31,6 +31,13 @@ describe('demo data, seed and admin command line', function () {
     const list = await call(api.url, 'POST', '/coupons/list/all', { auth, body: { source_id: 'cust_1', order: makeOrder() } });
     expect(list.status).to.equal(200);
     expect(list.body.map((c: { coupon_code: string }) => c.coupon_code)).to.include.members(['WELCOME10', 'VIPONLY', 'CASHBACK5']);
+    // The wallet's earning rule: an order of 1,234.00 reported completed earns 12 points.
+    const reported = await call(api.url, 'POST', '/wallets/customer/cust_1/orders/loyalty', {
+      auth,
+      body: { order: { ...makeOrder({ order_id: 'demo-order' }), selling_price_subtotal: 1234, status: 'completed' } },
+    });
+    expect(reported.status, reported.text).to.equal(200);
+    expect(reported.body).to.include({ points: 12, loyalty_points: 12 });
   });
 
   it('when `npm run seed` runs, then it prints credentials that work', async () => {
