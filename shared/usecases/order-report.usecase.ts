@@ -24,7 +24,7 @@ import type { OrderReportInput } from '../queue/job-payloads.js';
 import { JOB } from '../queue/names.js';
 import type { Services } from '../services.js';
 import { failpoint, type JobRun } from './job-run.js';
-import { postLedgerEntry, voidEntry, type PostEntryInput } from './wallet-ledger.js';
+import { creditToTakeBack, postLedgerEntry, type PostEntryInput } from './wallet-ledger.js';
 import { creditRulesOf, liveWallet, MAX_POINTS } from './wallet-operation.usecase.js';
 
 export const orderEarnTxnId = (walletId: string, orderId: string) => `order:${walletId}:${orderId}`;
@@ -121,16 +121,14 @@ export async function applyOrderReport(
       ...(input.rules ? { rules: input.rules } : {}),
     };
   } else {
-    const voided = await voidEntry(deps, {
+    const credit = await creditToTakeBack(deps, {
       ...entry,
       txnId: earnTxnId,
       description: `earning voided: order ${input.orderId} returned`,
       origin: 'order_return',
     });
     failpoint(deps, 'order-after-void');
-    if (voided) return nothing;
-    const credit = await deps.repos.walletTransactions.findByTxnId(input.applicationId, input.customerId, earnTxnId);
-    if (!credit || credit.stored === 'refused' || credit.stored === 'void') return nothing;
+    if (!credit) return nothing;
     posted = {
       ...entry,
       txnId: orderReturnTxnId(input.walletId, input.orderId),

@@ -356,3 +356,18 @@ export async function voidEntry({ repos }: Pick<LedgerDeps, 'repos'>, input: Omi
     stored: 'void',
   });
 }
+
+/**
+ * The first step of taking back the credit `input.txnId` (a cashback's revert, an order's return):
+ * voids it if it was never posted, so that a late credit (a re-run, a report that comes after) can
+ * never post it, and answers null; else answers the credit as posted, for the caller's debit of what
+ * it credited — null too when it was refused or voided before. Idempotent.
+ */
+export async function creditToTakeBack(
+  deps: Pick<LedgerDeps, 'repos'>,
+  input: Omit<PostEntryInput, 'type' | 'points'>,
+): Promise<StoredEntry | null> {
+  if (await voidEntry(deps, input)) return null;
+  const credit = await deps.repos.walletTransactions.findByTxnId(input.applicationId, input.customerId, input.txnId);
+  return credit && credit.stored !== 'refused' && credit.stored !== 'void' ? credit : null;
+}

@@ -5,7 +5,7 @@
  */
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { Services } from '../../services.js';
-import { postLedgerEntry, voidEntry, type Posting } from '../wallet-ledger.js';
+import { creditToTakeBack, postLedgerEntry, type Posting } from '../wallet-ledger.js';
 import { creditRulesOf, liveWallet } from '../wallet-operation.usecase.js';
 import type { PendingRule } from '../../domain/point-buckets.js';
 
@@ -60,9 +60,12 @@ export async function revertCashback(
   const walletDbId = r.cashbackCents > 0 ? ((await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet))?.id ?? null) : null;
   if (!walletDbId) return null;
   const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };
-  if (await voidEntry(deps, { ...entry, txnId: cashbackTxnId(r.key), description: `cashback voided: order ${r.orderId}` })) return null;
-  const credit = await deps.repos.walletTransactions.findByTxnId(r.applicationId, r.customerId, cashbackTxnId(r.key));
-  if (!credit || credit.stored === 'refused' || credit.stored === 'void') return null;
+  const credit = await creditToTakeBack(deps, {
+    ...entry,
+    txnId: cashbackTxnId(r.key),
+    description: `cashback voided: order ${r.orderId}`,
+  });
+  if (!credit) return null;
   // Still pending: cancelled (the spendable points do not move); else what is left of it is taken back.
   return posting(deps, {
     ...entry,
