@@ -111,3 +111,13 @@ export function pointsEarned(rule: EarningRule, order: ParsedOrder, ctx: Earning
   }
   return done(earned);
 }
+
+/** What `order` earns under a wallet's rules: each rule's figure and steps, and their sum (hundredths of a point). */
+export function orderEarns(
+  rules: readonly NamedEarningRule[] | null | undefined,
+  order: ParsedOrder,
+  ctx: EarningContext = {},
+): { hundredths: number; rules: (Earned & { name: string })[] } {
+  const each = (rules ?? []).map((rule) => ({ name: rule.name, ...pointsEarned(rule, order, ctx) }));
+  return { hundredths: each.reduce((n, r) => n + r.hundredths, 0), rules: each };
+}

@@ -16,7 +16,7 @@
  * orders only.
  */
 import { invalidPayload, customerNotFound, walletNotFound } from '../client-errors.js';
-import { pointsEarned } from '../domain/earning.js';
+import { orderEarns } from '../domain/earning.js';
 import { parseOrder } from '../domain/order.js';
 import { fromHundredths, toHundredths } from '../domain/points.js';
 import type { PreparedOperation } from '../queue/gateway.js';
@@ -70,7 +70,7 @@ export async function prepareOrderReport(
   ]);
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();
-  const points = parsed?.ok ? (wallet.earningRules ?? []).reduce((n, rule) => n + pointsEarned(rule, parsed.order).hundredths, 0) : 0;
+  const points = parsed?.ok ? orderEarns(wallet.earningRules, parsed.order).hundredths : 0;
   // As a wallet update's points are bounded: an order of absurd amounts must not move a balance past exact integers.
   if (points > toHundredths(MAX_POINTS)) throw invalidPayload(`the order would earn more than ${MAX_POINTS} points`);
   const rules = creditRulesOf(wallet);

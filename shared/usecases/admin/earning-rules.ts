@@ -5,7 +5,7 @@
  * shared/usecases/order-report.usecase.ts. The explain credits nothing.
  */
 import Joi from 'joi';
-import { EARNING_ROUNDINGS, pointsEarned, type EarningRule, type EarningStep, type NamedEarningRule } from '../../domain/earning.js';
+import { EARNING_ROUNDINGS, orderEarns, type EarningRule, type EarningStep, type NamedEarningRule } from '../../domain/earning.js';
 import { fromCents, toCents } from '../../domain/money.js';
 import { parseOrder } from '../../domain/order.js';
 import { fromHundredths, toHundredths } from '../../domain/points.js';
@@ -137,10 +137,10 @@ export async function explainEarning(deps: Pick<Services, 'repos'>, applicationI
   const parsed = parseOrder(body.order);
   if (!parsed.ok) throw adminInvalid(`"order" ${parsed.message}`, { order: parsed.message });
   const ctx = { tierMultiplier: Math.round(body.tier_multiplier * 100), campaignMultiplier: Math.round(body.campaign_multiplier * 100) };
-  const rules = (wallet.earningRules ?? []).map((rule) => {
-    const earned = pointsEarned(rule, parsed.order, ctx);
-    return { name: rule.name, points: fromHundredths(earned.hundredths), steps: earned.steps.map(presentStep) };
-  });
-  const total = rules.reduce((n, r) => n + toHundredths(r.points), 0);
-  return { wallet_id: wallet.walletId, points: fromHundredths(total), rules };
+  const earned = orderEarns(wallet.earningRules, parsed.order, ctx);
+  return {
+    wallet_id: wallet.walletId,
+    points: fromHundredths(earned.hundredths),
+    rules: earned.rules.map((r) => ({ name: r.name, points: fromHundredths(r.hundredths), steps: r.steps.map(presentStep) })),
+  };
 }

@@ -277,6 +277,19 @@ function refusalOf(
   return { facts: [refusal], fresh: false };
 }
 
+/**
+ * The changes of a job that posted one ledger entry (a wallet update, an order report): the
+ * transitions time posted before it, then its own. Fresh when this run wrote the entry (a replay of
+ * the key found it written) and time moved nothing first.
+ */
+async function entryChanges(deps: Deps, op: FinishedOperation, txnId: string, walletId: string, orderId: string | null): Promise<Changes> {
+  const seen = observedEntry(op, txnId);
+  const entry = seen === undefined ? await readEntry(deps, op.input.applicationId, op.input.customerId, txnId) : seen;
+  if (!entry) return { facts: [], fresh: false };
+  const before = entryBucketed(op, txnId, entry) ? await transitionFacts(deps, op, txnId, walletId) : [];
+  return { facts: [...before, txnFact(entry, walletId, orderId)], fresh: !!seen && before.length === 0 };
+}
+
 /** The changes a finished operation made, in the order they are reported. */
 export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Changes> {
   switch (op.name) {
@@ -332,25 +345,14 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
     case 'wallet-transaction': {
       const { input, outcome } = op;
       if (!outcome.ok) return { facts: [], fresh: false };
-      const v = outcome.value as WalletTransactionResult;
-      const seen = observedEntry(op, v.txn_id);
-      const entry = seen === undefined ? await readEntry(deps, input.applicationId, input.customerId, v.txn_id) : seen;
-      if (!entry) return { facts: [], fresh: false };
-      const before = entryBucketed(op, v.txn_id, entry) ? await transitionFacts(deps, op, v.txn_id, input.walletId) : [];
-      // Fresh when this run wrote the entry (a replay of the key found it written) and time moved nothing first.
-      return { facts: [...before, txnFact(entry, input.walletId, null)], fresh: !!seen && before.length === 0 };
+      return entryChanges(deps, op, (outcome.value as WalletTransactionResult).txn_id, input.walletId, null);
     }
     case 'order-report': {
       // The entry that moved the points (none: nothing earned or nothing to take back), as for a wallet update.
       const { input, outcome } = op;
       if (!outcome.ok) return { facts: [], fresh: false };
-      const v = outcome.value as OrderReportResult;
-      if (!v.txn_id) return { facts: [], fresh: false };
-      const seen = observedEntry(op, v.txn_id);
-      const entry = seen === undefined ? await readEntry(deps, input.applicationId, input.customerId, v.txn_id) : seen;
-      if (!entry) return { facts: [], fresh: false };
-      const before = entryBucketed(op, v.txn_id, entry) ? await transitionFacts(deps, op, v.txn_id, input.walletId) : [];
-      return { facts: [...before, txnFact(entry, input.walletId, input.orderId)], fresh: !!seen && before.length === 0 };
+      const { txn_id } = outcome.value as OrderReportResult;
+      return txn_id ? entryChanges(deps, op, txn_id, input.walletId, input.orderId) : { facts: [], fresh: false };
     }
     case 'wallet-settle': {
       const { input, outcome } = op;

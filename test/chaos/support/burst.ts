@@ -150,6 +150,8 @@ export class Burst {
   /** The liveness probes: when each was sent, and how long its answer took (undefined while in flight, or refused/reset). */
   private readonly probes: Probe[] = [];
   private probing: Promise<void> | undefined;
+  /** Set once every operation has ended: the probes stop. */
+  private probingDone = false;
   private generating = true;
   private generator: Promise<void> | undefined;
   private readonly random: () => number;
@@ -218,8 +220,6 @@ export class Burst {
     this.probingDone = true;
     await this.probing;
   }
-
-  private probingDone = false;
 
   /** The slowest liveness answer of the burst, and how many were asked (ms; for the report). */
   get livenessAnswers(): { slowestMs: number; asked: number } {
