@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { join, resolve } from 'node:path';
-import { chromiumOrSkip, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import { chromiumOrSkip, coveredControls, seriousViolations, sidewaysScroll } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
@@ -156,7 +156,7 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
         await page.waitForLoadState('networkidle');
         const { scroll, spilling } = await sidewaysScroll(page);
         if (scroll > 0) problems.push(`${width} px ${name}: scrolls ${scroll} px sideways (${spilling.slice(0, 3).join(', ')})`);
-        for (const covered of (await page.evaluate(COVERED)) as string[]) problems.push(`${width} px ${name}: ${covered}`);
+        for (const covered of await coveredControls(page)) problems.push(`${width} px ${name}: ${covered}`);
         for (const v of await seriousViolations(page)) problems.push(`${width} px ${name}: axe: ${v}`);
         await page.screenshot({ path: join(SHOTS, `phone-${width}-${name}.png`), fullPage: true });
       }
@@ -205,33 +205,6 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
 
 /** Browser-side scripts as text: run as written in the page (no compiled helpers, no DOM types here). */
 
-/**
- * Every visible control (button, link, input, select, textarea, summary), scrolled to the middle of
- * the screen, must be the element at its own centre — or inside it, or its label: a tap there
- * reaches it. Described when something else (a sticky panel, a neighbour spilling over) is there.
- */
-const COVERED = `(() => {
-  const out = [];
-  const controls = [...document.querySelectorAll('main button, main a[href], main input, main select, main textarea, main summary, header button, header a[href]')];
-  for (const el of controls) {
-    if (el.closest('.visually-hidden') || el.type === 'hidden') continue;
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none') continue;
-    el.scrollIntoView({ block: 'center', inline: 'center' });
-    // A link wrapped over two lines: the middle of its first line (its box's middle may fall between them).
-    const r = el.getClientRects()[0];
-    if (!r || r.width === 0 || r.height === 0) continue;
-    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-    const reaches = hit && (hit === el || el.contains(hit) || (hit.tagName === 'LABEL' && hit.contains(el)) || (el.labels && [...el.labels].includes(hit)));
-    if (!reaches) {
-      const name = (el.getAttribute('aria-label') || el.textContent || el.getAttribute('name') || el.tagName).trim().slice(0, 40);
-      const by = hit ? hit.tagName.toLowerCase() + (hit.className ? '.' + String(hit.className).replace(/ /g, '.') : '') : 'nothing';
-      out.push(el.tagName.toLowerCase() + ' "' + name + '" is covered by ' + by);
-    }
-  }
-  window.scrollTo(0, 0);
-  return out;
-})()`;
 const BLUR = 'document.activeElement && document.activeElement.blur()';
 
 interface Ring {

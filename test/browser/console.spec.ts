@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { WHEN } from '../../console/src/when.js';
-import { LOCALE, PHONE, chromiumOrSkip, inCurrency, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import { LOCALE, PHONE, chromiumOrSkip, coveredControls, inCurrency, seriousViolations, sidewaysScroll } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
@@ -22,6 +22,9 @@ import { call, createTestApplication, startTestApi, type TestApi } from '../supp
 
 const SHOTS = resolve(process.env.CONSOLE_SCREENSHOTS ?? 'test-results/console');
 const PASSWORD = 'console test password 1';
+
+/** The width the console's pages are signed in at (a phone's is set where a test checks one). */
+const DESKTOP = { width: 1280, height: 800 };
 
 describe('console: the promotions console in a real browser', function () {
   this.timeout(180_000);
@@ -52,7 +55,7 @@ describe('console: the promotions console in a real browser', function () {
 
   async function signedIn(role: 'owner' | 'viewer'): Promise<Page> {
     // bypassCSP: lets the test inject axe-core; the page's own CSP is asserted from the response.
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: LOCALE, bypassCSP: true })).newPage();
+    const page = await (await browser.newContext({ viewport: DESKTOP, locale: LOCALE, bypassCSP: true })).newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${api.url}/console/`);
@@ -857,6 +860,17 @@ describe('console: the promotions console in a real browser', function () {
       await form.getByRole('group', { name: 'Earning rule 1' }).getByLabel('Orders from (INR; blank: any order)').inputValue(),
     ).to.equal('20');
     await page.screenshot({ path: join(SHOTS, 'wallet-earning.png'), fullPage: true });
+    // The same form with its rule on a phone: nothing scrolls sideways, every control can be tapped, axe clean.
+    await page.setViewportSize({ width: 390, height: 800 });
+    const sideways = await sidewaysScroll(page);
+    expect(sideways.scroll, `sideways scroll at 390 px: ${sideways.spilling.slice(0, 5).join(', ')}`).to.equal(0);
+    expect(await coveredControls(page)).to.deep.equal([]);
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'phone-390-wallet-earning.png'), fullPage: true });
+    await page.setViewportSize(DESKTOP);
     await form.getByRole('button', { name: 'Cancel' }).click();
 
     await page.getByRole('button', { name: 'Archive wallet Bonus stars' }).click();

@@ -74,3 +74,36 @@ export async function sidewaysScroll(page: Page): Promise<{ scroll: number; spil
     );
   return { scroll: scrollWidth! - width!, spilling };
 }
+
+/**
+ * Every visible control (button, link, input, select, textarea, summary), scrolled to the middle of
+ * the screen, must be the element at its own centre — or inside it, or its label: a tap there
+ * reaches it. Described when something else (a sticky panel, a neighbour spilling over) is there.
+ */
+const COVERED = `(() => {
+  const out = [];
+  const controls = [...document.querySelectorAll('main button, main a[href], main input, main select, main textarea, main summary, header button, header a[href]')];
+  for (const el of controls) {
+    if (el.closest('.visually-hidden') || el.type === 'hidden') continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none') continue;
+    el.scrollIntoView({ block: 'center', inline: 'center' });
+    // A link wrapped over two lines: the middle of its first line (its box's middle may fall between them).
+    const r = el.getClientRects()[0];
+    if (!r || r.width === 0 || r.height === 0) continue;
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const reaches = hit && (hit === el || el.contains(hit) || (hit.tagName === 'LABEL' && hit.contains(el)) || (el.labels && [...el.labels].includes(hit)));
+    if (!reaches) {
+      const name = (el.getAttribute('aria-label') || el.textContent || el.getAttribute('name') || el.tagName).trim().slice(0, 40);
+      const by = hit ? hit.tagName.toLowerCase() + (hit.className ? '.' + String(hit.className).replace(/ /g, '.') : '') : 'nothing';
+      out.push(el.tagName.toLowerCase() + ' "' + name + '" is covered by ' + by);
+    }
+  }
+  window.scrollTo(0, 0);
+  return out;
+})()`;
+
+/** The controls of the page now that something else covers at their centre (test/browser/console-navigation.spec.ts and the forms' own tests). */
+export async function coveredControls(page: Page): Promise<string[]> {
+  return (await page.evaluate(COVERED)) as string[];
+}
