@@ -15,6 +15,9 @@ export type EarningRule = Schemas['EarningRule'];
 type Rounding = NonNullable<EarningRule['rounding']>;
 
 const ROUNDING_WORDS: Record<Rounding, string> = { down: 'rounded down', nearest: 'rounded to the nearest', up: 'rounded up' };
+type Period = NonNullable<EarningRule['max_per_period']>['period'];
+const PERIOD_WORDS: Record<Period, string> = { day: 'a day', week: 'a week (from Monday)', month: 'a month', year: 'a year' };
+
 const ROUND_TO_WORDS: Record<NonNullable<EarningRule['round_to']>, string> = { point: 'whole points', hundredth: 'hundredths' };
 
 /** Bases offered for a new rule: the ones that need no chosen items. */
@@ -29,6 +32,8 @@ export function describeEarningRule(r: EarningRule, currency: string | null | un
   ];
   if (r.min_order != null) parts.push(`orders from ${formatMoney(r.min_order, currency)}`);
   if (r.max_per_order != null) parts.push(`at most ${r.max_per_order} ${r.max_per_order === 1 ? units.one : units.many} an order`);
+  const cap = r.max_per_period;
+  if (cap) parts.push(`at most ${cap.points} ${cap.points === 1 ? units.one : units.many} ${PERIOD_WORDS[cap.period]} per customer`);
   return `${r.name}: ${parts.join('; ')}`;
 }
 
@@ -42,6 +47,9 @@ export interface RuleDraft {
   round_to: NonNullable<EarningRule['round_to']>;
   min_order: string;
   max_per_order: string;
+  /** At most this many points per customer in each period (blank: no cap). */
+  max_per_period: string;
+  period: Period;
   /** Kept as the API gave them (set through the admin API). */
   item_selector: EarningRule['item_selector'] | null;
   excluded_items: EarningRule['excluded_items'] | null;
@@ -57,6 +65,8 @@ export const draftsOf = (rules: EarningRule[] | null | undefined): RuleDraft[] =
     round_to: r.round_to ?? 'point',
     min_order: r.min_order == null ? '' : String(r.min_order),
     max_per_order: r.max_per_order == null ? '' : String(r.max_per_order),
+    max_per_period: r.max_per_period == null ? '' : String(r.max_per_period.points),
+    period: r.max_per_period?.period ?? 'month',
     item_selector: r.item_selector ?? null,
     excluded_items: r.excluded_items ?? null,
   }));
@@ -70,6 +80,8 @@ const NEW_RULE: RuleDraft = {
   round_to: 'point',
   min_order: '',
   max_per_order: '',
+  max_per_period: '',
+  period: 'month',
   item_selector: null,
   excluded_items: null,
 };
@@ -91,6 +103,7 @@ export function rulesOf(drafts: RuleDraft[]): unknown[] | null {
     round_to: d.round_to,
     min_order: d.min_order.trim() === '' ? null : numberOr(d.min_order),
     max_per_order: d.max_per_order.trim() === '' ? null : numberOr(d.max_per_order),
+    max_per_period: d.max_per_period.trim() === '' ? null : { points: numberOr(d.max_per_period), period: d.period },
   }));
 }
 
@@ -100,6 +113,7 @@ const FIELD_LABELS: Record<string, string> = {
   per: 'Per amount',
   min_order: 'Orders from',
   max_per_order: 'At most per order',
+  max_per_period: 'At most per customer',
   item_selector: 'Chosen items',
   excluded_items: 'Excluded items',
 };
@@ -185,6 +199,20 @@ export function EarningRulesFields({
             <label>
               At most per order (points; blank: no cap)
               <input inputMode="decimal" value={d.max_per_order} onChange={(e) => set(i, { max_per_order: e.target.value })} />
+            </label>
+            <label>
+              At most per customer (points; blank: no cap)
+              <input inputMode="decimal" value={d.max_per_period} onChange={(e) => set(i, { max_per_period: e.target.value })} />
+            </label>
+            <label>
+              Cap period
+              <select value={d.period} onChange={(e) => set(i, { period: e.target.value as Period })}>
+                {(Object.keys(PERIOD_WORDS) as Period[]).map((p) => (
+                  <option key={p} value={p}>
+                    {PERIOD_WORDS[p]}
+                  </option>
+                ))}
+              </select>
             </label>
             {(d.item_selector || d.excluded_items) && (
               <p className="hint">This rule chooses its items through the admin API; they are kept as they are.</p>

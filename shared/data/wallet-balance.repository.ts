@@ -4,12 +4,19 @@ import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
 import { nextDue, type Bucket } from '../domain/point-buckets.js';
+import type { EarnedInPeriod } from '../domain/earning.js';
 
 /**
  * A customer's balance in one wallet, as the ledger reads it; its `updatedAt` is when it last moved
  * (or was created): the next entry is dated after it.
  */
-export type BalanceRecord = RecordOf<WalletBalanceDoc, never, 'application' | 'customer' | 'wallet' | 'buckets' | 'nextDue'> & {
+export type BalanceRecord = RecordOf<
+  WalletBalanceDoc,
+  never,
+  'application' | 'customer' | 'wallet' | 'buckets' | 'nextDue' | 'periodCounters'
+> & {
+  /** What the customer earned under each capped earning rule in its current period (none: empty). */
+  periodCounters: EarnedInPeriod[];
   /** The wallet's `_id` (not its client-visible `walletId`). */
   walletDbId: string;
   /** Credits that expire or are still pending (shared/domain/point-buckets.ts), soonest first. */
@@ -49,6 +56,7 @@ const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
     expiresAt: b.expiresAt ?? null,
   })),
   bucketed: d.buckets !== undefined && d.buckets !== null,
+  periodCounters: (d.periodCounters ?? []).map((c) => ({ rule: c.rule, period: c.period, hundredths: c.hundredths })),
   updatedAt: d.updatedAt ?? new Date(0),
 });
 
@@ -100,9 +108,18 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
      * the sweep looks for it, unset when nothing is due ever). Matches nothing when someone already
      * did: the version guard makes it apply once. `steps` > 1: a run of entries at slots `version`…
      * `version + steps - 1`, all written, applied at once with the last one's `after` and buckets.
+     * `periodCounters`: the entry's, when it earned under (or gave back to) a capped rule.
      */
-    async applyAtVersion(id: string, version: number, after: number, buckets?: Bucket[], steps = 1): Promise<void> {
+    async applyAtVersion(
+      id: string,
+      version: number,
+      after: number,
+      buckets?: Bucket[],
+      steps = 1,
+      periodCounters?: EarnedInPeriod[],
+    ): Promise<void> {
       const set: Record<string, unknown> = { points: after, version: version + steps, updatedAt: new Date() };
+      if (periodCounters) set.periodCounters = periodCounters;
       const due = buckets ? nextDue({ points: after, buckets }) : null;
       if (buckets) set.buckets = buckets;
       if (due) set.nextDue = due;
@@ -116,7 +133,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
     async applicationPage(applicationId: string, after: string | null, limit: number): Promise<WalletBalanceDoc[]> {
       return WalletBalance.find(
         { application: applicationId, _id: { $gt: after ?? `${applicationId}:`, $lt: `${applicationId};` } },
-        { _id: 1, points: 1, version: 1, buckets: 1 },
+        { _id: 1, points: 1, version: 1, buckets: 1, periodCounters: 1 },
       )
         .sort({ _id: 1 })
         .limit(limit)

@@ -1,6 +1,7 @@
 import { Schema } from 'mongoose';
 import { typed, type DocOf } from './stored.js';
 import type { Bucket } from '../domain/point-buckets.js';
+import type { EarnedInPeriod } from '../domain/earning.js';
 
 const fields = {
   /**
@@ -20,6 +21,15 @@ const fields = {
     type: [
       { _id: false, id: String, points: Number, availableAt: { type: Date, default: null }, expiresAt: { type: Date, default: null } },
     ],
+    default: undefined,
+  }),
+  /**
+   * What the customer earned under each capped earning rule in its current period
+   * (shared/domain/earning.ts `capByPeriods`); absent on balances that never earned under a cap.
+   * Moved with the points by the entry at the slot, so racing orders can never pass a cap.
+   */
+  periodCounters: typed<EarnedInPeriod[] | undefined>()({
+    type: [{ _id: false, rule: String, period: String, hundredths: Number }],
     default: undefined,
   }),
   /** The earliest instant a bucket becomes available or expires; absent when none will. */

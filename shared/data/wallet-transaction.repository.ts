@@ -4,11 +4,20 @@ import { isDuplicateKeyError } from './db.js';
 import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
 import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
+import type { EarnedInPeriod } from '../domain/earning.js';
 import { balanceFilter, balanceIdOf } from './wallet-balance.repository.js';
 
 /** The stored entry, before its state is derived from a balance. */
-export type StoredEntry = RecordOf<WalletTransactionDoc, never, 'application' | 'wallet' | 'customer' | 'state' | 'updatedAt'> & {
+export type StoredEntry = RecordOf<
+  WalletTransactionDoc,
+  never,
+  'application' | 'wallet' | 'customer' | 'state' | 'updatedAt' | 'periodCounters' | 'periodCounted'
+> & {
   stored: WalletTransactionDoc['state'];
+  /** The balance's period counters after it, when it moved them (an order earning under a capped rule, or its return). */
+  periodCounters?: EarnedInPeriod[];
+  /** What it counted toward (or gave back to) those caps. */
+  periodCounted?: EarnedInPeriod[];
 };
 
 export type LedgerEntry = Omit<StoredEntry, 'stored'> & {
@@ -32,8 +41,11 @@ const toStored = (d: WalletTransactionDoc): StoredEntry => ({
     : null,
   bucket: d.bucket ? { move: d.bucket.move, availableAt: d.bucket.availableAt ?? null, expiresAt: d.bucket.expiresAt ?? null } : null,
   trigger: d.trigger ?? null,
+  ...(d.periodCounters ? { periodCounters: d.periodCounters.map(counter) } : {}),
+  ...(d.periodCounted ? { periodCounted: d.periodCounted.map(counter) } : {}),
   createdAt: d.createdAt,
 });
+const counter = (c: EarnedInPeriod): EarnedInPeriod => ({ rule: c.rule, period: c.period, hundredths: c.hundredths });
 
 /** An entry's state given its balance's version (entries at a slot below it are applied). */
 export const stateOf = (e: StoredEntry, version: number): LedgerEntry['state'] =>
@@ -56,6 +68,9 @@ export type NewEntry = Omit<StoredEntry, 'createdAt' | 'id' | 'buckets' | 'bucke
     /** Its `createdAt` (default: now). */ createdAt?: Date;
   };
 
+/** An entry as the verifier reads it by slot. */
+type SlotRow = Pick<WalletTransactionDoc, '_id' | 'seq' | 'type' | 'before' | 'after' | 'state' | 'buckets' | 'periodCounted'>;
+
 /** The document of a new entry. */
 const docOf = (entry: NewEntry, at: Date) => ({
   _id: entry.slot as never,
@@ -75,6 +90,8 @@ const docOf = (entry: NewEntry, at: Date) => ({
   ...(entry.buckets ? { buckets: entry.buckets } : {}),
   ...(entry.bucket ? { bucket: entry.bucket } : {}),
   ...(entry.trigger ? { trigger: entry.trigger } : {}),
+  ...(entry.periodCounters ? { periodCounters: entry.periodCounters } : {}),
+  ...(entry.periodCounted ? { periodCounted: entry.periodCounted } : {}),
   createdAt: at,
   updatedAt: at,
 });
@@ -146,19 +163,14 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
      * one range), in `_id` order after `after`. The verifier's read; refused and void entries
      * (`refused:…`, `void:…`) are outside every such range.
      */
-    async slotPage(
-      applicationId: string,
-      range: { from: string; to: string },
-      after: string | null,
-      limit: number,
-    ): Promise<Pick<WalletTransactionDoc, '_id' | 'seq' | 'before' | 'after' | 'state' | 'buckets'>[]> {
+    async slotPage(applicationId: string, range: { from: string; to: string }, after: string | null, limit: number): Promise<SlotRow[]> {
       return WalletTransaction.find(
         { application: applicationId, _id: { $gt: after ?? range.from, $lt: range.to } },
-        { _id: 1, seq: 1, before: 1, after: 1, state: 1, buckets: 1 },
+        { _id: 1, seq: 1, type: 1, before: 1, after: 1, state: 1, buckets: 1, periodCounted: 1 },
       )
         .sort({ _id: 1 })
         .limit(limit)
-        .lean<Pick<WalletTransactionDoc, '_id' | 'seq' | 'before' | 'after' | 'state' | 'buckets'>[]>();
+        .lean<SlotRow[]>();
     },
     /**
      * The transitions posted by `trigger` (an operation's txnId or a settle job's), for the events of a

@@ -1,6 +1,7 @@
 import { Schema } from 'mongoose';
 import { typed, type DocOf } from './stored.js';
 import type { Bucket } from '../domain/point-buckets.js';
+import type { EarnedInPeriod } from '../domain/earning.js';
 
 const fields = {
   /** The slot it holds (`<balance>:<version>`), or `refused:`/`void:<application>:<customer>:<txnId>`: found by `_id`. */
@@ -39,6 +40,19 @@ const fields = {
   >()({
     type: { _id: false, move: String, availableAt: Date, expiresAt: Date },
     default: null,
+  }),
+  /**
+   * An order's earning under capped rules (docs/wallets.md "Caps per period"): the balance's
+   * counters after this entry (rolling it forward restores them), and what it counted — or, for
+   * a return, gave back. Absent on the other entries.
+   */
+  periodCounters: typed<EarnedInPeriod[] | undefined>()({
+    type: [{ _id: false, rule: String, period: String, hundredths: Number }],
+    default: undefined,
+  }),
+  periodCounted: typed<EarnedInPeriod[] | undefined>()({
+    type: [{ _id: false, rule: String, period: String, hundredths: Number }],
+    default: undefined,
   }),
   /** A transition's: the txnId of the operation (or the sweep's settle job) that posted it. */
   trigger: { type: String, default: null },

@@ -11,13 +11,15 @@
  *  3. base ÷ per × points × the tier's multiplier × the campaign's multiplier, exactly (integers:
  *     no floating-point step), then rounded once, `down`, `nearest` (half up) or `up`, to whole
  *     points or to hundredths (`unit`);
- *  4. at most `maxPerOrder`, then at most what the period's cap has left (the caller reads that
- *     from its counter; null: no cap).
+ *  4. at most `maxPerOrder`, then at most what the period's cap has left: a reported order's
+ *     caps are applied by the worker on the customer's counters, which its balance keeps
+ *     ({@link capByPeriods}), so that racing orders can never earn past a cap.
  * Multipliers are hundredths (150 = 1.5×) so that the whole product stays an integer ratio.
  */
 import { baseCents, eligibleItems } from './discount.js';
 import { matchesSelector } from './order-fields.js';
 import type { ParsedOrder } from './order.js';
+import { periodKeys } from './periods.js';
 import type { DiscountBase, ItemSelector, MetadataKey } from './types.js';
 
 export const EARNING_ROUNDINGS = ['down', 'nearest', 'up'] as const;
@@ -42,6 +44,35 @@ export interface EarningRule {
   minOrderCents: number | null;
   /** At most this many hundredths per order; null: no cap. */
   maxPerOrderHundredths: number | null;
+  /** At most this many hundredths per customer in a calendar period of the wallet's timezone; null or absent: no cap. */
+  periodCap?: PeriodCap | null;
+}
+
+export const EARNING_PERIODS = ['day', 'week', 'month', 'year'] as const;
+export type EarningPeriod = (typeof EARNING_PERIODS)[number];
+
+/** A rule's cap per calendar period (day, ISO week from Monday, month, year) in the wallet's timezone. */
+export interface PeriodCap {
+  period: EarningPeriod;
+  maxHundredths: number;
+}
+
+/**
+ * What a customer earned under one capped rule in one period (`period`: its key, `month:2026-12`).
+ * A balance keeps one per capped rule — the current period's — and a ledger entry that earned
+ * under a capped rule records what it counted, so that the order's return gives it back.
+ */
+export interface EarnedInPeriod {
+  rule: string;
+  period: string;
+  hundredths: number;
+}
+
+/** What one rule gives an order before its period cap: the figure the worker caps (shared/usecases/wallet-ledger.ts). */
+export interface RuleEarning {
+  rule: string;
+  hundredths: number;
+  cap: PeriodCap | null;
 }
 
 /** A rule as a wallet stores it: the rule and the name the console shows. */
@@ -112,12 +143,89 @@ export function pointsEarned(rule: EarningRule, order: ParsedOrder, ctx: Earning
   return done(earned);
 }
 
-/** What `order` earns under a wallet's rules: each rule's figure and steps, and their sum (hundredths of a point). */
+/**
+ * What `order` earns under a wallet's rules: each rule's figure and steps, and their sum (hundredths
+ * of a point). `periodLeft` says what a rule's period cap has left (absent: the caps are not applied
+ * here — a reported order's are applied by the worker, on the customer's counters).
+ */
 export function orderEarns(
   rules: readonly NamedEarningRule[] | null | undefined,
   order: ParsedOrder,
-  ctx: EarningContext = {},
-): { hundredths: number; rules: (Earned & { name: string })[] } {
-  const each = (rules ?? []).map((rule) => ({ name: rule.name, ...pointsEarned(rule, order, ctx) }));
+  ctx: Omit<EarningContext, 'periodLeftHundredths'> = {},
+  periodLeft?: (rule: NamedEarningRule) => number | null,
+): { hundredths: number; rules: (Earned & { name: string; cap: PeriodCap | null })[] } {
+  const each = (rules ?? []).map((rule) => ({
+    name: rule.name,
+    cap: rule.periodCap ?? null,
+    ...pointsEarned(rule, order, { ...ctx, periodLeftHundredths: periodLeft?.(rule) ?? null }),
+  }));
   return { hundredths: each.reduce((n, r) => n + r.hundredths, 0), rules: each };
+}
+
+/** The key of the calendar period `now` falls in, in `tz` (`day:2026-12-02`, `week:2026-W49`, `month:2026-12`, `year:2026`). */
+export function earningPeriodKey(period: EarningPeriod, now: Date, tz: string): string {
+  const keys = periodKeys(now, tz);
+  return `${period}:${period === 'year' ? keys.month.slice(0, 4) : keys[period]}`;
+}
+
+/** What a capped rule has left in the period of `now` for a customer whose counters are `counters`. */
+export function periodLeftOf(
+  rule: { name: string; periodCap?: PeriodCap | null },
+  counters: readonly EarnedInPeriod[],
+  now: Date,
+  tz: string,
+) {
+  if (!rule.periodCap) return null;
+  const key = earningPeriodKey(rule.periodCap.period, now, tz);
+  const used = counters.find((c) => c.rule === rule.name && c.period === key)?.hundredths ?? 0;
+  return Math.max(0, rule.periodCap.maxHundredths - used);
+}
+
+/**
+ * Applies the period caps to what each rule gives an order (`earnings`), on a customer's counters:
+ * the points credited, what each capped rule counted (for the return), and the counters after —
+ * one per capped rule, for its current period (a counter of an earlier period is replaced).
+ */
+export function capByPeriods(
+  earnings: readonly RuleEarning[],
+  counters: readonly EarnedInPeriod[],
+  now: Date,
+  tz: string,
+): { hundredths: number; counted: EarnedInPeriod[]; counters: EarnedInPeriod[] } {
+  let hundredths = 0;
+  const counted: EarnedInPeriod[] = [];
+  let after = [...counters];
+  for (const e of earnings) {
+    if (!e.cap) {
+      hundredths += e.hundredths;
+      continue;
+    }
+    const left = periodLeftOf({ name: e.rule, periodCap: e.cap }, after, now, tz)!;
+    const got = Math.min(e.hundredths, left);
+    hundredths += got;
+    const period = earningPeriodKey(e.cap.period, now, tz);
+    counted.push({ rule: e.rule, period, hundredths: got });
+    const used = after.find((c) => c.rule === e.rule && c.period === period)?.hundredths ?? 0;
+    after = [...after.filter((c) => c.rule !== e.rule), { rule: e.rule, period, hundredths: used + got }];
+  }
+  return { hundredths, counted, counters: after };
+}
+
+/**
+ * The counters after a return gives back what its order counted, and what was given back: a
+ * counter of a later period is left alone (its order's period is over), so nothing of it is.
+ */
+export function releasePeriods(
+  counters: readonly EarnedInPeriod[],
+  released: readonly EarnedInPeriod[],
+): { counters: EarnedInPeriod[]; released: EarnedInPeriod[] } {
+  const given: EarnedInPeriod[] = [];
+  const after = counters.map((c) => {
+    const back = released.find((r) => r.rule === c.rule && r.period === c.period);
+    if (!back) return c;
+    const hundredths = Math.min(c.hundredths, back.hundredths);
+    given.push({ ...back, hundredths });
+    return { ...c, hundredths: c.hundredths - hundredths };
+  });
+  return { counters: after, released: given };
 }

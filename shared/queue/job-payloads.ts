@@ -6,6 +6,7 @@
  * shared/usecases/wallet-operation.usecase.ts); the workers run them.
  */
 
+import type { RuleEarning } from '../domain/earning.js';
 import type { CreditRules } from '../domain/point-buckets.js';
 
 interface ApplyPayload {
@@ -116,6 +117,12 @@ export interface OrderReportInput {
   requestId: string;
   /** The wallet's expiry and pending settings for the credit, as for a wallet update. */
   rules?: CreditRules;
+  /**
+   * A completed order earning under capped rules: what each rule gives it before its cap, and the
+   * wallet's timezone (the periods'); the worker caps them on the customer's counters and `points`
+   * is then an upper bound. Absent: `points` is what the order earns.
+   */
+  earning?: { timezone: string; rules: RuleEarning[] };
 }
 
 /** `wallet-settle`: post the transitions due on one balance (the expiry sweep: shared/usecases/settle-wallet.usecase.ts). */

@@ -13,7 +13,9 @@
  *    instead.
  * The points are decided by the API when the order is reported, under the rules of that moment
  * (as a credit carries its wallet's expiry settings): a later change of the rules applies to later
- * orders only.
+ * orders only. The rules' period caps are applied by the worker, on the counters the customer's
+ * balance keeps (shared/usecases/wallet-ledger.ts): racing orders cannot pass a cap, and a
+ * return gives back what its order counted.
  */
 import { invalidPayload, customerNotFound, walletNotFound } from '../client-errors.js';
 import { orderEarns } from '../domain/earning.js';
@@ -70,7 +72,9 @@ export async function prepareOrderReport(
   ]);
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();
-  const points = parsed?.ok ? orderEarns(wallet.earningRules, parsed.order).hundredths : 0;
+  // Before the period caps: those are applied by the worker, on the customer's counters at the ledger's slot.
+  const earned = parsed?.ok ? orderEarns(wallet.earningRules, parsed.order) : null;
+  const points = earned?.hundredths ?? 0;
   // As a wallet update's points are bounded: an order of absurd amounts must not move a balance past exact integers.
   if (points > toHundredths(MAX_POINTS)) throw invalidPayload(`the order would earn more than ${MAX_POINTS} points`);
   const rules = creditRulesOf(wallet);
@@ -85,6 +89,9 @@ export async function prepareOrderReport(
     points,
     requestId: req.requestId,
     ...(rules && status === 'completed' ? { rules } : {}),
+    ...(earned?.rules.some((r) => r.cap)
+      ? { earning: { timezone: wallet.timezone, rules: earned.rules.map((r) => ({ rule: r.name, hundredths: r.hundredths, cap: r.cap })) } }
+      : {}),
   };
   return { job: { name: JOB.orderReport, customerId: customer.id, payload } };
 }
@@ -119,6 +126,7 @@ export async function applyOrderReport(
       description: `earned: order ${input.orderId}`,
       origin: 'order',
       ...(input.rules ? { rules: input.rules } : {}),
+      ...(input.earning ? { earning: input.earning } : {}),
     };
   } else {
     const credit = await creditToTakeBack(deps, {
@@ -128,7 +136,8 @@ export async function applyOrderReport(
       origin: 'order_return',
     });
     failpoint(deps, 'order-after-void');
-    if (!credit) return nothing;
+    // Nothing to take back: never credited, or every point was over a period cap (which it counted nothing toward).
+    if (!credit || credit.points === 0) return nothing;
     posted = {
       ...entry,
       txnId: orderReturnTxnId(input.walletId, input.orderId),
@@ -138,10 +147,13 @@ export async function applyOrderReport(
       origin: 'order_return',
       clampToBalance: true,
       takesBack: earnTxnId,
+      ...(credit.periodCounted?.length ? { releases: credit.periodCounted } : {}),
     };
   }
   const result = await postLedgerEntry(deps, posted);
   failpoint(deps, 'order-after-post');
+  // Every point over a period cap: the entry of 0 records the decision, nothing moved.
+  if (result.state === 'applied' && result.points === 0) return nothing;
   if (result.state === 'applied' && result.written)
     run?.observe?.({ kind: 'ledger', txnId: posted.txnId, posted: { input: posted, result } });
   // Voided: the order was returned before this completion ran. Refused cannot happen (a credit, or a clamped debit).

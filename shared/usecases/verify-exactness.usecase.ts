@@ -19,7 +19,9 @@
  *  2. Each balance (in `_id` order, with the ledger slots of a page of balances as one range):
  *     every slot below its version holds a posted entry, each entry starts where the one before
  *     ended (the first at 0), none goes below 0, the last one's `after` is the balance, and the
- *     balance's buckets are those the last entry recorded, consistent with the spendable points.
+ *     balance's buckets are those the last entry recorded, consistent with the spendable points;
+ *     each earning counter of a capped rule it keeps equals what its entries counted in that
+ *     period (an order's earning adds, its return subtracts).
  *
  * Memory: a page of documents, plus one count per customer or code counter of the campaign being
  * read — at most `maxKeys` at once: a campaign with more counters is read in several passes, each
@@ -30,6 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { stackKeyOfAttempt, type JournalRow } from '../data/redemption-journal.repository.js';
 import type { LimitCounterDoc, PeriodCount } from '../data/limit-counter.schema.js';
 import type { Bucket } from '../domain/point-buckets.js';
+import type { EarnedInPeriod } from '../domain/earning.js';
 import { eventIdOf } from '../domain/events.js';
 import type { Campaign } from '../domain/types.js';
 import type { Services } from '../services.js';
@@ -94,6 +97,8 @@ export type DiscrepancyKind =
   | 'ledger_orphan'
   /** A balance's buckets differ from those its last entry recorded, or break their invariants. */
   | 'buckets_mismatch'
+  /** A balance's earning counter of a capped rule differs from what its entries counted in that period. */
+  | 'period_counter_mismatch'
   /** A completed or reverted cycle of an application with a webhook endpoint, without its event. */
   | 'event_missing';
 
@@ -638,6 +643,9 @@ interface BalanceState {
   seen: Uint8Array;
   /** The buckets the entry at the last applied slot recorded (undefined: it recorded none). */
   lastBuckets: Bucket[] | undefined;
+  /** The balance's earning counters of capped rules, and the applied entries' recount of them (`<rule>\u0000<period>`: credits add, returns subtract). */
+  periodCounters: EarnedInPeriod[];
+  recounted: Map<string, number>;
 }
 
 /** Every balance of the application against its ledger, a page of balances (and the slots of their range) at a time. */
@@ -671,6 +679,8 @@ async function verifyBalances(
             after: new Float64Array(version),
             seen: new Uint8Array(version),
             lastBuckets: undefined,
+            periodCounters: b.periodCounters ?? [],
+            recounted: new Map(),
           },
         ];
       }),
@@ -708,6 +718,10 @@ async function verifyBalances(
       st.before[slot] = e.before!;
       st.after[slot] = e.after!;
       if (slot === st.version - 1) st.lastBuckets = e.buckets ?? undefined;
+      for (const c of e.periodCounted ?? []) {
+        const key = `${c.rule}\u0000${c.period}`;
+        st.recounted.set(key, (st.recounted.get(key) ?? 0) + (e.type === 'debit' ? -c.hundredths : c.hundredths));
+      }
     }
     for (const st of states.values()) {
       checked.balances++;
@@ -768,6 +782,17 @@ function checkBalance(st: BalanceState, found: Findings): void {
     });
   if (st.points < 0) found.add({ kind: 'balance_mismatch', message: 'the balance is below 0', documents: [balance], found: st.points });
   checkBuckets(st, balance, found);
+  for (const c of st.periodCounters) {
+    const recount = st.recounted.get(`${c.rule}\u0000${c.period}`) ?? 0;
+    if (gaps.length === 0 && recount !== c.hundredths)
+      found.add({
+        kind: 'period_counter_mismatch',
+        message: `the balance counts ${c.hundredths} earned under "${c.rule}" in ${c.period}, its ledger ${recount} (hundredths)`,
+        documents: [balance],
+        expected: recount,
+        found: c.hundredths,
+      });
+  }
 }
 
 function checkBuckets(st: BalanceState, balance: DocumentRef, found: Findings): void {

@@ -42,6 +42,7 @@ import {
   type CreditRules,
   type Transition,
 } from '../domain/point-buckets.js';
+import { capByPeriods, releasePeriods, type EarnedInPeriod, type RuleEarning } from '../domain/earning.js';
 
 export interface LedgerDeps {
   repos: { walletBalances: WalletBalanceRepository; walletTransactions: WalletTransactionRepository };
@@ -74,6 +75,15 @@ export interface PostEntryInput {
   rules?: CreditRules;
   /** A debit taking back the credit `takesBack`: while that credit is pending, it is cancelled instead (the spendable points do not move). */
   takesBack?: string;
+  /**
+   * A credit earned by an order (shared/usecases/order-report.usecase.ts): what each earning rule
+   * gives it before its period cap. The caps are applied here, on the counters of the balance at
+   * the entry's slot — so the credit is what they leave (maybe 0: an entry of 0 points records the
+   * decision) and `points` is ignored.
+   */
+  earning?: { timezone: string; rules: RuleEarning[] };
+  /** A debit taking back an order's earning: what that earning counted toward its rules' caps, given back. */
+  releases?: EarnedInPeriod[];
 }
 
 export type PostEntryResult =
@@ -109,13 +119,42 @@ interface Decided {
   description: string;
   origin: PostEntryInput['origin'] | 'time';
   trigger: string | null;
+  /** The balance's period counters after it, and what it counted or gave back (an order's earning under caps, its return). */
+  periodCounters?: EarnedInPeriod[];
+  periodCounted?: EarnedInPeriod[];
+}
+
+/** The counters an order's earning (or its return) leaves on `balance`, and what it counted: nothing when no cap is concerned. */
+function periodMove(input: PostEntryInput, balance: BalanceRecord, now: Date) {
+  if (input.type === 'credit' && input.earning?.rules.some((r) => r.cap)) {
+    const capped = capByPeriods(input.earning.rules, balance.periodCounters, now, input.earning.timezone);
+    return { points: capped.hundredths, periodCounters: capped.counters, periodCounted: capped.counted };
+  }
+  if (input.type === 'debit' && input.releases?.length) {
+    const back = releasePeriods(balance.periodCounters, input.releases);
+    return { periodCounters: back.counters, periodCounted: back.released };
+  }
+  return {};
 }
 
 /** Once a balance has had a bucket, every entry records its buckets (maybe none): see `bucketed` in {@link PostEntryResult}. */
 const bucketsAfter = (balance: BalanceRecord, after: Bucket[]) => (balance.bucketed || after.length > 0 ? after : undefined);
 
 function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Date): Decided {
-  const base = { txnId: input.txnId, description: input.description, origin: input.origin, trigger: null };
+  const { points: capped, ...counters } = periodMove(input, balance, now);
+  const base = { txnId: input.txnId, description: input.description, origin: input.origin, trigger: null, ...counters };
+  if (capped === 0)
+    // Every point this order would earn is over a cap: an entry of nothing, recording the decision.
+    return {
+      ...base,
+      type: 'credit',
+      points: 0,
+      after: balance.points,
+      refuse: false,
+      buckets: bucketsAfter(balance, balance.buckets),
+      bucket: null,
+    };
+  if (capped !== undefined) input = { ...input, points: capped };
   const pendingOne = input.takesBack ? pendingBucket(balance, input.takesBack) : null;
   if (input.type === 'debit' && pendingOne) {
     const state = cancelPending(balance, pendingOne.id);
@@ -190,6 +229,7 @@ function entryAt(key: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'wal
     buckets: e.buckets,
     bucket: e.bucket,
     trigger: e.trigger,
+    ...(e.periodCounters ? { periodCounters: e.periodCounters, periodCounted: e.periodCounted } : {}),
     createdAt,
   };
 }
@@ -217,7 +257,7 @@ async function writeAt(
   const entry = entryAt(key, balance, e, datedAfter(balance));
   const written = await repos.walletTransactions.insert(entry);
   if (written) {
-    if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets);
+    if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets, 1, e.periodCounters);
     return { status: 'written' };
   }
   // Collided: with this txnId's own entry (a re-run), or with another entry at the slot.
@@ -225,13 +265,20 @@ async function writeAt(
   if (mine) {
     // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
     if (mine.stored === 'posted' && mine.seq === balance.version)
-      await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!, mine.buckets ?? undefined);
+      await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!, mine.buckets ?? undefined, 1, mine.periodCounters);
     return { status: 'mine', entry: mine };
   }
   // Another operation's entry holds this slot (its run crashed before moving the balance, or it
   // is being written right now): roll it forward, then decide again on the new balance.
   if (atSlot?.seq === balance.version)
-    await repos.walletBalances.applyAtVersion(balance.id, balance.version, atSlot.after!, atSlot.buckets ?? undefined);
+    await repos.walletBalances.applyAtVersion(
+      balance.id,
+      balance.version,
+      atSlot.after!,
+      atSlot.buckets ?? undefined,
+      1,
+      atSlot.periodCounters,
+    );
   return { status: 'taken' };
 }
 

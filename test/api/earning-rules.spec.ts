@@ -55,12 +55,14 @@ describe('admin: a wallet earning rules and what an order would earn', () => {
         round_to: 'point',
         min_order: null,
         max_per_order: null,
+        max_per_period: null,
       },
       {
         ...shoes,
         item_selector: { match: 'OR', properties: [{ property: 'sku', operator: 'in', values: ['SHOE'] }] },
         excluded_items: null,
         min_order: null,
+        max_per_period: null,
       },
     ]);
     const plain = await must('POST', `/applications/${app.id}/wallets`, { wallet_id: 'plain' });

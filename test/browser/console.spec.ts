@@ -832,6 +832,8 @@ describe('console: the promotions console in a real browser', function () {
     expect((await walletsOf(app.id)).bonus!.earning_rules).to.equal(null);
     await rule.getByLabel('Per amount (INR)').fill('10');
     await rule.getByLabel('Orders from (INR; blank: any order)').fill('20');
+    await rule.getByLabel('At most per customer (points; blank: no cap)').fill('500');
+    await rule.getByLabel('Cap period').selectOption('week');
     {
       const v = await seriousViolations(page);
       expect(v, v.join('\n')).to.deep.equal([]);
@@ -839,7 +841,7 @@ describe('console: the promotions console in a real browser', function () {
     await form.getByRole('button', { name: 'Save wallet' }).click();
     await page.getByText('Wallet “Bonus stars” saved.').waitFor();
     expect(await page.getByTestId('earning-bonus').innerText()).to.equal(
-      'Base points: 1 point per ₹10.00 of the order subtotal, rounded down to whole points; orders from ₹20.00',
+      'Base points: 1 point per ₹10.00 of the order subtotal, rounded down to whole points; orders from ₹20.00; at most 500 points a week (from Monday) per customer',
     );
     expect((await walletsOf(app.id)).bonus!.earning_rules).to.deep.equal([
       {
@@ -853,9 +855,11 @@ describe('console: the promotions console in a real browser', function () {
         round_to: 'point',
         min_order: 20,
         max_per_order: null,
+        max_per_period: { points: 500, period: 'week' },
       },
     ]);
     await page.getByRole('button', { name: 'Edit wallet Bonus stars' }).click();
+    expect(await form.getByRole('group', { name: 'Earning rule 1' }).getByLabel('Cap period').inputValue()).to.equal('week');
     expect(
       await form.getByRole('group', { name: 'Earning rule 1' }).getByLabel('Orders from (INR; blank: any order)').inputValue(),
     ).to.equal('20');

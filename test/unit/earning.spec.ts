@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { pointsEarned, type EarningRule } from '../../shared/domain/earning.js';
+import {
+  capByPeriods,
+  earningPeriodKey,
+  pointsEarned,
+  releasePeriods,
+  type EarnedInPeriod,
+  type EarningPeriod,
+  type EarningRule,
+} from '../../shared/domain/earning.js';
 import { parseOrder, type ParsedOrder } from '../../shared/domain/order.js';
 import { DISCOUNT_BASES } from '../../shared/domain/contract-lists.generated.js';
 import type { DiscountBase, ItemSelector } from '../../shared/domain/types.js';
@@ -205,6 +213,77 @@ describe('earning: what an order earns under a wallet earning rule', () => {
       expect(pointsEarned(open, order, { tierMultiplier: high }).hundredths).to.be.at.least(
         pointsEarned(open, order, { tierMultiplier: low }).hundredths,
       );
+    });
+  });
+
+  describe('caps per period', () => {
+    const cap = (maxHundredths: number, period: EarningPeriod = 'month') => ({ period, maxHundredths });
+    it("when instants fall around a period's end, then the key is the wallet's calendar period, not UTC's", () => {
+      const ny = 'America/New_York';
+      expect(earningPeriodKey('month', new Date('2027-01-01T04:30:00Z'), ny)).to.equal('month:2026-12');
+      expect(earningPeriodKey('month', new Date('2027-01-01T05:00:00Z'), ny)).to.equal('month:2027-01');
+      expect(earningPeriodKey('year', new Date('2027-01-01T04:59:59Z'), ny)).to.equal('year:2026');
+      // ISO week: Sunday 3 January 2027 is in 2026-W53; Monday 4 January starts 2027-W01.
+      expect(earningPeriodKey('week', new Date('2027-01-03T12:00:00Z'), 'UTC')).to.equal('week:2026-W53');
+      expect(earningPeriodKey('week', new Date('2027-01-04T00:00:00Z'), 'UTC')).to.equal('week:2027-W01');
+      // The night clocks go back in New York (1 November 2026, 25 hours): 23:30 local is still the 1st.
+      expect(earningPeriodKey('day', new Date('2026-11-02T04:30:00Z'), ny)).to.equal('day:2026-11-01');
+      expect(earningPeriodKey('day', new Date('2026-11-02T05:00:00Z'), ny)).to.equal('day:2026-11-02');
+    });
+
+    it('when a new period starts, then the counter of the last one is replaced and the cap starts afresh', () => {
+      const june = new Date('2026-06-30T12:00:00Z');
+      const july = new Date('2026-07-01T12:00:00Z');
+      const rules = [{ rule: 'A', hundredths: 1200, cap: cap(2000) }];
+      const first = capByPeriods(rules, [], june, 'UTC');
+      const second = capByPeriods(rules, first.counters, june, 'UTC');
+      expect([first.hundredths, second.hundredths]).to.deep.equal([1200, 800]);
+      expect(second.counters).to.deep.equal([{ rule: 'A', period: 'month:2026-06', hundredths: 2000 }]);
+      const next = capByPeriods(rules, second.counters, july, 'UTC');
+      expect(next.hundredths).to.equal(1200);
+      expect(next.counters).to.deep.equal([{ rule: 'A', period: 'month:2026-07', hundredths: 1200 }]);
+      // June's return: its counter is gone, nothing is given back to July's.
+      expect(releasePeriods(next.counters, second.counted)).to.deep.equal({ counters: next.counters, released: [] });
+      expect(releasePeriods(second.counters, second.counted).counters).to.deep.equal([
+        { rule: 'A', period: 'month:2026-06', hundredths: 1200 },
+      ]);
+    });
+
+    it('when random orders and returns run against random caps, then each counter stays within its cap and equals what was counted less what was given back', () => {
+      forEachCase(500, 'earning-period-caps', (rng) => {
+        const caps = [cap(rng.int(1, 5000), 'day'), cap(rng.int(1, 5000), 'week'), null];
+        let counters: EarnedInPeriod[] = [];
+        const kept: EarnedInPeriod[][] = [];
+        // The model: what was counted less what was given back, per rule and period.
+        const model = new Map<string, number>();
+        const add = (cs: EarnedInPeriod[], sign: number) =>
+          cs.forEach((c) => model.set(`${c.rule} ${c.period}`, (model.get(`${c.rule} ${c.period}`) ?? 0) + sign * c.hundredths));
+        let at = Date.parse('2026-10-20T00:00:00Z');
+        for (let step = 0; step < 30; step++) {
+          at += rng.int(0, 20) * 3_600_000;
+          const now = new Date(at);
+          if (kept.length > 0 && rng.int(0, 3) === 0) {
+            const back = releasePeriods(counters, kept.splice(rng.int(0, kept.length - 1), 1)[0]!);
+            counters = back.counters;
+            add(back.released, -1);
+            continue;
+          }
+          const rules = caps.map((c, i) => ({ rule: `r${i}`, hundredths: rng.int(0, 3000), cap: c }));
+          const got = capByPeriods(rules, counters, now, 'Europe/Paris');
+          const uncapped = rules[2]!.hundredths;
+          expect(got.hundredths).to.equal(uncapped + got.counted.reduce((n, c) => n + c.hundredths, 0));
+          for (const c of got.counted) expect(c.hundredths).to.be.at.most(rules.find((r) => r.rule === c.rule)!.hundredths);
+          counters = got.counters;
+          kept.push(got.counted);
+          add(got.counted, 1);
+          for (const c of counters) {
+            const max = caps[Number(c.rule.slice(1))]!.maxHundredths;
+            expect(c.hundredths).to.be.within(0, max);
+            expect(c.hundredths, 'the model').to.equal(model.get(`${c.rule} ${c.period}`));
+            expect(c.period).to.equal(earningPeriodKey(caps[Number(c.rule.slice(1))]!.period, now, 'Europe/Paris'));
+          }
+        }
+      });
     });
   });
 });

@@ -5,7 +5,18 @@
  * shared/usecases/order-report.usecase.ts. The explain credits nothing.
  */
 import Joi from 'joi';
-import { EARNING_ROUNDINGS, orderEarns, type EarningRule, type EarningStep, type NamedEarningRule } from '../../domain/earning.js';
+import {
+  EARNING_PERIODS,
+  EARNING_ROUNDINGS,
+  earningPeriodKey,
+  orderEarns,
+  periodLeftOf,
+  type EarningPeriod,
+  type EarningRule,
+  type EarningStep,
+  type NamedEarningRule,
+} from '../../domain/earning.js';
+import { balanceIdOf } from '../../data/wallet-balance.repository.js';
 import { fromCents, toCents } from '../../domain/money.js';
 import { parseOrder } from '../../domain/order.js';
 import { fromHundredths, toHundredths } from '../../domain/points.js';
@@ -38,6 +49,14 @@ const ruleSchema = Joi.object({
   round_to: Joi.string().valid('point', 'hundredth').default('point'),
   min_order: money.allow(null).default(null),
   max_per_order: points.allow(null).default(null),
+  max_per_period: Joi.object({
+    points: points.required(),
+    period: Joi.string()
+      .valid(...EARNING_PERIODS)
+      .required(),
+  })
+    .allow(null)
+    .default(null),
 });
 
 /** The `earning_rules` field of a wallet's create or PATCH: a list, or null for none. */
@@ -54,6 +73,7 @@ type AdminRule = {
   round_to: 'point' | 'hundredth';
   min_order: number | null;
   max_per_order: number | null;
+  max_per_period: { points: number; period: EarningPeriod } | null;
 };
 
 /**
@@ -91,6 +111,7 @@ export function toEarningRules(rules: AdminRule[] | null): NamedEarningRule[] | 
     unitHundredths: r.round_to === 'point' ? 100 : 1,
     minOrderCents: r.min_order === null ? null : toCents(r.min_order),
     maxPerOrderHundredths: r.max_per_order === null ? null : toHundredths(r.max_per_order),
+    periodCap: r.max_per_period === null ? null : { period: r.max_per_period.period, maxHundredths: toHundredths(r.max_per_period.points) },
   }));
 }
 
@@ -108,6 +129,7 @@ export function fromEarningRules(rules: NamedEarningRule[] | null | undefined): 
     round_to: r.unitHundredths === 100 ? 'point' : 'hundredth',
     min_order: r.minOrderCents === null ? null : fromCents(r.minOrderCents),
     max_per_order: r.maxPerOrderHundredths === null ? null : fromHundredths(r.maxPerOrderHundredths),
+    max_per_period: r.periodCap ? { points: fromHundredths(r.periodCap.maxHundredths), period: r.periodCap.period } : null,
   }));
 }
 
@@ -117,6 +139,8 @@ const EXPLAIN_INPUT = Joi.object({
   // Multipliers as factors (1.5 = one and a half times), until tiers and campaigns carry them.
   tier_multiplier: Joi.number().min(0).max(100).precision(2).default(1),
   campaign_multiplier: Joi.number().min(0).max(100).precision(2).default(1),
+  // A customer (source_id) whose counters the period caps read; absent: the caps as for a customer who earned nothing yet.
+  customer: Joi.string().min(1).max(256),
 });
 
 /** A step in the admin's units: money for the base, points for the others. */
@@ -130,17 +154,43 @@ const presentStep = (s: EarningStep) => ({
  * `POST /admin/applications/:app/wallets/:wallet/earning/explain`: what `order` would earn in the
  * wallet under each of its rules, and why (every step), and their sum. Nothing is credited.
  */
-export async function explainEarning(deps: Pick<Services, 'repos'>, applicationId: string, walletId: string, input: unknown) {
-  const body = validateInput(EXPLAIN_INPUT, input ?? {}) as { order: unknown; tier_multiplier: number; campaign_multiplier: number };
+export async function explainEarning(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, walletId: string, input: unknown) {
+  const body = validateInput(EXPLAIN_INPUT, input ?? {}) as {
+    order: unknown;
+    tier_multiplier: number;
+    campaign_multiplier: number;
+    customer?: string;
+  };
   await requireApplication(deps, applicationId);
   const wallet = await foundOr404(deps.repos.wallets.findByWalletId(applicationId, walletId, { includeArchived: true }), 'wallet');
   const parsed = parseOrder(body.order);
   if (!parsed.ok) throw adminInvalid(`"order" ${parsed.message}`, { order: parsed.message });
   const ctx = { tierMultiplier: Math.round(body.tier_multiplier * 100), campaignMultiplier: Math.round(body.campaign_multiplier * 100) };
-  const earned = orderEarns(wallet.earningRules, parsed.order, ctx);
+  const counters = body.customer ? await customerCounters(deps, applicationId, wallet.id, body.customer) : [];
+  const now = deps.now();
+  const earned = orderEarns(wallet.earningRules, parsed.order, ctx, (rule) => periodLeftOf(rule, counters, now, wallet.timezone));
   return {
     wallet_id: wallet.walletId,
     points: fromHundredths(earned.hundredths),
-    rules: earned.rules.map((r) => ({ name: r.name, points: fromHundredths(r.hundredths), steps: r.steps.map(presentStep) })),
+    rules: earned.rules.map((r) => ({
+      name: r.name,
+      points: fromHundredths(r.hundredths),
+      steps: r.steps.map(presentStep),
+      ...(r.cap
+        ? {
+            period: {
+              period: earningPeriodKey(r.cap.period, now, wallet.timezone).split(':')[1],
+              left: fromHundredths(periodLeftOf({ name: r.name, periodCap: r.cap }, counters, now, wallet.timezone)!),
+            },
+          }
+        : {}),
+    })),
   };
+}
+
+/** A customer's period counters in a wallet (404 when the application has no such customer). */
+async function customerCounters(deps: Pick<Services, 'repos'>, applicationId: string, walletDbId: string, sourceId: string) {
+  const customer = await foundOr404(deps.repos.customers.resolve(applicationId, sourceId), 'customer');
+  const balance = await deps.repos.walletBalances.findById(balanceIdOf(applicationId, customer.id, walletDbId));
+  return balance?.periodCounters ?? [];
 }
