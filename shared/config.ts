@@ -49,7 +49,8 @@ const ms = (min: number, dflt: number) => Joi.number().integer().min(min).defaul
 /**
  * The points where a worker kills itself for a test (`WORKER_FAILPOINT`; never in production):
  * after a job is marked completed (worker/worker-pool.ts), between the steps of a stacked redeem
- * and revert, and of an order report (shared/usecases/job-run.ts `failpoint`).
+ * and revert, of an order report, and between a redeem or revert and the order's earning
+ * (shared/usecases/job-run.ts `failpoint`).
  */
 export const WORKER_FAILPOINTS = [
   'after-complete',
@@ -61,6 +62,8 @@ export const WORKER_FAILPOINTS = [
   'stack-revert-after-cycles',
   'order-after-void',
   'order-after-post',
+  'redeem-before-earning',
+  'revert-before-taking-back',
 ] as const;
 export type WorkerFailpoint = (typeof WORKER_FAILPOINTS)[number];
 

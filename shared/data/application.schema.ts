@@ -1,7 +1,7 @@
 import { Schema } from 'mongoose';
 import { auditStamped } from './audit-stamp.js';
 import { typed, type DocOf } from './stored.js';
-import type { AppStacking } from '../domain/types.js';
+import type { AppLoyalty, AppStacking } from '../domain/types.js';
 
 const fields = {
   name: { type: String, required: true },
@@ -22,6 +22,8 @@ const fields = {
   archivedAt: { type: Date, default: null },
   /** Several promotions on one cart (docs/stacking.md); null: one coupon per request, no automatic promotions. */
   stacking: typed<AppStacking | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** Loyalty settings (docs/wallets.md "A redeem as the order's report"); null: none of them on. */
+  loyalty: typed<AppLoyalty | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Bumped on every campaign or code change: the in-process campaign caches compare it. */
   configVersion: { type: Number, default: 0 },
   /** Bumped on secret rotation or status change: credential caches compare it. */

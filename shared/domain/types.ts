@@ -228,6 +228,14 @@ export interface AppStacking {
 
 export const DEFAULT_APP_STACKING: AppStacking = Object.freeze({ maxCoupons: 1, automaticPromotions: false });
 
+/** An application's loyalty settings (docs/wallets.md "A redeem as the order's report"). */
+export interface AppLoyalty {
+  /** Whether a redeem of a `completed` order earns in the application's wallets as the order's report would (and its revert takes it back). */
+  earnOnRedeem: boolean;
+}
+
+export const DEFAULT_APP_LOYALTY: AppLoyalty = Object.freeze({ earnOnRedeem: false });
+
 /** A campaign is one coupon definition: its rules, and either one fixed code or bulk codes. */
 export interface Campaign {
   id: string;

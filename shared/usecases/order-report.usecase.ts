@@ -26,7 +26,7 @@ import type { OrderReportInput } from '../queue/job-payloads.js';
 import { JOB } from '../queue/names.js';
 import type { Services } from '../services.js';
 import { failpoint, type JobRun } from './job-run.js';
-import { creditToTakeBack, postLedgerEntry, type PostEntryInput } from './wallet-ledger.js';
+import { creditToTakeBack, postLedgerEntry, type PostEntryInput, type PostEntryResult } from './wallet-ledger.js';
 import { creditRulesOf, liveWallet, MAX_POINTS } from './wallet-operation.usecase.js';
 
 export const orderEarnTxnId = (walletId: string, orderId: string) => `order:${walletId}:${orderId}`;
@@ -96,14 +96,96 @@ export async function prepareOrderReport(
   return { job: { name: JOB.orderReport, customerId: customer.id, payload } };
 }
 
+/** Which customer's balance in which wallet an order's earning concerns. */
+export interface OrderWallet {
+  applicationId: string;
+  customerId: string;
+  walletDbId: string;
+  walletId: string;
+  orderId: string;
+}
+
+/** An earning posted (or found posted), or taken back: what was asked and what happened; null when nothing was. */
+type Moved = { posted: PostEntryInput; result: PostEntryResult } | null;
+
+/**
+ * Posts what an order earns in one wallet, exactly once (txn id `order:<wallet>:<order_id>`): the
+ * points before the period caps, the wallet's credit rules, and for capped rules each rule's figure
+ * (the ledger applies the caps). Tells `run` about the entry when this call wrote points.
+ */
+export async function postOrderEarning(
+  deps: Pick<Services, 'repos' | 'now' | 'config'>,
+  at: OrderWallet,
+  earn: Pick<OrderReportInput, 'points' | 'rules' | 'earning'>,
+  run?: Pick<JobRun, 'observe'>,
+): Promise<Moved> {
+  // Nothing earned: no entry (a return later finds none and voids the txn id).
+  if (earn.points <= 0) return null;
+  const posted: PostEntryInput = {
+    applicationId: at.applicationId,
+    customerId: at.customerId,
+    walletDbId: at.walletDbId,
+    txnId: orderEarnTxnId(at.walletId, at.orderId),
+    type: 'credit',
+    points: earn.points,
+    description: `earned: order ${at.orderId}`,
+    origin: 'order',
+    ...(earn.rules ? { rules: earn.rules } : {}),
+    ...(earn.earning ? { earning: earn.earning } : {}),
+  };
+  return observed(run, posted, await postLedgerEntry(deps, posted), deps);
+}
+
+/**
+ * Takes back what an order earned in one wallet, exactly once: voids its earning's txn id if it
+ * never posted (a completion reported or redeemed later never earns), else debits what it credited
+ * — at most the balance; a pending credit cancelled instead — and gives back what it counted
+ * toward its rules' period caps.
+ */
+export async function takeBackOrderEarning(
+  deps: Pick<Services, 'repos' | 'now' | 'config'>,
+  at: OrderWallet,
+  run?: Pick<JobRun, 'observe'>,
+): Promise<Moved> {
+  const earnTxnId = orderEarnTxnId(at.walletId, at.orderId);
+  const entry = { applicationId: at.applicationId, customerId: at.customerId, walletDbId: at.walletDbId };
+  const credit = await creditToTakeBack(deps, {
+    ...entry,
+    txnId: earnTxnId,
+    description: `earning voided: order ${at.orderId} returned`,
+    origin: 'order_return',
+  });
+  failpoint(deps, 'order-after-void');
+  // Nothing to take back: never credited, or every point was over a period cap (which it counted nothing toward).
+  if (!credit || credit.points === 0) return null;
+  const posted: PostEntryInput = {
+    ...entry,
+    txnId: orderReturnTxnId(at.walletId, at.orderId),
+    type: 'debit',
+    points: credit.points,
+    description: `returned: order ${at.orderId}`,
+    origin: 'order_return',
+    clampToBalance: true,
+    takesBack: earnTxnId,
+    ...(credit.periodCounted?.length ? { releases: credit.periodCounted } : {}),
+  };
+  return observed(run, posted, await postLedgerEntry(deps, posted), deps);
+}
+
+function observed(run: Pick<JobRun, 'observe'> | undefined, posted: PostEntryInput, result: PostEntryResult, deps: Pick<Services, 'config'>) {
+  failpoint(deps, 'order-after-post');
+  // Every point over a period cap: the entry of 0 records the decision, nothing moved.
+  if (result.state === 'applied' && result.points > 0 && result.written)
+    run?.observe?.({ kind: 'ledger', txnId: posted.txnId, posted: { input: posted, result } });
+  return { posted, result };
+}
+
 /** Worker side: posts the earning or takes it back, exactly once (see the file's comment). */
 export async function applyOrderReport(
   deps: Pick<Services, 'repos' | 'now' | 'config'>,
   input: OrderReportInput,
   run?: Pick<JobRun, 'observe'>,
 ): Promise<OrderReportResult> {
-  const earnTxnId = orderEarnTxnId(input.walletId, input.orderId);
-  const entry = { applicationId: input.applicationId, customerId: input.customerId, walletDbId: input.walletDbId };
   const nothing: OrderReportResult = {
     order_id: input.orderId,
     status: input.status,
@@ -114,54 +196,14 @@ export async function applyOrderReport(
     loyalty_points: null,
     pending: false,
   };
-  let posted: PostEntryInput;
-  if (input.status === 'completed') {
-    // Nothing earned: no entry (a return later finds none and voids the txn id).
-    if (input.points <= 0) return nothing;
-    posted = {
-      ...entry,
-      txnId: earnTxnId,
-      type: 'credit',
-      points: input.points,
-      description: `earned: order ${input.orderId}`,
-      origin: 'order',
-      ...(input.rules ? { rules: input.rules } : {}),
-      ...(input.earning ? { earning: input.earning } : {}),
-    };
-  } else {
-    const credit = await creditToTakeBack(deps, {
-      ...entry,
-      txnId: earnTxnId,
-      description: `earning voided: order ${input.orderId} returned`,
-      origin: 'order_return',
-    });
-    failpoint(deps, 'order-after-void');
-    // Nothing to take back: never credited, or every point was over a period cap (which it counted nothing toward).
-    if (!credit || credit.points === 0) return nothing;
-    posted = {
-      ...entry,
-      txnId: orderReturnTxnId(input.walletId, input.orderId),
-      type: 'debit',
-      points: credit.points,
-      description: `returned: order ${input.orderId}`,
-      origin: 'order_return',
-      clampToBalance: true,
-      takesBack: earnTxnId,
-      ...(credit.periodCounted?.length ? { releases: credit.periodCounted } : {}),
-    };
-  }
-  const result = await postLedgerEntry(deps, posted);
-  failpoint(deps, 'order-after-post');
-  // Every point over a period cap: the entry of 0 records the decision, nothing moved.
-  if (result.state === 'applied' && result.points === 0) return nothing;
-  if (result.state === 'applied' && result.written)
-    run?.observe?.({ kind: 'ledger', txnId: posted.txnId, posted: { input: posted, result } });
+  const moved = input.status === 'completed' ? await postOrderEarning(deps, input, input, run) : await takeBackOrderEarning(deps, input, run);
+  const result = moved?.result;
   // Voided: the order was returned before this completion ran. Refused cannot happen (a credit, or a clamped debit).
-  if (result.state !== 'applied') return nothing;
+  if (!moved || result?.state !== 'applied' || result.points === 0) return nothing;
   return {
     ...nothing,
     points: fromHundredths(result.points),
-    txn_id: posted.txnId,
+    txn_id: moved.posted.txnId,
     previous_loyalty_points: fromHundredths(result.before),
     loyalty_points: fromHundredths(result.after),
     pending: !!result.bucket && (result.bucket.move === 'pending' || result.bucket.move === 'cancelled'),

@@ -117,6 +117,20 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
     expect(audit.body.entries.map((e: { changes: { stacking: unknown } }) => e.changes.stacking)).to.deep.equal([
       { before: null, after: { maxCoupons: 3, automaticPromotions: true } },
     ]);
+
+    // Earning on redeemed orders (docs/wallets.md "A redeem as the order's report"): off until chosen; only it is sent.
+    await listed(page, `Promotion settings of ${name}`).then((button) => button.click());
+    const earn = form.getByLabel('Earn points when a completed order uses a coupon');
+    expect(await earn.isChecked()).to.equal(false);
+    await earn.check();
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await form.waitFor({ state: 'detached' });
+    const after = await stored(app.id);
+    expect([after.loyalty, after.stacking]).to.deep.equal([{ earn_on_redeem: true }, { max_coupons: 3, automatic_promotions: true }]);
+    const audited = await adminCall('GET', `/audit?target_id=${app.id}&action=application.update`);
+    expect(audited.body.entries.map((e: { changes: Record<string, unknown> }) => Object.keys(e.changes).sort())).to.deep.include([
+      'loyalty',
+    ]);
     await page.context().close();
   });
 

@@ -207,6 +207,7 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
   const queries = useQueryClient();
   const [count, setCount] = useState(String(app.stacking.max_coupons));
   const [automatic, setAutomatic] = useState(app.stacking.automatic_promotions);
+  const [earnOnRedeem, setEarnOnRedeem] = useState(app.loyalty.earn_on_redeem);
   const save = useMutation({
     mutationFn: () => {
       const typed = count.trim();
@@ -215,8 +216,10 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         ...(max !== app.stacking.max_coupons ? { max_coupons: max as number } : {}),
         ...(automatic !== app.stacking.automatic_promotions ? { automatic_promotions: automatic } : {}),
       };
-      if (Object.keys(stacking).length === 0) return Promise.resolve(app);
-      return must(admin.PATCH('/admin/applications/{app}', { params: { path: { app: app.id } }, body: { stacking } }));
+      const loyalty = earnOnRedeem !== app.loyalty.earn_on_redeem ? { earn_on_redeem: earnOnRedeem } : null;
+      if (Object.keys(stacking).length === 0 && !loyalty) return Promise.resolve(app);
+      const body = { ...(Object.keys(stacking).length > 0 ? { stacking } : {}), ...(loyalty ? { loyalty } : {}) };
+      return must(admin.PATCH('/admin/applications/{app}', { params: { path: { app: app.id } }, body }));
     },
     onSuccess: async () => {
       await queries.invalidateQueries({ queryKey: ['applications'] });
@@ -262,6 +265,14 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         <input type="checkbox" checked={automatic} onChange={(e) => setAutomatic(e.target.checked)} /> Apply automatic promotions
       </label>
       <p className="hint">Promotions set to apply automatically, with no code, then apply to every order that meets their rules.</p>
+      <label className="inline">
+        <input type="checkbox" checked={earnOnRedeem} onChange={(e) => setEarnOnRedeem(e.target.checked)} /> Earn points when a completed
+        order uses a coupon
+      </label>
+      <p className="hint">
+        An order redeemed as completed then earns in your wallets by their earning rules, on what the customer pays, and gives the points
+        back if the redeem is reverted. Orders without a coupon are reported by your shop.
+      </p>
       {save.error && !countError && <ErrorLine error={problemOf(save.error)} />}
       <div className="actions">
         <button type="submit" disabled={save.isPending}>

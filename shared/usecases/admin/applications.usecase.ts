@@ -43,6 +43,10 @@ const stackingSchema = Joi.object({
   max_coupons: Joi.number().integer().min(1).max(10),
   automatic_promotions: Joi.boolean(),
 }).min(1);
+/** Loyalty settings (docs/wallets.md "A redeem as the order's report"). */
+const loyaltySchema = Joi.object({
+  earn_on_redeem: Joi.boolean(),
+}).min(1);
 const updateSchema = Joi.object({
   name: Joi.string().min(1).max(200),
   timezone: timezoneSchema,
@@ -50,6 +54,7 @@ const updateSchema = Joi.object({
   status: Joi.string().valid('active', 'disabled'),
   rate_limit: rateLimitSchema,
   stacking: stackingSchema,
+  loyalty: loyaltySchema,
 }).min(1);
 
 /** What the admin API shows of an application: never the secret nor its hash. */
@@ -61,6 +66,7 @@ export const presentApplication = (a: ApplicationRecord) => ({
   status: a.status,
   rate_limit: a.rateLimit ? { requests: a.rateLimit.requests, window_seconds: a.rateLimit.windowSeconds } : null,
   stacking: { max_coupons: a.stacking.maxCoupons, automatic_promotions: a.stacking.automaticPromotions },
+  loyalty: { earn_on_redeem: a.loyalty.earnOnRedeem },
   api_key: a.apiKey,
   created_at: a.createdAt,
   archived_at: a.archivedAt,
@@ -87,9 +93,10 @@ export async function requireApplication(deps: Deps, id: string): Promise<Applic
 
 export async function updateApplication(deps: ChangeDeps, id: string, input: unknown) {
   const current = await requireApplication(deps, id);
-  const { rate_limit, stacking, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
+  const { rate_limit, stacking, loyalty, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
     rate_limit?: { requests: number; window_seconds: number } | null;
     stacking?: { max_coupons?: number; automatic_promotions?: boolean };
+    loyalty?: { earn_on_redeem?: boolean };
   };
   const updated = await announcing(deps, id, () =>
     deps.repos.applications.update(id, {
@@ -105,6 +112,7 @@ export async function updateApplication(deps: ChangeDeps, id: string, input: unk
             },
           }
         : {}),
+      ...(loyalty !== undefined ? { loyalty: { earnOnRedeem: loyalty.earn_on_redeem ?? current.loyalty.earnOnRedeem } } : {}),
     }),
   );
   if (!updated) throw adminNotFound('application');
