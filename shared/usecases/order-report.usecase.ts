@@ -172,7 +172,12 @@ export async function takeBackOrderEarning(
   return observed(run, posted, await postLedgerEntry(deps, posted), deps);
 }
 
-function observed(run: Pick<JobRun, 'observe'> | undefined, posted: PostEntryInput, result: PostEntryResult, deps: Pick<Services, 'config'>) {
+function observed(
+  run: Pick<JobRun, 'observe'> | undefined,
+  posted: PostEntryInput,
+  result: PostEntryResult,
+  deps: Pick<Services, 'config'>,
+) {
   failpoint(deps, 'order-after-post');
   // Every point over a period cap: the entry of 0 records the decision, nothing moved.
   if (result.state === 'applied' && result.points > 0 && result.written)
@@ -196,7 +201,8 @@ export async function applyOrderReport(
     loyalty_points: null,
     pending: false,
   };
-  const moved = input.status === 'completed' ? await postOrderEarning(deps, input, input, run) : await takeBackOrderEarning(deps, input, run);
+  const moved =
+    input.status === 'completed' ? await postOrderEarning(deps, input, input, run) : await takeBackOrderEarning(deps, input, run);
   const result = moved?.result;
   // Voided: the order was returned before this completion ran. Refused cannot happen (a credit, or a clamped debit).
   if (!moved || result?.state !== 'applied' || result.points === 0) return nothing;

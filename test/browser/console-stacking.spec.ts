@@ -55,7 +55,7 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
   }
 
   /** An application as the admin API lists it, found across the listing's pages (the lane's database holds many). */
-  async function stored(id: string): Promise<{ stacking: unknown }> {
+  async function stored(id: string): Promise<{ stacking: unknown; loyalty: unknown }> {
     let cursor: string | null = null;
     do {
       const page = (await adminCall('GET', `/applications?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as {
