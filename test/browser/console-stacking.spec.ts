@@ -59,7 +59,7 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
     let cursor: string | null = null;
     do {
       const page = (await adminCall('GET', `/applications?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as {
-        applications: { id: string; stacking: unknown }[];
+        applications: { id: string; stacking: unknown; loyalty: unknown }[];
         next_cursor: string | null;
       };
       const found = page.applications.find((a) => a.id === id);
