@@ -62,6 +62,7 @@ export const WORKER_FAILPOINTS = [
   'stack-revert-after-cycles',
   'order-after-void',
   'order-after-post',
+  'return-after-record',
   'redeem-before-earning',
   'revert-before-taking-back',
 ] as const;

@@ -18,8 +18,8 @@
  * return gives back what its order counted.
  */
 import { invalidPayload, customerNotFound, walletNotFound } from '../client-errors.js';
-import { orderEarns } from '../domain/earning.js';
-import { parseOrder } from '../domain/order.js';
+import { orderEarns, type EarnedInPeriod } from '../domain/earning.js';
+import { parseOrder, type ParsedItem, type ParseResult } from '../domain/order.js';
 import { fromHundredths, toHundredths } from '../domain/points.js';
 import type { PreparedOperation } from '../queue/gateway.js';
 import type { OrderReportInput } from '../queue/job-payloads.js';
@@ -45,10 +45,28 @@ export interface OrderReportResult {
   loyalty_points: number | null;
   /** True when the points wait out the wallet's pending period (or, for a return, a pending credit was cancelled). */
   pending: boolean;
+  /** A partial return's id, as sent (absent otherwise). */
+  return_id?: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const STATUSES = ['completed', 'returned'] as const;
+
+/** The lines of a partial return as an order of their own: its subtotals are the lines' sums. */
+function returnedLines(items: unknown[]): ParseResult {
+  const parsed = parseOrder({ selling_price_subtotal: 1, original_price_subtotal: 1, items });
+  if (!parsed.ok) return parsed;
+  const lines = parsed.order.items;
+  const sum = (f: (i: ParsedItem) => number) => lines.reduce((n, i) => n + f(i), 0);
+  return {
+    ok: true,
+    order: {
+      ...parsed.order,
+      sellingSubtotalCents: sum((i) => i.sellingLineCents),
+      originalSubtotalCents: sum((i) => i.originalLineCents),
+    },
+  };
+}
 
 /** API side: the documented checks, the customer and wallet, and for a completed order what it earns now. */
 export async function prepareOrderReport(
@@ -63,8 +81,14 @@ export async function prepareOrderReport(
   const status = order.status;
   if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status))
     throw invalidPayload('status should be completed or returned');
-  // A return needs only the order's id: it takes back what the completion earned.
-  const parsed = status === 'completed' ? parseOrder(order) : null;
+  // A return needs only the order's id: it takes back what the completion earned. A partial return
+  // names itself (`return_id`) and the lines that came back (`items`, as the order sent them).
+  const returnId = status === 'returned' ? order.return_id : undefined;
+  if (returnId !== undefined && (typeof returnId !== 'string' || returnId.trim() === '' || returnId.length > 256))
+    throw invalidPayload('return_id should be a string of 1 to 256 characters');
+  if (returnId !== undefined && (!Array.isArray(order.items) || order.items.length === 0))
+    throw invalidPayload('items is required for a partial return: the lines that came back');
+  const parsed = status === 'completed' ? parseOrder(order) : returnId !== undefined ? returnedLines(order.items as unknown[]) : null;
   if (parsed && !parsed.ok) throw invalidPayload(parsed.message);
   const [customer, wallet] = await Promise.all([
     deps.repos.customers.resolve(req.applicationId, req.sourceId),
@@ -73,11 +97,13 @@ export async function prepareOrderReport(
   if (!customer) throw customerNotFound();
   if (!wallet) throw walletNotFound();
   // Before the period caps: those are applied by the worker, on the customer's counters at the ledger's slot.
-  const earned = parsed?.ok ? orderEarns(wallet.earningRules, parsed.order) : null;
+  // A partial return's lines: what they earn, without the minimum order (the order reached it, or earned nothing to take back).
+  const rules = returnId === undefined ? wallet.earningRules : wallet.earningRules?.map((r) => ({ ...r, minOrderCents: null }));
+  const earned = parsed?.ok ? orderEarns(rules, parsed.order) : null;
   const points = earned?.hundredths ?? 0;
   // As a wallet update's points are bounded: an order of absurd amounts must not move a balance past exact integers.
   if (points > toHundredths(MAX_POINTS)) throw invalidPayload(`the order would earn more than ${MAX_POINTS} points`);
-  const rules = creditRulesOf(wallet);
+  const creditRules = creditRulesOf(wallet);
   const payload: OrderReportInput = {
     applicationId: req.applicationId,
     customerId: customer.id,
@@ -88,8 +114,9 @@ export async function prepareOrderReport(
     status: status as OrderReportInput['status'],
     points,
     requestId: req.requestId,
-    ...(rules && status === 'completed' ? { rules } : {}),
-    ...(earned?.rules.some((r) => r.cap)
+    ...(creditRules && status === 'completed' ? { rules: creditRules } : {}),
+    ...(returnId !== undefined ? { returnId } : {}),
+    ...(status === 'completed' && earned?.rules.some((r) => r.cap)
       ? { earning: { timezone: wallet.timezone, rules: earned.rules.map((r) => ({ rule: r.name, hundredths: r.hundredths, cap: r.cap })) } }
       : {}),
   };
@@ -136,40 +163,80 @@ export async function postOrderEarning(
   return observed(run, posted, await postLedgerEntry(deps, posted), deps);
 }
 
+/** A partial return: its id (the storefront's) and what its lines earn (hundredths, before the earning's own figure bounds it). */
+export interface PartialReturn {
+  returnId: string;
+  points: number;
+}
+
+/** What a return after `taken` of `ask` gives back to each cap the earning counted toward: its share, exactly, summing to the whole at the end. */
+function releasesOf(counted: readonly EarnedInPeriod[] | undefined, earned: number, taken: number, ask: number): EarnedInPeriod[] {
+  const share = (c: EarnedInPeriod, upTo: number) => Number((BigInt(c.hundredths) * BigInt(upTo)) / BigInt(earned));
+  return (counted ?? []).map((c) => ({ ...c, hundredths: share(c, taken + ask) - share(c, taken) })).filter((c) => c.hundredths > 0);
+}
+
 /**
- * Takes back what an order earned in one wallet, exactly once: voids its earning's txn id if it
- * never posted (a completion reported or redeemed later never earns), else debits what it credited
- * — at most the balance; a pending credit cancelled instead — and gives back what it counted
- * toward its rules' period caps.
+ * Takes back what an order earned in one wallet — all of it (a return of the order), or a part (a
+ * partial return: what its lines earn, at most what is left) — each return exactly once:
+ *  1. the whole order: its earning's txn id is voided if it never posted (a completion reported or
+ *     redeemed later never earns); a partial return of an order with no earning takes nothing;
+ *  2. the return is recorded on the earning's entry, compare-and-set on the count of returns there,
+ *     with what it takes back and gives back to the caps — so returns decided at once (a lost job
+ *     lock) never take back more than was earned, and a re-run finds its decision;
+ *  3. the debit of what it takes back, at most the balance (a pending credit reduced or cancelled
+ *     instead), under `order-return:<wallet>:<order>` (the whole order) or `…#<return_id>`.
  */
 export async function takeBackOrderEarning(
   deps: Pick<Services, 'repos' | 'now' | 'config'>,
   at: OrderWallet,
   run?: Pick<JobRun, 'observe'>,
+  part?: PartialReturn,
 ): Promise<Moved> {
   const earnTxnId = orderEarnTxnId(at.walletId, at.orderId);
+  const whole = orderReturnTxnId(at.walletId, at.orderId);
   const entry = { applicationId: at.applicationId, customerId: at.customerId, walletDbId: at.walletDbId };
-  const credit = await creditToTakeBack(deps, {
-    ...entry,
-    txnId: earnTxnId,
-    description: `earning voided: order ${at.orderId} returned`,
-    origin: 'order_return',
-  });
-  failpoint(deps, 'order-after-void');
-  // Nothing to take back: never credited, or every point was over a period cap (which it counted nothing toward).
-  if (!credit || credit.points === 0) return null;
-  const posted: PostEntryInput = {
-    ...entry,
-    txnId: orderReturnTxnId(at.walletId, at.orderId),
-    type: 'debit',
-    points: credit.points,
-    description: `returned: order ${at.orderId}`,
-    origin: 'order_return',
-    clampToBalance: true,
-    takesBack: earnTxnId,
-    ...(credit.periodCounted?.length ? { releases: credit.periodCounted } : {}),
-  };
-  return observed(run, posted, await postLedgerEntry(deps, posted), deps);
+  const key = part?.returnId ?? '*';
+  for (let round = 0; round < 10; round++) {
+    const credit = part
+      ? await deps.repos.walletTransactions.findByTxnId(at.applicationId, at.customerId, earnTxnId)
+      : await creditToTakeBack(deps, {
+          ...entry,
+          txnId: earnTxnId,
+          description: `earning voided: order ${at.orderId} returned`,
+          origin: 'order_return',
+        });
+    failpoint(deps, 'order-after-void');
+    // Nothing to take back: never credited, or every point was over a period cap (which it counted nothing toward).
+    if (!credit || credit.stored !== 'posted' || credit.points === 0) return null;
+    const returns = credit.returns ?? [];
+    let mine = returns.find((r) => r.returnId === key);
+    if (!mine) {
+      // The whole order returned already — recorded, or (before returns were recorded) posted alone.
+      if (returns.some((r) => r.returnId === '*')) return null;
+      if (part && (await deps.repos.walletTransactions.findByTxnId(at.applicationId, at.customerId, whole))) return null;
+      const taken = returns.reduce((n, r) => n + r.points, 0);
+      const left = credit.points - taken;
+      const ask = part ? Math.min(part.points, left) : left;
+      if (ask <= 0) return null;
+      const releases = releasesOf(credit.periodCounted, credit.points, taken, ask);
+      mine = { returnId: key, points: ask, ...(releases.length ? { releases } : {}) };
+      if (!(await deps.repos.walletTransactions.recordReturn(at.applicationId, at.customerId, credit.id, returns.length, mine))) continue;
+      failpoint(deps, 'return-after-record');
+    }
+    const posted: PostEntryInput = {
+      ...entry,
+      txnId: part ? `${whole}#${part.returnId}` : whole,
+      type: 'debit',
+      points: mine.points,
+      description: part ? `returned: part of order ${at.orderId} (${part.returnId})` : `returned: order ${at.orderId}`,
+      origin: 'order_return',
+      clampToBalance: true,
+      takesBack: earnTxnId,
+      ...(mine.releases?.length ? { releases: mine.releases } : {}),
+    };
+    return observed(run, posted, await postLedgerEntry(deps, posted), deps);
+  }
+  throw new Error(`order return made no progress for order ${at.orderId}`);
 }
 
 function observed(
@@ -200,9 +267,11 @@ export async function applyOrderReport(
     previous_loyalty_points: null,
     loyalty_points: null,
     pending: false,
+    ...(input.returnId ? { return_id: input.returnId } : {}),
   };
+  const part = input.returnId ? { returnId: input.returnId, points: input.points } : undefined;
   const moved =
-    input.status === 'completed' ? await postOrderEarning(deps, input, input, run) : await takeBackOrderEarning(deps, input, run);
+    input.status === 'completed' ? await postOrderEarning(deps, input, input, run) : await takeBackOrderEarning(deps, input, run, part);
   const result = moved?.result;
   // Voided: the order was returned before this completion ran. Refused cannot happen (a credit, or a clamped debit).
   if (!moved || result?.state !== 'applied' || result.points === 0) return nothing;

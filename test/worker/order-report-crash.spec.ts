@@ -130,6 +130,30 @@ describe('worker: an order report killed at each step', function () {
     await expectVerified();
   });
 
+  it('when the worker dies once a partial return is recorded on the earning, before its debit, then the re-run takes that part back once', async () => {
+    const got = await earned('o-5'); // makeOrder: 1000.00, 100 points
+    const part = {
+      order_id: 'o-5',
+      status: 'returned',
+      return_id: 'r-1',
+      items: [{ product_id: 'p2', selling_price: 200, original_price: 250, quantity: 2 }],
+    };
+    const res = await killedAt('return-after-record', part);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ points: 40, return_id: 'r-1', txn_id: 'order-return:loyalty:o-5#r-1' });
+    expect(await points()).to.equal(got - 40);
+    const worker = await start();
+    const rest = await report(returned('o-5'), 'returned-o-5-whole');
+    expect(rest.body).to.include({ points: got - 40, loyalty_points: 0 });
+    await worker.stop();
+    expect(await entries()).to.deep.equal([
+      'order:loyalty:o-5 applied',
+      'order-return:loyalty:o-5#r-1 applied',
+      'order-return:loyalty:o-5 applied',
+    ]);
+    await expectVerified();
+  });
+
   describe('a redeem of a completed order, as its report (loyalty.earn_on_redeem)', () => {
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
     let code: string;
