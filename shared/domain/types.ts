@@ -264,6 +264,11 @@ export interface Campaign {
   limits: Limits;
   /** A money budget; null: none (only the count limits). */
   budget?: Budget | null;
+  /**
+   * Orders redeemed with it earn this many times the points (hundredths: 200 = 2×) in wallets with
+   * earning rules, when the redeem counts as the order's report (docs/wallets.md); null or absent: 1×.
+   */
+  earningMultiplier?: number | null;
   discount: Discount;
   discountCalculatedOn: DiscountBase;
   cartConditions: Condition[];

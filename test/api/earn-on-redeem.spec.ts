@@ -45,8 +45,8 @@ describe('a redeem of a completed order earns as its report, for an application 
       wallet_id: 'miles',
       earning_rules: [{ name: 'Shipping miles', earned_on: 'shipping', points: 1, per: 1 }],
     });
-    const campaign = async (discount: Record<string, unknown>) =>
-      (await must('POST', `/applications/${app.id}/campaigns`, { name: `C${seq}`, code: code(), discount })).code as string;
+    const campaign = async (discount: Record<string, unknown>, more: Record<string, unknown> = {}) =>
+      (await must('POST', `/applications/${app.id}/campaigns`, { name: `C${seq}`, code: code(), discount, ...more })).code as string;
     return { app, campaign };
   }
   const order = (order_id: string, status = 'completed') => ({
@@ -158,6 +158,34 @@ describe('a redeem of a completed order earns as its report, for an application 
     expect(Object.keys(redeemed.body).sort()).to.deep.equal(['couponId', 'coupon_code', 'orderId', 'request_id', 'status']);
     expect(await balances(app)).to.deep.equal({ loyalty: 0, miles: 0 });
     const wrong = await admin('PATCH', `/applications/${app.id}`, { loyalty: { earn_on_redeem: 'yes' } });
+    expect(wrong.status, wrong.text).to.equal(400);
+  });
+
+  it('when a campaign multiplies points, then the order earns that many times on what is paid; with several, the highest; 0 earns none', async () => {
+    const { app, campaign } = await shop({ stacking: true });
+    const double = await campaign({ kind: 'discount', type: 'percentage', value: 10 }, { earning_multiplier: 2 });
+    const listed = (await must('GET', `/applications/${app.id}/campaigns?limit=100`)).campaigns as any[];
+    expect(listed.find((c) => c.code === double).earning_multiplier).to.equal(2);
+    await apply(app, 'redeem', [double], order('m-1'));
+    expect((await balances(app)).loyalty, '111.10 paid: 11.11 × 2 = 22.22, down').to.equal(22);
+    const triple = await campaign({ kind: 'discount', type: 'flat', value: 1 }, { earning_multiplier: 1.5 });
+    await apply(app, 'redeem', [triple, double], order('m-2'));
+    // 123.45 − 12.35 (10 %) − 1.00 = 110.10: 11.01 × 2 = 22.02, down: 22.
+    expect((await balances(app)).loyalty).to.equal(44);
+    const app2 = await shop();
+    await apply(
+      app2.app,
+      'redeem',
+      [await app2.campaign({ kind: 'discount', type: 'flat', value: 2 }, { earning_multiplier: 0 })],
+      order('m-3'),
+    );
+    expect(await balances(app2.app)).to.deep.equal({ loyalty: 0, miles: 0 });
+    const wrong = await admin('POST', `/applications/${app.id}/campaigns`, {
+      name: 'x',
+      code: code(),
+      discount: { kind: 'discount', type: 'flat', value: 1 },
+      earning_multiplier: -1,
+    });
     expect(wrong.status, wrong.text).to.equal(400);
   });
 });

@@ -6,6 +6,7 @@
  * (before or after) and a re-run of the redeem post once between them. A revert is the order
  * cancelled: what it earned is taken back as a return takes it back.
  *
+ * A campaign's `earning_multiplier` multiplies the points (the highest of the order's campaigns).
  * What the order earns on is what the customer pays: the subtotal bases less the redemption's
  * discounts on the goods, the shipping base less its shipping discounts (item bases: the lines as
  * sent; the cycles record no per-item amounts). An order sent as `pending` earns nothing here: the
@@ -74,16 +75,20 @@ export async function earnOnRedeem(deps: Deps, input: RedeemedOrder, run: Pick<J
     deps.campaigns.get(app),
   ]);
   if (cycles.length === 0) return; // reverted meanwhile: a revert takes back, a redeem does not earn
-  const discounts = cycles.map((c) => {
-    const campaign = campaigns.byId.get(c.campaignId);
-    return { cents: c.discountCents, shipping: campaign ? isShipping(campaign) : false };
-  });
+  const redeemed = cycles.map((c) => ({ cycle: c, campaign: campaigns.byId.get(c.campaignId) }));
+  const discounts = redeemed.map(({ cycle, campaign }) => ({
+    cents: cycle.discountCents,
+    shipping: campaign ? isShipping(campaign) : false,
+  }));
   const paid = paidOrder(parsed.order, discounts);
+  // The campaigns' points multiplier: the highest of those that set one (0: no points with it); none set: 1×.
+  const set = redeemed.flatMap(({ campaign }) => (campaign?.earningMultiplier != null ? [campaign.earningMultiplier] : []));
+  const campaignMultiplier = set.length > 0 ? Math.max(...set) : 100;
   await Promise.all(
     wallets
       .filter((w) => !w.archivedAt && w.earningRules?.length)
       .map(async (wallet) => {
-        const earned = orderEarns(wallet.earningRules, paid);
+        const earned = orderEarns(wallet.earningRules, paid, { campaignMultiplier });
         // Beyond what a wallet update may move: the report route refuses such an order; a redeem cannot, so it earns nothing.
         if (earned.hundredths > toHundredths(MAX_POINTS)) return;
         const rules = creditRulesOf(wallet);
