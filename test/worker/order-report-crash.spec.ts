@@ -65,18 +65,22 @@ describe('worker: an order report killed at each step', function () {
     return rows.map((e) => `${e.txnId} ${e.state}`);
   };
 
-  /** Sends the report to a worker that kills itself at `at`, checks it died there, then starts a normal worker and returns the answer. */
-  async function killedAt(at: WorkerFailpoint, order: Record<string, unknown>) {
+  /** Sends a request while a worker kills itself at `at`, checks it died there, then starts a normal worker and returns the answer. */
+  async function killedWhile(at: WorkerFailpoint, send: () => ReturnType<typeof call>) {
     const victim = await start({ WORKER_FAILPOINT: at });
     victim.deliberatelyEnded = true; // it kills itself: the fault under test
-    const key = `${String(order.status)}-${String(order.order_id)}`;
-    const first = report(order, key);
+    const first = send();
     const ended = await Promise.race([exitOf(victim.child).then(() => 'killed'), first.then(() => 'answered')]);
     expect(ended, `the job finished without reaching ${at}; the worker's output:\n${tailOf(victim.log)}`).to.equal('killed');
     expect(victim.exit?.signal).to.equal('SIGKILL');
     await start();
-    return answerOf(first, () => report(order, key));
+    return answerOf(first, send);
   }
+  /** The report sent to a worker that kills itself at `at`; then a normal worker answers it. */
+  const killedAt = (at: WorkerFailpoint, order: Record<string, unknown>) => {
+    const key = `${String(order.status)}-${String(order.order_id)}`;
+    return killedWhile(at, () => report(order, key));
+  };
   async function expectVerified() {
     const verified = await verifyApplication(api.services, app.id, { recheckMs: 0, eventGraceMs: 0 });
     expect(verified.discrepancies).to.deep.equal([]);
@@ -177,17 +181,8 @@ describe('worker: an order report killed at each step', function () {
         body: { source_id: 'cust-1', coupon_details: [{ coupon_code: code }], order },
       });
     /** The apply sent to a worker that kills itself at `at`; then a normal worker answers it. */
-    async function applyKilledAt(at: WorkerFailpoint, type: 'redeem' | 'revert', order: Record<string, unknown>) {
-      const victim = await start({ WORKER_FAILPOINT: at });
-      victim.deliberatelyEnded = true;
-      const key = `${type}-${String(order.order_id)}`;
-      const first = apply(type, order, key);
-      const ended = await Promise.race([exitOf(victim.child).then(() => 'killed'), first.then(() => 'answered')]);
-      expect(ended, `the job finished without reaching ${at}; the worker's output:\n${tailOf(victim.log)}`).to.equal('killed');
-      expect(victim.exit?.signal).to.equal('SIGKILL');
-      await start();
-      return answerOf(first, () => apply(type, order, key));
-    }
+    const applyKilledAt = (at: WorkerFailpoint, type: 'redeem' | 'revert', order: Record<string, unknown>) =>
+      killedWhile(at, () => apply(type, order, `${type}-${String(order.order_id)}`));
     // makeOrder's selling subtotal 1000.00, less 10%: 900.00 paid, 90 points.
     it('when the worker dies after the redeem committed, before the order earned, then the re-run earns once', async () => {
       const res = await applyKilledAt('redeem-before-earning', 'redeem', makeOrder({ order_id: 'r-1' }));
