@@ -72,3 +72,15 @@ export function instantIn(local: string, timeZone: string | null | undefined): s
   const first = new Date(asUtc.getTime() - offsetAt(asUtc));
   return new Date(asUtc.getTime() - offsetAt(first)).toISOString();
 }
+
+/** A period of a cap in words: "on 2 December 2026", "in week 49 of 2026", "in December 2026", "in 2026". */
+export function periodInWords(key: string): string {
+  const month = (y: string, m: string) =>
+    new Date(Date.UTC(Number(y), Number(m) - 1, 1)).toLocaleDateString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+  let m: RegExpMatchArray | null;
+  if ((m = key.match(/^(\d{4})-(\d{2})-(\d{2})$/)))
+    return `on ${new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })}`;
+  if ((m = key.match(/^(\d{4})-W(\d{2})$/))) return `in week ${Number(m[2])} of ${m[1]}`;
+  if ((m = key.match(/^(\d{4})-(\d{2})$/))) return `in ${month(m[1]!, m[2]!)}`;
+  return `in ${key}`;
+}

@@ -877,6 +877,32 @@ describe('console: the promotions console in a real browser', function () {
     await page.setViewportSize(DESKTOP);
     await form.getByRole('button', { name: 'Cancel' }).click();
 
+    // What would an order earn: a cart of 123.45 checked against the rule, nothing credited, said in words.
+    await page.getByRole('button', { name: 'Check an order in Bonus stars' }).click();
+    const check = page.getByRole('form', { name: 'What would an order earn in Bonus stars' });
+    await check.getByRole('group', { name: 'Item 1' }).getByLabel('Price (INR)').fill('123.45');
+    await check.getByRole('button', { name: 'Check the order' }).click();
+    const result = check.getByTestId('earning-result');
+    await result.waitFor();
+    expect(await result.innerText()).to.match(
+      /^This order earns 12 points\.\n+Base points: 12 points — on ₹123\.45; 12\.345 points before rounding; rounded: 12 points \(500 points left in week \d+ of \d{4} for a new customer\)$/,
+    );
+    {
+      const v = await seriousViolations(page);
+      expect(v, v.join('\n')).to.deep.equal([]);
+    }
+    await page.screenshot({ path: join(SHOTS, 'wallet-earning-check.png'), fullPage: true });
+    await page.setViewportSize({ width: 360, height: 800 });
+    const narrow = await sidewaysScroll(page);
+    expect(narrow.scroll, `sideways scroll at 360 px: ${narrow.spilling.slice(0, 5).join(', ')}`).to.equal(0);
+    expect(await coveredControls(page)).to.deep.equal([]);
+    await page.setViewportSize(DESKTOP);
+    await check.getByLabel('Customer (their id in your shop; blank: one who has earned nothing yet)').fill('nobody-here');
+    await check.getByRole('button', { name: 'Check the order' }).click();
+    await check.getByText(/customer not found|not found/i).waitFor();
+    await check.getByRole('button', { name: 'Close' }).click();
+    expect(await (await walletsOf(app.id)).bonus).to.be.an('object');
+
     await page.getByRole('button', { name: 'Archive wallet Bonus stars' }).click();
     await page.getByText('Wallet “Bonus stars” archived.').waitFor();
     expect((await walletsOf(app.id)).bonus!.archived_at).to.be.a('string');

@@ -6,6 +6,7 @@ import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { useApplication } from '../use-application';
 import { formatWhen } from '../when';
 import { describeEarningRule, draftsOf, EarningRulesFields, rulesOf, type RuleDraft } from '../earning-rules';
+import { EarningCheck } from './earning-check';
 import {
   describeExpiry,
   describePending,
@@ -31,6 +32,8 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
   /** The one form open: a new wallet, or the wallet being edited (one at a time: one set of labels and error ids). */
   const [open, setOpen] = useState<{ wallet: Wallet | null } | null>(null);
   const [told, setTold] = useState<string | null>(null);
+  /** The wallet whose earning an order is being checked against (anyone may: nothing is credited). */
+  const [checking, setChecking] = useState<Wallet | null>(null);
   const list = useInfiniteQuery({
     queryKey: ['wallets', app, 'list', showArchived],
     initialPageParam: undefined as string | undefined,
@@ -100,6 +103,9 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
           {told}
         </p>
       )}
+      {checking && (
+        <EarningCheck key={checking.wallet_id} app={app} wallet={checking} currency={checking.currency} onClose={() => setChecking(null)} />
+      )}
       <label className="inline">
         <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} /> Show archived
       </label>
@@ -133,15 +139,22 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
               <td>{w.timezone}</td>
               <td data-testid={`expiry-${w.wallet_id}`}>{describeExpiry(w.points_expiry)}</td>
               <td data-testid={`pending-${w.wallet_id}`}>{describePending(w.pending, w.timezone)}</td>
-              <td data-testid={`earning-${w.wallet_id}`}>
-                {w.earning_rules && w.earning_rules.length > 0 ? (
-                  <ul className="plain">
-                    {w.earning_rules.map((r) => (
-                      <li key={r.name}>{describeEarningRule(r, w.currency, { one: w.singular_unit_name, many: w.plural_unit_name })}</li>
-                    ))}
-                  </ul>
-                ) : (
-                  'nothing'
+              <td>
+                <div data-testid={`earning-${w.wallet_id}`}>
+                  {w.earning_rules && w.earning_rules.length > 0 ? (
+                    <ul className="plain">
+                      {w.earning_rules.map((r) => (
+                        <li key={r.name}>{describeEarningRule(r, w.currency, { one: w.singular_unit_name, many: w.plural_unit_name })}</li>
+                      ))}
+                    </ul>
+                  ) : (
+                    'nothing'
+                  )}
+                </div>
+                {w.earning_rules && w.earning_rules.length > 0 && (
+                  <button type="button" onClick={() => setChecking(w)} aria-label={`Check an order in ${w.wallet_name}`}>
+                    Check an order
+                  </button>
                 )}
               </td>
               <td>{w.archived_at ? `archived ${formatWhen(w.archived_at, application.data?.timezone)}` : 'active'}</td>
