@@ -14,6 +14,7 @@ const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   currency: d.currency ?? null,
   rateLimit: d.rateLimit ?? null,
   stacking: d.stacking ? { ...DEFAULT_APP_STACKING, ...d.stacking } : DEFAULT_APP_STACKING,
+  giftCardsAtCheckout: d.giftCardsAtCheckout ?? false,
   apiKey: d.apiKey,
   secretHash: d.secretHash,
   status: d.status,
@@ -43,22 +44,23 @@ export function applicationRepository({ Application }: Models) {
     },
     /**
      * Updates profile fields; bumps credentialsVersion when the status, the secret, the archive
-     * state, the rate limit or the stacking settings change (credential caches then re-check
+     * state, the rate limit, the stacking settings or gift cards at checkout change (credential caches then re-check
      * within their interval).
      */
     async update(
       id: string,
       set: Partial<
-        Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit' | 'stacking'>
+        Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit' | 'stacking' | 'giftCardsAtCheckout'>
       >,
     ) {
-      // The credential caches hold the record the client routes read (status, secret, rate limit, stacking).
+      // The credential caches hold the record the client routes read (status, secret, rate limit, stacking, gift cards).
       const touchesCredentials =
         set.status !== undefined ||
         set.secretHash !== undefined ||
         set.archivedAt !== undefined ||
         set.rateLimit !== undefined ||
-        set.stacking !== undefined;
+        set.stacking !== undefined ||
+        set.giftCardsAtCheckout !== undefined;
       const d = await Application.findByIdAndUpdate(
         id,
         { $set: set, ...(touchesCredentials ? { $inc: { credentialsVersion: 1, configVersion: 1 } } : { $inc: { configVersion: 1 } }) },

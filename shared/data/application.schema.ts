@@ -22,6 +22,8 @@ const fields = {
   archivedAt: { type: Date, default: null },
   /** Several promotions on one cart (docs/stacking.md); null: one coupon per request, no automatic promotions. */
   stacking: typed<AppStacking | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** Gift cards and store credit at checkout, through `coupon_details` (docs/gift-cards.md); false: a card's code is an unknown code there. */
+  giftCardsAtCheckout: { type: Boolean, default: false },
   /** Bumped on every campaign or code change: the in-process campaign caches compare it. */
   configVersion: { type: Number, default: 0 },
   /** Bumped on secret rotation or status change: credential caches compare it. */

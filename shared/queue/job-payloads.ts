@@ -136,3 +136,22 @@ export interface WalletSettleInput {
   due: string;
   requestId: string;
 }
+
+/**
+ * `redeem-gift-card` / `revert-gift-card`: a gift card (or store credit) used at checkout through
+ * `coupon_details` (docs/gift-cards.md): shared/usecases/gift-card-checkout.usecase.ts.
+ */
+export interface GiftCardApplyInput {
+  applicationId: string;
+  customerId: string;
+  sourceId: string;
+  cardId: string;
+  /** `coupon_id` as sent (echoed as `couponId`). */
+  couponId: string;
+  /** The card's code as issued (echoed as `coupon_code`). */
+  code: string;
+  orderId: string;
+  requestId: string;
+  /** The order as sent (a redeem: the card takes at most what it owes). */
+  order?: unknown;
+}

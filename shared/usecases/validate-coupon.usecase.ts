@@ -15,12 +15,13 @@ import { findCoupon, type FoundCoupon } from './find-coupon.js';
 import { automaticPromotions, findEntries, offeredTo, withUsage, type CartCoupon } from './stack.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
 import { readUsage } from './limit-counters.js';
+import { findGiftCard, presentGiftCardValidation } from './gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function validateCoupon(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
@@ -33,7 +34,18 @@ export async function validateCoupon(
   const detail = details[0]!;
 
   const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findCoupon(deps, app, detail)]);
-  if (!found) throw validateCouponNotFound();
+  if (!found) {
+    // A gift card's code, for an application that takes them (docs/gift-cards.md); else the unknown code it always was.
+    const card = await findGiftCard(deps, app, detail);
+    if (!card) throw validateCouponNotFound();
+    return presentGiftCardValidation({
+      card,
+      order: body.order,
+      sourceId: customer ? String(body.source_id) : '',
+      requestId: req.requestId,
+      now: deps.now(),
+    });
+  }
   if (found.campaign.assignment === 'assigned_users') {
     if (!customer) throw loginRequired();
     if (!found.campaign.assignedCustomerIds.includes(customer.id)) throw validateCouponNotFound();

@@ -18,6 +18,7 @@ import { applyWalletOperation } from '../../shared/usecases/wallet-operation.use
 import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
 import { applyOrderReport } from '../../shared/usecases/order-report.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
+import { redeemGiftCard, revertGiftCard } from '../../shared/usecases/gift-card-checkout.usecase.js';
 
 /**
  * The job's id, its lane in the limit counters (its partition: at most one live job each), and
@@ -70,6 +71,11 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
         const outcome = await run(() => applyOrderReport(services, input, runOf(job, observed)));
         return recorded({ name: JOB.orderReport, input, jobId, queueName, outcome, observed });
       }
+      // A gift card at checkout (docs/gift-cards.md): no events yet.
+      case JOB.redeemGiftCard:
+        return run(() => redeemGiftCard(services, job.data as JobPayloads['redeem-gift-card']));
+      case JOB.revertGiftCard:
+        return run(() => revertGiftCard(services, job.data as JobPayloads['revert-gift-card']));
       case JOB.walletSettle: {
         const input = job.data as JobPayloads['wallet-settle'];
         const outcome = await run(() => settleWallet(services, input));

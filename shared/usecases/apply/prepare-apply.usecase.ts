@@ -16,6 +16,7 @@ import { findCoupon } from '../find-coupon.js';
 import { findEntries, offeredTo } from '../stack.js';
 import type { Operation } from '../idempotency.js';
 import { refuseIfSoldOut } from './sold-out.usecase.js';
+import { prepareGiftCardApply } from '../gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
@@ -143,10 +144,22 @@ async function prepareStackOperation(
 /** The operation of an apply request: its redeem or revert job, or the refusal of a sold-out coupon. */
 export async function prepareApplyOperation(
   deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   req: { type: unknown; body: unknown; requestId: string },
   op: Operation,
 ): Promise<PreparedOperation> {
+  if (app.giftCardsAtCheckout && (req.type === 'redeem' || req.type === 'revert') && isObject(req.body)) {
+    // A gift card's code (docs/gift-cards.md): found only where no coupon is.
+    const type = req.type;
+    const card = await prepareGiftCardApply(
+      deps,
+      app,
+      { type, body: req.body, requestId: req.requestId },
+      (body) => checkApplyBody(type, body),
+      async (detail) => (await findCoupon(deps, app, detail)) !== null,
+    );
+    if (card) return card;
+  }
   if (stacks(app) && (req.type === 'redeem' || req.type === 'revert')) {
     const body = isObject(req.body) ? req.body : {};
     const entries = Array.isArray(body.coupon_details) ? body.coupon_details.length : 0;

@@ -1,0 +1,203 @@
+/**
+ * Gift cards at checkout (docs/gift-cards.md), for an application that opted in
+ * (`gift_cards_at_checkout`): a card's code in `coupon_details` is found after the coupons (a code
+ * that is a coupon stays the coupon). Validate shows what the card would take; redeem spends it
+ * (queued on the customer's partition like any redeem: shared/usecases/gift-card-ledger.ts keeps
+ * the card exact across partitions); revert gives the spend back. The card takes at most what the
+ * cart owes (its selling subtotal) and at most its balance. Ledger txn ids derive from the order
+ * and its cycle, so a re-run or a repeat posts nothing twice; a redeem after a revert spends again.
+ */
+import type { ApplicationRecord } from '../data/application.repository.js';
+import type { GiftCardEntryRecord, GiftCardRecord } from '../data/gift-card.repository.js';
+import { amountToTake, CARD_REFUSAL_MESSAGES, type CardRefusal } from '../domain/gift-cards.js';
+import { fromCents } from '../domain/money.js';
+import { parseOrder } from '../domain/order.js';
+import { blankSavingsOrder, presentSavingsOrder } from '../domain/savings.js';
+import type { Campaign } from '../domain/types.js';
+import { invalidPayload, invalidSourceId, noRedemption, orderOfAnotherCustomer, validationFailed } from '../client-errors.js';
+import type { PreparedOperation } from '../queue/gateway.js';
+import type { GiftCardApplyInput } from '../queue/job-payloads.js';
+import { JOB } from '../queue/names.js';
+import type { Services } from '../services.js';
+import { resultOf, type ApplyResult } from './apply/apply-common.js';
+import type { CouponResult, Presented } from './coupon-result.js';
+import { postCardEntry } from './gift-card-ledger.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+
+/** What validate and redeem add to the contract's bodies for a card: its figures, in currency units. */
+export interface GiftCardFigures {
+  /** What the card takes from this cart. */
+  amount: number;
+  /** Its balance before (validate) or right after (redeem, revert) this cart. */
+  balance: number;
+}
+
+/** A redeem or revert of a card: the contract's result, and the card's figures beside (an opted-in application's body). */
+export type GiftCardApplyResult = ApplyResult & { gift_card: GiftCardFigures };
+
+/**
+ * The card an entry of `coupon_details` names, for an application that takes cards at checkout:
+ * by `coupon_code`, else by `coupon_id` (its code, or the card's id). Null otherwise.
+ */
+export async function findGiftCard(
+  deps: Pick<Services, 'repos'>,
+  app: Pick<ApplicationRecord, 'id' | 'giftCardsAtCheckout'>,
+  detail: unknown,
+): Promise<GiftCardRecord | null> {
+  if (!app.giftCardsAtCheckout || !isObject(detail)) return null;
+  const code = str(detail.coupon_code);
+  const id = str(detail.coupon_id);
+  const byCode = code ? await deps.repos.giftCards.findByCode(app.id, code) : null;
+  if (byCode) return byCode;
+  if (!id) return null;
+  const byId = (await deps.repos.giftCards.findByCode(app.id, id)) ?? (await deps.repos.giftCards.findById(app.id, id));
+  return byId?.code ? byId : null;
+}
+
+/** The only figures of a campaign a card's savings order reads: its base (the selling subtotal) and no metadata. */
+const CARD_AS_CAMPAIGN = { discountCalculatedOn: 'selling_price_subtotal', metadataKeys: [] } as unknown as Campaign;
+
+/** Validate's answer for a card: the Coupon result object, the card's amount as the discount, and `gift_card`. */
+export function presentGiftCardValidation(args: {
+  card: GiftCardRecord;
+  order: unknown;
+  sourceId: string;
+  requestId: string;
+  now: Date;
+}): Presented {
+  const { card } = args;
+  const parsed = args.order === undefined || args.order === null ? null : parseOrder(args.order);
+  const order = parsed?.ok ? parsed.order : null;
+  const taken = amountToTake({ balanceCents: card.balance, status: card.status, expiresAt: card.expiresAt }, order?.sellingSubtotalCents ?? 0, args.now);
+  const refusal: { reason: CardRefusal | 'invalid_payload'; message: string } | null =
+    parsed && !parsed.ok
+      ? { reason: 'invalid_payload', message: parsed.message }
+      : 'refuse' in taken
+        ? { reason: taken.refuse, message: CARD_REFUSAL_MESSAGES[taken.refuse] }
+        : null;
+  const cents = 'cents' in taken ? taken.cents : 0;
+  const selling = order?.sellingSubtotalCents ?? 0;
+  const body: CouponResult & { gift_card: GiftCardFigures } = {
+    coupon_code: card.code ?? '',
+    coupon_code_id: card.id,
+    coupon_name: 'Gift card',
+    coupon_terms_and_conditions: [],
+    is_applicable: !refusal,
+    ...(refusal ? { message: refusal.message } : {}),
+    coupon_savings: {
+      order: refusal
+        ? (blankSavingsOrder() as unknown as Record<string, unknown>)
+        : (presentSavingsOrder({
+            sourceId: args.sourceId,
+            order,
+            campaign: CARD_AS_CAMPAIGN,
+            result: {
+              totalDiscountCents: cents,
+              totalCashbackCents: 0,
+              totalAmountCents: Math.max(0, selling - cents),
+              itemDiscountCents: (order?.items ?? []).map(() => null),
+            },
+            includeValidateFields: true,
+          }) as unknown as Record<string, unknown>),
+    },
+    request_id: args.requestId,
+    gift_card: { amount: fromCents(cents), balance: fromCents(card.balance) },
+  };
+  return { body, reason: refusal?.reason ?? null };
+}
+
+/**
+ * An apply of a card, API side: null unless the application takes cards at checkout and the one
+ * entry names no coupon but a card (the coupon path answers everything else, as before); then the
+ * documented 400s in the documented order (`checkBody`: the apply's own checks), the customer, and
+ * the job.
+ */
+export async function prepareGiftCardApply(
+  deps: Pick<Services, 'repos'>,
+  app: Pick<ApplicationRecord, 'id' | 'giftCardsAtCheckout'>,
+  req: { type: 'redeem' | 'revert'; body: Record<string, unknown>; requestId: string },
+  checkBody: (body: Record<string, unknown>) => { order: Record<string, unknown> },
+  couponFound: (detail: Record<string, unknown>) => Promise<boolean>,
+): Promise<PreparedOperation | null> {
+  if (!app.giftCardsAtCheckout) return null;
+  const details = req.body.coupon_details;
+  if (!Array.isArray(details) || details.length !== 1 || !isObject(details[0])) return null;
+  const detail = details[0];
+  if (await couponFound(detail)) return null;
+  const card = await findGiftCard(deps, app, detail);
+  if (!card) return null;
+  const { order } = checkBody(req.body);
+  const customer = await deps.repos.customers.resolve(app.id, str(req.body.source_id));
+  if (!customer) throw invalidSourceId();
+  const payload: GiftCardApplyInput = {
+    applicationId: app.id,
+    customerId: customer.id,
+    sourceId: customer.sourceId,
+    cardId: card.id,
+    couponId: str(detail.coupon_id) || card.id,
+    code: card.code!,
+    orderId: order.order_id as string,
+    requestId: req.requestId,
+    ...(req.type === 'redeem' ? { order } : {}),
+  };
+  return req.type === 'redeem'
+    ? { job: { name: JOB.redeemGiftCard, customerId: customer.id, payload } }
+    : { job: { name: JOB.revertGiftCard, customerId: customer.id, payload } };
+}
+
+export const spendTxnId = (orderId: string, cycle: number) => `spend:${orderId}:${cycle}`;
+export const refundTxnId = (orderId: string, cycle: number) => `refund:${orderId}:${cycle}`;
+
+/** An order's latest spend on a card and whether it was given back. */
+function latestSpend(entries: GiftCardEntryRecord[]) {
+  const spend = entries.filter((e) => e.kind === 'spend').at(-1) ?? null;
+  const refunded = !!spend && entries.some((e) => e.kind === 'refund' && e.cycle === spend.cycle);
+  return { spend, refunded };
+}
+
+type Deps = Pick<Services, 'repos' | 'now' | 'config'>;
+
+const figuresOf = (entry: GiftCardEntryRecord): GiftCardFigures => ({ amount: fromCents(Math.abs(entry.amount)), balance: fromCents(entry.after) });
+
+/**
+ * Redeem, worker side: the order's cycle (the latest spend not given back is this order's — a
+ * repeat or a re-run posts it again under the same txnId, which only rolls it forward), then the
+ * spend: at most what the order owes, at most the balance; refused when the card cannot pay.
+ */
+export async function redeemGiftCard(deps: Deps, input: GiftCardApplyInput): Promise<GiftCardApplyResult> {
+  const parsed = parseOrder(input.order);
+  if (!parsed.ok) throw invalidPayload(parsed.message);
+  const { spend, refunded } = latestSpend(await deps.repos.giftCards.orderEntries(input.applicationId, input.cardId, input.orderId));
+  if (spend && !refunded && spend.customerId !== input.customerId) throw orderOfAnotherCustomer();
+  const cycle = !spend ? 1 : refunded ? spend.cycle! + 1 : spend.cycle!;
+  const posted = await postCardEntry(deps, {
+    applicationId: input.applicationId,
+    cardId: input.cardId,
+    txnId: spendTxnId(input.orderId, cycle),
+    op: { kind: 'spend', owedCents: parsed.order.sellingSubtotalCents, orderId: input.orderId, cycle, customerId: input.customerId },
+    description: `order ${input.orderId}`,
+  });
+  if (posted.state === 'no_card') throw noRedemption();
+  if (posted.state === 'refused') throw validationFailed(CARD_REFUSAL_MESSAGES[posted.reason], posted.reason);
+  // Two customers' redeems of one order id at once: the first one's spend is not the second's.
+  if (posted.entry.customerId !== input.customerId) throw orderOfAnotherCustomer();
+  return { ...resultOf(input, 'completed'), gift_card: figuresOf(posted.entry) };
+}
+
+/** Revert, worker side: gives back the order's latest spend on the card, once (its refund's txnId derives from the spend's cycle). */
+export async function revertGiftCard(deps: Deps, input: GiftCardApplyInput): Promise<GiftCardApplyResult> {
+  const { spend } = latestSpend(await deps.repos.giftCards.orderEntries(input.applicationId, input.cardId, input.orderId));
+  if (!spend || spend.customerId !== input.customerId) throw noRedemption();
+  const posted = await postCardEntry(deps, {
+    applicationId: input.applicationId,
+    cardId: input.cardId,
+    txnId: refundTxnId(input.orderId, spend.cycle!),
+    op: { kind: 'refund', cents: -spend.amount, orderId: input.orderId, cycle: spend.cycle!, customerId: input.customerId },
+    description: `order ${input.orderId} reverted`,
+  });
+  if (posted.state !== 'applied') throw noRedemption();
+  return { ...resultOf(input, 'reverted'), gift_card: figuresOf(posted.entry) };
+}
+
