@@ -32,7 +32,9 @@ const codeSchema = Joi.string()
   .min(4)
   .max(64)
   .pattern(/^[A-Za-z0-9][A-Za-z0-9-]*$/, 'letters, digits and dashes');
-const expiresSchema = Joi.date().iso().allow(null);
+/** An ISO 8601 instant (null: never expires); a JSON body carries it as text. */
+const expiresSchema = Joi.string().isoDate().allow(null);
+const dateOf = (v: string | null | undefined) => (v ? new Date(v) : null);
 const noteSchema = Joi.string().max(500).allow('');
 
 const issueSchema = Joi.object({
@@ -145,10 +147,10 @@ async function refuseCouponCode(deps: Deps, applicationId: string, code: string,
 /** POST /admin/applications/{app}/gift-cards: one card, its code given or made. */
 export async function issueGiftCard(deps: Deps, applicationId: string, input: unknown) {
   const app = await requireApplication(deps, applicationId);
-  const v = validateInput(issueSchema, input) as { amount: number; code?: string; expires_at?: Date | null; note?: string };
+  const v = validateInput(issueSchema, input) as { amount: number; code?: string; expires_at?: string | null; note?: string };
   const code = v.code ? normalizeCardCode(v.code) : cardCodeOf(randomBytes(16));
   await refuseCouponCode(deps, app.id, code);
-  const card = await makeCard(deps, app.id, { code, cents: toCents(v.amount), expiresAt: v.expires_at ?? null, note: v.note ?? '' });
+  const card = await makeCard(deps, app.id, { code, cents: toCents(v.amount), expiresAt: dateOf(v.expires_at), note: v.note ?? '' });
   if (!card) throw adminConflict(`a gift card with code ${code} exists`, 'code');
   return presentGiftCard(card, app.currency);
 }
@@ -156,14 +158,14 @@ export async function issueGiftCard(deps: Deps, applicationId: string, input: un
 /** POST /admin/applications/{app}/gift-cards/bulk: `count` cards of one amount, codes made here. */
 export async function issueGiftCards(deps: Deps, applicationId: string, input: unknown) {
   const app = await requireApplication(deps, applicationId);
-  const v = validateInput(bulkSchema, input) as { count: number; amount: number; prefix?: string; expires_at?: Date | null; note?: string };
+  const v = validateInput(bulkSchema, input) as { count: number; amount: number; prefix?: string; expires_at?: string | null; note?: string };
   const cards: GiftCardRecord[] = [];
   // Random codes of about 99 bits: a collision is not expected; one would be made again.
   while (cards.length < v.count) {
     const card = await makeCard(deps, app.id, {
       code: cardCodeOf(randomBytes(16), v.prefix ?? 'GC'),
       cents: toCents(v.amount),
-      expiresAt: v.expires_at ?? null,
+      expiresAt: dateOf(v.expires_at),
       note: v.note ?? '',
     });
     if (card) cards.push(card);
@@ -298,7 +300,7 @@ export async function topUpGiftCard(deps: Deps, applicationId: string, cardId: s
 /** PATCH /admin/applications/{app}/gift-cards/{card}: `status` (disable, enable) and `expires_at`, each an entry of the ledger. */
 export async function changeGiftCard(deps: Deps, applicationId: string, cardId: string, input: unknown, requestId: string) {
   const app = await requireApplication(deps, applicationId);
-  const v = validateInput(changeSchema, input) as { status?: 'active' | 'disabled'; expires_at?: Date | null };
+  const v = validateInput(changeSchema, input) as { status?: 'active' | 'disabled'; expires_at?: string | null };
   const card = await requireCard(deps, app.id, cardId);
   if (v.status)
     await postCardEntry(deps, {
@@ -308,6 +310,6 @@ export async function changeGiftCard(deps: Deps, applicationId: string, cardId: 
       op: { kind: v.status === 'disabled' ? 'disable' : 'enable' },
     });
   if (v.expires_at !== undefined)
-    await postCardEntry(deps, { applicationId: app.id, cardId: card.id, txnId: `expiry:${requestId}`, op: { kind: 'expiry', expiresAt: v.expires_at } });
+    await postCardEntry(deps, { applicationId: app.id, cardId: card.id, txnId: `expiry:${requestId}`, op: { kind: 'expiry', expiresAt: dateOf(v.expires_at) } });
   return presentGiftCard(await requireCard(deps, app.id, card.id), app.currency);
 }
