@@ -50,7 +50,10 @@ export function applicationRepository({ Application }: Models) {
     async update(
       id: string,
       set: Partial<
-        Pick<ApplicationRecord, 'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit' | 'stacking' | 'giftCardsAtCheckout'>
+        Pick<
+          ApplicationRecord,
+          'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit' | 'stacking' | 'giftCardsAtCheckout'
+        >
       >,
     ) {
       // The credential caches hold the record the client routes read (status, secret, rate limit, stacking, gift cards).

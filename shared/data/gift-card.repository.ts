@@ -127,7 +127,10 @@ export function giftCardRepository({ GiftCard, GiftCardEntry }: Models) {
       return new Set(ds.map((d) => normalizeCardCode(d.code ?? '')));
     },
     /** A page of the application's cards, newest first (`before`: the last id of the previous page). */
-    async page(applicationId: string, q: { limit: number; before?: string; kind?: 'gift_card' | 'store_credit' }): Promise<GiftCardRecord[]> {
+    async page(
+      applicationId: string,
+      q: { limit: number; before?: string; kind?: 'gift_card' | 'store_credit' },
+    ): Promise<GiftCardRecord[]> {
       const ds = await GiftCard.find({
         application: new Types.ObjectId(applicationId),
         ...(q.before ? { _id: { $lt: new Types.ObjectId(q.before) } } : {}),

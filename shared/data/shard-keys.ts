@@ -160,7 +160,7 @@ export const UNSHARDED: Readonly<Record<string, string>> = {
   gift_cards:
     'one per gift card or store credit: read by (application, holder); if cards reach tens of millions, shard by { application: 1, holder: 1 } — the unique index already starts with it',
   gift_card_entries:
-    'a card\'s ledger, read by (card, …); if it grows past one server, shard by { card: 1 } — its unique index (card, txnId) starts with it, and a slot `_id` starts with the card id',
+    "a card's ledger, read by (card, …); if it grows past one server, shard by { card: 1 } — its unique index (card, txnId) starts with it, and a slot `_id` starts with the card id",
   audit_entries: 'one per admin change (people at work: thousands a day at most), read on admin requests only',
 };
 

@@ -56,4 +56,3 @@ export function cardCodeOf(bytes: Uint8Array, prefix = 'GC'): string {
 
 /** A code as sent (any case, spaces around) as it is stored and looked up. */
 export const normalizeCardCode = (code: string): string => code.trim().toUpperCase();
-

@@ -70,7 +70,11 @@ export function presentGiftCardValidation(args: {
   const { card } = args;
   const parsed = args.order === undefined || args.order === null ? null : parseOrder(args.order);
   const order = parsed?.ok ? parsed.order : null;
-  const taken = amountToTake({ balanceCents: card.balance, status: card.status, expiresAt: card.expiresAt }, order?.sellingSubtotalCents ?? 0, args.now);
+  const taken = amountToTake(
+    { balanceCents: card.balance, status: card.status, expiresAt: card.expiresAt },
+    order?.sellingSubtotalCents ?? 0,
+    args.now,
+  );
   const refusal: { reason: CardRefusal | 'invalid_payload'; message: string } | null =
     parsed && !parsed.ok
       ? { reason: 'invalid_payload', message: parsed.message }
@@ -159,7 +163,10 @@ function latestSpend(entries: GiftCardEntryRecord[]) {
 
 type Deps = Pick<Services, 'repos' | 'now' | 'config'>;
 
-const figuresOf = (entry: GiftCardEntryRecord): GiftCardFigures => ({ amount: fromCents(Math.abs(entry.amount)), balance: fromCents(entry.after) });
+const figuresOf = (entry: GiftCardEntryRecord): GiftCardFigures => ({
+  amount: fromCents(Math.abs(entry.amount)),
+  balance: fromCents(entry.after),
+});
 
 /**
  * Redeem, worker side: the order's cycle (the latest spend not given back is this order's — a
@@ -200,4 +207,3 @@ export async function revertGiftCard(deps: Deps, input: GiftCardApplyInput): Pro
   if (posted.state !== 'applied') throw noRedemption();
   return { ...resultOf(input, 'reverted'), gift_card: figuresOf(posted.entry) };
 }
-

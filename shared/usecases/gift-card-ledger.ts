@@ -40,9 +40,7 @@ export type CardOperation =
 
 export type CardPosting =
   /** `written`: this call wrote it (false: it was there already — a re-run or a repeat). */
-  | { state: 'applied'; entry: GiftCardEntryRecord; written: boolean }
-  | { state: 'refused'; reason: CardRefusal }
-  | { state: 'no_card' };
+  { state: 'applied'; entry: GiftCardEntryRecord; written: boolean } | { state: 'refused'; reason: CardRefusal } | { state: 'no_card' };
 
 const MAX_ROUNDS = 100;
 

@@ -39,7 +39,11 @@ describe('gift cards: admin, balance read and checkout', function () {
   });
   const issue = (app: AdminApp, body: Record<string, unknown>) => must('POST', `/applications/${app.id}/gift-cards`, body);
   const validate = (app: AdminApp, code: string, order?: unknown, source_id = 'c0') =>
-    client(app, 'POST', '/coupons/validate', { source_id, coupon_details: [{ coupon_id: code, coupon_code: code }], ...(order ? { order } : {}) });
+    client(app, 'POST', '/coupons/validate', {
+      source_id,
+      coupon_details: [{ coupon_id: code, coupon_code: code }],
+      ...(order ? { order } : {}),
+    });
   const apply = (app: AdminApp, type: 'redeem' | 'revert', code: string, order: unknown, source_id = 'c0') =>
     client(app, 'POST', `/coupons/apply?type=${type}`, { source_id, coupon_details: [{ coupon_id: code, coupon_code: code }], order });
   const balanceOf = async (app: AdminApp, code: string) => {
@@ -58,7 +62,14 @@ describe('gift cards: admin, balance read and checkout', function () {
       expect(card.code).to.match(/^GC(-[A-Z2-9]{4}){4}$/);
       const read = await client(app, 'GET', `/gift-cards/${card.code.toLowerCase()}`);
       expect(read.status, read.text).to.equal(200);
-      expect(read.body).to.deep.include({ code: card.code, balance: 50, currency: 'INR', status: 'active', expires_at: null, can_pay: true });
+      expect(read.body).to.deep.include({
+        code: card.code,
+        balance: 50,
+        currency: 'INR',
+        status: 'active',
+        expires_at: null,
+        can_pay: true,
+      });
       expect(await auditActions(app)).to.deep.equal(['gift_card.issue']);
     });
 
@@ -105,7 +116,11 @@ describe('gift cards: admin, balance read and checkout', function () {
       expect(refused.body.details).to.equal('4 of 6 rows are not valid; nothing was imported');
       expect((await must('GET', `/applications/${app.id}/gift-cards`)).gift_cards).to.have.length(1);
 
-      const good = ['code,amount,expires_at,note', 'GOOD-0001,25.00,,first', '"QUOTED-0001",12.5,2030-01-01T00:00:00Z,"a note, with a comma"'].join('\r\n');
+      const good = [
+        'code,amount,expires_at,note',
+        'GOOD-0001,25.00,,first',
+        '"QUOTED-0001",12.5,2030-01-01T00:00:00Z,"a note, with a comma"',
+      ].join('\r\n');
       const imported = await must('POST', `/applications/${app.id}/gift-cards/import`, { csv: good });
       expect(imported.imported).to.equal(2);
       expect(imported.not_imported).to.deep.equal([]);
@@ -137,7 +152,12 @@ describe('gift cards: admin, balance read and checkout', function () {
         ['disable', 0, 42.25, 'disabled'],
         ['enable', 0, 42.25, 'active'],
       ]);
-      expect((await auditActions(app)).sort()).to.deep.equal(['gift_card.issue', 'gift_card.top_up', 'gift_card.update', 'gift_card.update']);
+      expect((await auditActions(app)).sort()).to.deep.equal([
+        'gift_card.issue',
+        'gift_card.top_up',
+        'gift_card.update',
+        'gift_card.update',
+      ]);
       const missing = await admin('POST', `/applications/${app.id}/gift-cards/${'0'.repeat(24)}/top-up`, { amount: 1 });
       expect(missing.status).to.equal(404);
       expect((await admin('PATCH', `/applications/${app.id}/gift-cards/${card.id}`, { status: 'lost' })).status).to.equal(400);
@@ -171,12 +191,22 @@ describe('gift cards: admin, balance read and checkout', function () {
       const card = await issue(app, { amount: 50 });
       const shown = await validate(app, card.code, cart('o1', 35.5));
       expect(shown.status, shown.text).to.equal(200);
-      expect(shown.body).to.deep.include({ coupon_code: card.code, coupon_code_id: card.id, is_applicable: true, gift_card: { amount: 35.5, balance: 50 } });
+      expect(shown.body).to.deep.include({
+        coupon_code: card.code,
+        coupon_code_id: card.id,
+        is_applicable: true,
+        gift_card: { amount: 35.5, balance: 50 },
+      });
       expect(shown.body.coupon_savings.order).to.include({ total_discount: 35.5, total_amount: 0, selling_price_subtotal: 35.5 });
 
       const redeemed = await apply(app, 'redeem', card.code, cart('o1', 35.5));
       expect(redeemed.status, redeemed.text).to.equal(200);
-      expect(redeemed.body).to.deep.include({ status: 'completed', orderId: 'o1', coupon_code: card.code, gift_card: { amount: 35.5, balance: 14.5 } });
+      expect(redeemed.body).to.deep.include({
+        status: 'completed',
+        orderId: 'o1',
+        coupon_code: card.code,
+        gift_card: { amount: 35.5, balance: 14.5 },
+      });
       const repeat = await apply(app, 'redeem', card.code, cart('o1', 35.5));
       expect(repeat.body.gift_card).to.deep.equal({ amount: 35.5, balance: 14.5 });
       expect(await balanceOf(app, card.code)).to.equal(14.5);

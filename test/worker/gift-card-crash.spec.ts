@@ -54,7 +54,11 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
     call(api.url, 'POST', `/coupons/apply?type=${type}`, {
       auth: app.auth,
       headers: { 'idempotency-key': key },
-      body: { source_id: 'cust-1', coupon_details: [{ coupon_id: card.code, coupon_code: card.code }], order: order(orderId, type === 'redeem' ? 'completed' : 'reverted') },
+      body: {
+        source_id: 'cust-1',
+        coupon_details: [{ coupon_id: card.code, coupon_code: card.code }],
+        order: order(orderId, type === 'redeem' ? 'completed' : 'reverted'),
+      },
     });
   /** The answer, asked again with the same key while it is a 503 (not known in time). */
   async function answerOf(first: ReturnType<typeof apply>, again: () => ReturnType<typeof apply>) {

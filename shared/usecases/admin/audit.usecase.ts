@@ -23,7 +23,17 @@ import { DEFAULT_LIMIT, idCursor, MAX_LIMIT, pageOf } from './paging.js';
 export type AuditDeps = Pick<Services, 'repos' | 'config' | 'now'>;
 
 /** The kinds of resource a change can be about, and where each is read and stamped. */
-export const TARGET_TYPES = ['application', 'customer', 'wallet', 'gift_card', 'campaign', 'webhook', 'operator', 'token', 'session'] as const;
+export const TARGET_TYPES = [
+  'application',
+  'customer',
+  'wallet',
+  'gift_card',
+  'campaign',
+  'webhook',
+  'operator',
+  'token',
+  'session',
+] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
 const isObjectId = (id: string) => /^[0-9a-f]{24}$/i.test(id);

@@ -141,7 +141,8 @@ async function makeCard(deps: Deps, applicationId: string, c: CardToMake): Promi
 
 /** A code not taken by a coupon of the application (a coupon's code is found first at checkout). */
 async function refuseCouponCode(deps: Deps, applicationId: string, code: string, field = 'code') {
-  if (await deps.repos.couponCodes.findByCode(applicationId, code)) throw adminConflict(`code ${code} is a coupon code of this application`, field);
+  if (await deps.repos.couponCodes.findByCode(applicationId, code))
+    throw adminConflict(`code ${code} is a coupon code of this application`, field);
 }
 
 /** POST /admin/applications/{app}/gift-cards: one card, its code given or made. */
@@ -158,7 +159,13 @@ export async function issueGiftCard(deps: Deps, applicationId: string, input: un
 /** POST /admin/applications/{app}/gift-cards/bulk: `count` cards of one amount, codes made here. */
 export async function issueGiftCards(deps: Deps, applicationId: string, input: unknown) {
   const app = await requireApplication(deps, applicationId);
-  const v = validateInput(bulkSchema, input) as { count: number; amount: number; prefix?: string; expires_at?: string | null; note?: string };
+  const v = validateInput(bulkSchema, input) as {
+    count: number;
+    amount: number;
+    prefix?: string;
+    expires_at?: string | null;
+    note?: string;
+  };
   const cards: GiftCardRecord[] = [];
   // Random codes of about 99 bits: a collision is not expected; one would be made again.
   while (cards.length < v.count) {
@@ -202,7 +209,12 @@ export async function importGiftCards(deps: Deps, applicationId: string, input: 
   const { csv } = validateInput(importSchema, input) as { csv: string };
   let records: Record<string, string>[];
   try {
-    records = parse(csv, { columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, trim: true, bom: true });
+    records = parse(csv, {
+      columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+    });
   } catch (err) {
     throw adminInvalid(`the file is not valid CSV: ${(err as Error).message}`, { csv: (err as Error).message });
   }
@@ -210,7 +222,8 @@ export async function importGiftCards(deps: Deps, applicationId: string, input: 
   if (records.length > MAX_BATCH) throw adminInvalid(`at most ${MAX_BATCH} rows per file`, { csv: `at most ${MAX_BATCH} rows per file` });
   const header = Object.keys(records[0]!);
   for (const column of ['code', 'amount'])
-    if (!header.includes(column)) throw adminInvalid(`the header row should name ${column}`, { csv: `the header row should name ${column}` });
+    if (!header.includes(column))
+      throw adminInvalid(`the header row should name ${column}`, { csv: `the header row should name ${column}` });
 
   const errors: Record<string, string> = {};
   const rows: ImportRow[] = [];
@@ -235,9 +248,18 @@ export async function importGiftCards(deps: Deps, applicationId: string, input: 
       return;
     }
     seen.set(code, line);
-    rows.push({ line, code, cents: toCents(value.amount as number), expiresAt: (value.expires_at as Date | undefined) ?? null, note: (value.note as string | undefined) ?? '' });
+    rows.push({
+      line,
+      code,
+      cents: toCents(value.amount as number),
+      expiresAt: (value.expires_at as Date | undefined) ?? null,
+      note: (value.note as string | undefined) ?? '',
+    });
   });
-  const taken = await deps.repos.giftCards.takenCodes(app.id, rows.map((r) => r.code));
+  const taken = await deps.repos.giftCards.takenCodes(
+    app.id,
+    rows.map((r) => r.code),
+  );
   for (const r of rows) {
     if (taken.has(r.code)) errors[`line ${r.line}.code`] = `"code" ${r.code} is a gift card already`;
     else if (await deps.repos.couponCodes.findByCode(app.id, r.code)) errors[`line ${r.line}.code`] = `"code" ${r.code} is a coupon code`;
@@ -310,6 +332,11 @@ export async function changeGiftCard(deps: Deps, applicationId: string, cardId: 
       op: { kind: v.status === 'disabled' ? 'disable' : 'enable' },
     });
   if (v.expires_at !== undefined)
-    await postCardEntry(deps, { applicationId: app.id, cardId: card.id, txnId: `expiry:${requestId}`, op: { kind: 'expiry', expiresAt: dateOf(v.expires_at) } });
+    await postCardEntry(deps, {
+      applicationId: app.id,
+      cardId: card.id,
+      txnId: `expiry:${requestId}`,
+      op: { kind: 'expiry', expiresAt: dateOf(v.expires_at) },
+    });
   return presentGiftCard(await requireCard(deps, app.id, card.id), app.currency);
 }
