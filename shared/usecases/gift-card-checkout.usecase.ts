@@ -1,7 +1,7 @@
 /**
  * Gift cards at checkout (docs/gift-cards.md), for an application that opted in
  * (`gift_cards_at_checkout`): a card's code in `coupon_details` is found after the coupons (a code
- * that is a coupon stays the coupon). Validate shows what the card would take; redeem spends it
+ * that is a coupon stays the coupon); `STORE_CREDIT` names the customer's store credit. Validate shows what the card would take; redeem spends it
  * (queued on the customer's partition like any redeem: shared/usecases/gift-card-ledger.ts keeps
  * the card exact across partitions); revert gives the spend back. The card takes at most what the
  * cart owes (its selling subtotal) and at most its balance. Ledger txn ids derive from the order
@@ -37,18 +37,25 @@ export interface GiftCardFigures {
 /** A redeem or revert of a card: the contract's result, and the card's figures beside (an opted-in application's body). */
 export type GiftCardApplyResult = ApplyResult & { gift_card: GiftCardFigures };
 
+/** The code that names a customer's store credit in `coupon_details` (never a card's code: those have no `_`). */
+export const STORE_CREDIT_CODE = 'STORE_CREDIT';
+
 /**
  * The card an entry of `coupon_details` names, for an application that takes cards at checkout:
- * by `coupon_code`, else by `coupon_id` (its code, or the card's id). Null otherwise.
+ * by `coupon_code`, else by `coupon_id` (its code, or the card's id); `STORE_CREDIT` names the
+ * customer's store credit (none without a customer). Null otherwise.
  */
 export async function findGiftCard(
   deps: Pick<Services, 'repos'>,
   app: Pick<ApplicationRecord, 'id' | 'giftCardsAtCheckout'>,
   detail: unknown,
+  customerId: string | null,
 ): Promise<GiftCardRecord | null> {
   if (!app.giftCardsAtCheckout || !isObject(detail)) return null;
   const code = str(detail.coupon_code);
   const id = str(detail.coupon_id);
+  if ([code, id].some((c) => c.toUpperCase() === STORE_CREDIT_CODE))
+    return customerId ? deps.repos.giftCards.findByCustomer(app.id, customerId) : null;
   const byCode = code ? await deps.repos.giftCards.findByCode(app.id, code) : null;
   if (byCode) return byCode;
   if (!id) return null;
@@ -84,9 +91,9 @@ export function presentGiftCardValidation(args: {
   const cents = 'cents' in taken ? taken.cents : 0;
   const selling = order?.sellingSubtotalCents ?? 0;
   const body: CouponResult & { gift_card: GiftCardFigures } = {
-    coupon_code: card.code ?? '',
+    coupon_code: card.code ?? STORE_CREDIT_CODE,
     coupon_code_id: card.id,
-    coupon_name: 'Gift card',
+    coupon_name: card.code ? 'Gift card' : 'Store credit',
     coupon_terms_and_conditions: [],
     is_applicable: !refusal,
     ...(refusal ? { message: refusal.message } : {}),
@@ -130,10 +137,11 @@ export async function prepareGiftCardApply(
   if (!Array.isArray(details) || details.length !== 1 || !isObject(details[0])) return null;
   const detail = details[0];
   if (await couponFound(detail)) return null;
-  const card = await findGiftCard(deps, app, detail);
+  const sourceId = str(req.body.source_id);
+  const customer = sourceId ? await deps.repos.customers.resolve(app.id, sourceId) : null;
+  const card = await findGiftCard(deps, app, detail, customer?.id ?? null);
   if (!card) return null;
   const { order } = checkBody(req.body);
-  const customer = await deps.repos.customers.resolve(app.id, str(req.body.source_id));
   if (!customer) throw invalidSourceId();
   const payload: GiftCardApplyInput = {
     applicationId: app.id,
@@ -141,7 +149,7 @@ export async function prepareGiftCardApply(
     sourceId: customer.sourceId,
     cardId: card.id,
     couponId: str(detail.coupon_id) || card.id,
-    code: card.code!,
+    code: card.code ?? STORE_CREDIT_CODE,
     orderId: order.order_id as string,
     requestId: req.requestId,
     ...(req.type === 'redeem' ? { order } : {}),

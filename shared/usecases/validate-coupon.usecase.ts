@@ -36,7 +36,7 @@ export async function validateCoupon(
   const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findCoupon(deps, app, detail)]);
   if (!found) {
     // A gift card's code, for an application that takes them (docs/gift-cards.md); else the unknown code it always was.
-    const card = await findGiftCard(deps, app, detail);
+    const card = await findGiftCard(deps, app, detail, customer?.id ?? null);
     if (!card) throw validateCouponNotFound();
     return presentGiftCardValidation({
       card,

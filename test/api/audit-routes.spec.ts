@@ -232,6 +232,16 @@ describe('admin API: the audit entry of every kind of change', function () {
         fields: { request: [null, { csv: `code,amount\nAUD-IMP-${seq},7` }] },
       },
       {
+        route: 'POST /applications/:app/customers/:customer/store-credit',
+        run: async () => {
+          await admin('POST', `${A()}/customers`, { customers: [{ source_id: 'credited' }] });
+          return admin('POST', `${A()}/customers/credited/store-credit`, { amount: 3 });
+        },
+        action: 'gift_card.store_credit',
+        target: () => null,
+        fields: { request: [null, { amount: 3 }] },
+      },
+      {
         route: 'POST /applications/:app/webhooks',
         run: () => admin('POST', `${A()}/webhooks`, { url: receiver.url }),
         action: 'webhook.create',

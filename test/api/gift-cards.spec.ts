@@ -261,6 +261,39 @@ describe('gift cards: admin, balance read and checkout', function () {
       expect(await balanceOf(app, card.code)).to.equal(0);
     });
 
+    it('when a customer has store credit, then STORE_CREDIT pays with it at checkout; another customer, or no customer, finds no such code', async () => {
+      const app = await shop(2);
+      const first = await must('POST', `/applications/${app.id}/customers/c0/store-credit`, { amount: 30, note: 'returned parcel' });
+      expect(first).to.include({ kind: 'store_credit', code: null, balance: 30, initial_amount: 30 });
+      expect(first.customer_id).to.match(/^[0-9a-f]{24}$/);
+      const second = await must('POST', `/applications/${app.id}/customers/c0/store-credit`, { amount: 20 });
+      expect(second).to.include({ id: first.id, balance: 50 });
+
+      const shown = await validate(app, 'store_credit', cart('s1', 35));
+      expect(shown.body).to.deep.include({
+        coupon_code: 'STORE_CREDIT',
+        coupon_name: 'Store credit',
+        is_applicable: true,
+        gift_card: { amount: 35, balance: 50 },
+      });
+      const redeemed = await apply(app, 'redeem', 'STORE_CREDIT', cart('s1', 35));
+      expect(redeemed.status, redeemed.text).to.equal(200);
+      expect(redeemed.body.gift_card).to.deep.equal({ amount: 35, balance: 15 });
+
+      const other = await apply(app, 'redeem', 'STORE_CREDIT', cart('s2', 5), 'c1');
+      expect(other.status).to.equal(400);
+      expect(other.body.details).to.equal('coupon not found, invalid coupon code or coupon id');
+      const visitor = await client(app, 'POST', '/coupons/validate', {
+        coupon_details: [{ coupon_code: 'STORE_CREDIT' }],
+        order: cart('s3', 5),
+      });
+      expect(visitor.status).to.equal(400);
+      const reverted = await apply(app, 'revert', 'STORE_CREDIT', cart('s1', 35, 'reverted'));
+      expect(reverted.body.gift_card).to.deep.equal({ amount: 35, balance: 50 });
+      expect((await admin('POST', `/applications/${app.id}/customers/nobody/store-credit`, { amount: 1 })).status).to.equal(404);
+      expect((await auditActions(app)).sort()).to.deep.equal(['gift_card.store_credit', 'gift_card.store_credit']);
+    });
+
     it('when 20 customers race for one card that covers about 3 carts, then it never goes below zero and what the redeems say is what was spent, each once; reverts give it all back once', async () => {
       const racers = 20;
       const app = await shop(racers);

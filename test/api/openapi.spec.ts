@@ -493,6 +493,13 @@ const adminCases: Case[] = [
     409,
     (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards`, auth: ADMIN, body: { amount: 5, code: f.giftCode } }),
   ],
+  [
+    'admin credits store credit',
+    'POST',
+    `${APP}/customers/{customer}/store-credit`,
+    200,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/customers/c1/store-credit`, auth: ADMIN, body: { amount: 30 } }),
+  ],
   ['admin lists gift cards', 'GET', GIFT_ADMIN, 200, (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards`, auth: ADMIN })],
   [
     'admin issues gift cards in bulk',

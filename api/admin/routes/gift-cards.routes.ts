@@ -1,6 +1,7 @@
 /** The admin routes of gift cards and store credit (docs/gift-cards.md, docs/admin-api.md). */
 import {
   changeGiftCard,
+  creditStoreCredit,
   importGiftCards,
   issueGiftCard,
   issueGiftCards,
@@ -70,5 +71,14 @@ export const GIFT_CARD_ROUTES: readonly AdminRoute[] = [
     audit: { type: 'gift_card', verb: 'update', target: { param: 'card' } },
     status: 200,
     handler: (c) => changeGiftCard(c.services, c.param('app'), c.param('card'), c.req.body, String(c.req.id)),
+  },
+  {
+    // Store credit: the same balance, held by a customer (docs/gift-cards.md).
+    method: 'post',
+    path: `${APP}/customers/:customer/store-credit`,
+    action: 'change',
+    audit: { type: 'gift_card', verb: 'store_credit', target: 'none', many: 'GiftCard' },
+    status: 200,
+    handler: (c) => creditStoreCredit(c.services, c.param('app'), c.param('customer'), c.req.body, String(c.req.id)),
   },
 ];

@@ -17,6 +17,7 @@ import type { Services } from '../../services.js';
 import { adminConflict, adminInvalid } from '../../admin-errors.js';
 import { foundOr404, validateInput } from './admin-input.js';
 import { requireApplication } from './applications.usecase.js';
+import { requireCustomer } from './customers.usecase.js';
 import { postCardEntry } from '../gift-card-ledger.js';
 
 type Deps = Pick<Services, 'repos' | 'now'>;
@@ -339,4 +340,29 @@ export async function changeGiftCard(deps: Deps, applicationId: string, cardId: 
       op: { kind: 'expiry', expiresAt: dateOf(v.expires_at) },
     });
   return presentGiftCard(await requireCard(deps, app.id, card.id), app.currency);
+}
+
+/**
+ * POST /admin/applications/{app}/customers/{customer}/store-credit: credits `amount` to the
+ * customer's store credit — made (issued with it) on the first credit, topped up after. The
+ * customer spends it at checkout with the code `STORE_CREDIT` (docs/gift-cards.md).
+ */
+export async function creditStoreCredit(deps: Deps, applicationId: string, customer: string, input: unknown, requestId: string) {
+  const app = await requireApplication(deps, applicationId);
+  const v = validateInput(topUpSchema, input) as { amount: number; note?: string };
+  const { id: customerId } = await requireCustomer(deps, app.id, customer);
+  const cents = toCents(v.amount);
+  const existing = await deps.repos.giftCards.findByCustomer(app.id, customerId);
+  const made = existing ? null : await makeCard(deps, app.id, { code: null, customerId, cents, expiresAt: null, note: v.note ?? '' });
+  if (made) return presentGiftCard(made, app.currency);
+  // It exists (or was made meanwhile by a concurrent first credit): a top-up.
+  const card = existing ?? (await deps.repos.giftCards.findByCustomer(app.id, customerId));
+  await postCardEntry(deps, {
+    applicationId: app.id,
+    cardId: card!.id,
+    txnId: `top-up:${requestId}`,
+    op: { kind: 'top_up', cents },
+    description: v.note ?? '',
+  });
+  return presentGiftCard(await requireCard(deps, app.id, card!.id), app.currency);
 }
