@@ -15,7 +15,7 @@ import { findCoupon, type FoundCoupon } from './find-coupon.js';
 import { automaticPromotions, findEntries, offeredTo, withUsage, type CartCoupon } from './stack.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
 import { readUsage } from './limit-counters.js';
-import { findGiftCard, presentGiftCardValidation } from './gift-card-checkout.usecase.js';
+import { findGiftCard, giftCardEntries, presentGiftCardValidation, withGiftCard } from './gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -86,12 +86,18 @@ function offered(found: FoundCoupon | null, customer: { id: string } | null): Fo
  */
 async function validateStack(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   body: Record<string, unknown>,
   details: Record<string, unknown>[],
   requestId: string,
 ): Promise<Presented> {
-  const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findEntries(deps, app, details)]);
+  const [customer, foundAll] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findEntries(deps, app, details)]);
+  // A gift card among the entries (docs/gift-cards.md): it applies last, on what the coupons leave.
+  const { card, found } = await giftCardEntries(deps, app, details, foundAll, customer?.id ?? null);
+  const cardRecord = card ? await deps.repos.giftCards.findById(app.id, card.cardId) : null;
+  const sourceId = customer ? String(body.source_id) : '';
+  if (cardRecord && found.length === 0)
+    return presentGiftCardValidation({ card: cardRecord, order: body.order, sourceId, requestId, now: deps.now() });
   const entries = found.map((f, entry): CartCoupon => ({ ...offered(f, customer), entry }));
   const coupons = [...entries, ...(await automaticPromotions(deps, app, customer))];
   const now = deps.now();
@@ -103,5 +109,6 @@ async function validateStack(
     order: body.order === null ? undefined : body.order,
     candidates,
   });
-  return presentStackResult({ coupons, stack, sourceId: customer ? String(body.source_id) : '', requestId });
+  const presented = presentStackResult({ coupons, stack, sourceId, requestId });
+  return cardRecord ? withGiftCard(presented, cardRecord, stack.totalAmountCents, now) : presented;
 }

@@ -7,7 +7,7 @@
  * unknown code.
  */
 import { expect } from 'chai';
-import { adminHelpers, type AdminApp } from '../support/admin.js';
+import { adminHelpers, settle, type AdminApp } from '../support/admin.js';
 import { startTestApi, type TestApi } from '../support/context.js';
 
 describe('gift cards: admin, balance read and checkout', function () {
@@ -292,6 +292,62 @@ describe('gift cards: admin, balance read and checkout', function () {
       expect(reverted.body.gift_card).to.deep.equal({ amount: 35, balance: 50 });
       expect((await admin('POST', `/applications/${app.id}/customers/nobody/store-credit`, { amount: 1 })).status).to.equal(404);
       expect((await auditActions(app)).sort()).to.deep.equal(['gift_card.store_credit', 'gift_card.store_credit']);
+    });
+
+    it('when a card comes with coupons (stacking), then it applies last on what they leave: validate shows it, redeem spends it after them, revert gives everything back', async () => {
+      const app = await shop();
+      await must('PATCH', `/applications/${app.id}`, { stacking: { max_coupons: 3 } });
+      await must('POST', `/applications/${app.id}/campaigns`, {
+        name: 'Ten off',
+        code: 'FLAT10',
+        discount: { kind: 'discount', type: 'flat', value: 10 },
+      });
+      await must('POST', `/applications/${app.id}/campaigns`, {
+        name: 'Five off',
+        code: 'FLAT5',
+        discount: { kind: 'discount', type: 'flat', value: 5 },
+      });
+      await settle();
+      const card = await issue(app, { amount: 100 });
+      const details = [{ coupon_code: card.code }, { coupon_code: 'FLAT10' }, { coupon_code: 'FLAT5' }];
+      const body = (order: unknown) => ({ source_id: 'c0', coupon_details: details, order });
+
+      const shown = await client(app, 'POST', '/coupons/validate', body(cart('st1', 40)));
+      expect(shown.status, shown.text).to.equal(200);
+      expect(shown.body).to.deep.include({ coupon_code: 'FLAT10', is_applicable: true, gift_card: { amount: 25, balance: 100 } });
+      expect(shown.body.stack).to.include({ total_discount: 15, total_amount: 25 });
+
+      const redeemed = await client(app, 'POST', '/coupons/apply?type=redeem', body(cart('st1', 40)));
+      expect(redeemed.status, redeemed.text).to.equal(200);
+      expect(redeemed.body.coupons.map((c: any) => [c.coupon_code, c.discount])).to.deep.equal([
+        ['FLAT10', 10],
+        ['FLAT5', 5],
+      ]);
+      expect(redeemed.body.gift_card).to.deep.equal({ amount: 25, balance: 75 });
+      const repeat = await client(app, 'POST', '/coupons/apply?type=redeem', body(cart('st1', 40)));
+      expect(repeat.body.gift_card).to.deep.equal({ amount: 25, balance: 75 });
+      expect(await balanceOf(app, card.code)).to.equal(75);
+
+      const reverted = await client(app, 'POST', '/coupons/apply?type=revert', body(cart('st1', 40, 'reverted')));
+      expect(reverted.status, reverted.text).to.equal(200);
+      expect(reverted.body.gift_card).to.deep.equal({ amount: 25, balance: 100 });
+      expect(await balanceOf(app, card.code)).to.equal(100);
+
+      // A card that cannot pay refuses the whole redeem: no coupon is redeemed.
+      await must('PATCH', `/applications/${app.id}/gift-cards/${card.id}`, { status: 'disabled' });
+      const off = await client(app, 'POST', '/coupons/validate', body(cart('st2', 40)));
+      expect(off.body).to.include({ is_applicable: false, message: 'gift card is disabled' });
+      const refused = await client(app, 'POST', '/coupons/apply?type=redeem', body(cart('st2', 40)));
+      expect(refused.status).to.equal(400);
+      expect(refused.body.details).to.equal('gift card is disabled');
+      const usage = await must('GET', `/applications/${app.id}/redemptions?order_id=st2`);
+      expect(usage.redemptions).to.deep.equal([]);
+      const two = await client(app, 'POST', '/coupons/validate', {
+        source_id: 'c0',
+        coupon_details: [{ coupon_code: card.code }, { coupon_code: card.code }],
+        order: cart('st3', 40),
+      });
+      expect(two.status).to.equal(400);
     });
 
     it('when 20 customers race for one card that covers about 3 carts, then it never goes below zero and what the redeems say is what was spent, each once; reverts give it all back once', async () => {

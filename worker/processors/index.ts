@@ -10,15 +10,19 @@ import { JOB, laneOfJob, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon } from '../../shared/usecases/apply/redeem-coupon.usecase.js';
-import { revertCoupon, revertOrder } from '../../shared/usecases/apply/revert-coupon.usecase.js';
-import { redeemStack } from '../../shared/usecases/apply/stack-redeem.usecase.js';
+import { revertCoupon } from '../../shared/usecases/apply/revert-coupon.usecase.js';
 import type { Committed, JobRun } from '../../shared/usecases/job-run.js';
 import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
 import { applyOrderReport } from '../../shared/usecases/order-report.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
-import { redeemGiftCard, revertGiftCard } from '../../shared/usecases/gift-card-checkout.usecase.js';
+import {
+  redeemGiftCard,
+  redeemStackWithCard,
+  revertGiftCard,
+  revertStackWithCard,
+} from '../../shared/usecases/gift-card-checkout.usecase.js';
 
 /**
  * The job's id, its lane in the limit counters (its partition: at most one live job each), and
@@ -53,12 +57,12 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
       }
       case JOB.redeemStack: {
         const input = job.data as JobPayloads['redeem-stack'];
-        const outcome = await run(() => redeemStack(services, input, runOf(job, observed)));
+        const outcome = await run(() => redeemStackWithCard(services, input, runOf(job, observed)));
         return recorded({ name: JOB.redeemStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.revertStack: {
         const input = job.data as JobPayloads['revert-stack'];
-        const outcome = await run(() => revertOrder(services, input, runOf(job, observed)));
+        const outcome = await run(() => revertStackWithCard(services, input, runOf(job, observed)));
         return recorded({ name: JOB.revertStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.walletTransaction: {

@@ -16,7 +16,7 @@ import { findCoupon } from '../find-coupon.js';
 import { findEntries, offeredTo } from '../stack.js';
 import type { Operation } from '../idempotency.js';
 import { refuseIfSoldOut } from './sold-out.usecase.js';
-import { prepareGiftCardApply } from '../gift-card-checkout.usecase.js';
+import { giftCardEntries, prepareGiftCardApply } from '../gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
@@ -113,20 +113,22 @@ const stacks = (app: Pick<ApplicationRecord, 'stacking'>) => app.stacking.maxCou
  */
 async function prepareStackOperation(
   deps: Pick<Services, 'repos' | 'campaigns'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'stacking' | 'giftCardsAtCheckout'>,
   type: 'redeem' | 'revert',
   body: Record<string, unknown>,
   requestId: string,
 ): Promise<PreparedOperation> {
   const { details, order } = checkApplyBody(type, body, app.stacking.maxCoupons);
-  const [customer, found] = await Promise.all([
+  const [customer, foundAll] = await Promise.all([
     deps.repos.customers.resolve(app.id, (body.source_id as string).trim()),
     findEntries(deps, app, details),
   ]);
   if (!customer) throw invalidSourceId();
+  // A gift card among the entries (docs/gift-cards.md): taken out, redeemed after the stack.
+  const { card, coupons: couponDetails, found } = await giftCardEntries(deps, app, details, foundAll, customer.id);
   const entries = found.map((f, i): StackEntryInput => {
     if (!f || !offeredTo(f.campaign, customer)) throw couponNotFound();
-    const sent = details[i]!.coupon_id;
+    const sent = couponDetails[i]!.coupon_id;
     return { campaignId: f.campaign.id, bulkCodeId: f.bulkCodeId, couponId: nonEmptyString(sent) ? sent : f.couponCodeId, code: f.code };
   });
   const base = {
@@ -135,6 +137,7 @@ async function prepareStackOperation(
     sourceId: customer.sourceId,
     orderId: order.order_id as string,
     requestId,
+    ...(card ? { giftCard: card } : {}),
   };
   return type === 'redeem'
     ? { job: { name: JOB.redeemStack, customerId: customer.id, payload: { ...base, order, entries, configVersion: app.configVersion } } }
