@@ -207,6 +207,7 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
   const queries = useQueryClient();
   const [count, setCount] = useState(String(app.stacking.max_coupons));
   const [automatic, setAutomatic] = useState(app.stacking.automatic_promotions);
+  const [giftCards, setGiftCards] = useState(app.gift_cards_at_checkout);
   const save = useMutation({
     mutationFn: () => {
       const typed = count.trim();
@@ -215,11 +216,16 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         ...(max !== app.stacking.max_coupons ? { max_coupons: max as number } : {}),
         ...(automatic !== app.stacking.automatic_promotions ? { automatic_promotions: automatic } : {}),
       };
-      if (Object.keys(stacking).length === 0) return Promise.resolve(app);
-      return must(admin.PATCH('/admin/applications/{app}', { params: { path: { app: app.id } }, body: { stacking } }));
+      const body = {
+        ...(Object.keys(stacking).length > 0 ? { stacking } : {}),
+        ...(giftCards !== app.gift_cards_at_checkout ? { gift_cards_at_checkout: giftCards } : {}),
+      };
+      if (Object.keys(body).length === 0) return Promise.resolve(app);
+      return must(admin.PATCH('/admin/applications/{app}', { params: { path: { app: app.id } }, body }));
     },
     onSuccess: async () => {
       await queries.invalidateQueries({ queryKey: ['applications'] });
+      await queries.invalidateQueries({ queryKey: ['application', app.id] });
       onDone();
     },
   });
@@ -262,6 +268,13 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         <input type="checkbox" checked={automatic} onChange={(e) => setAutomatic(e.target.checked)} /> Apply automatic promotions
       </label>
       <p className="hint">Promotions set to apply automatically, with no code, then apply to every order that meets their rules.</p>
+      <label className="inline">
+        <input type="checkbox" checked={giftCards} onChange={(e) => setGiftCards(e.target.checked)} /> Gift cards at checkout
+      </label>
+      <p className="hint">
+        Customers then pay with a gift card or their store credit by typing its code where a coupon code goes (
+        <a href={hrefOf({ page: 'gift-cards', app: app.id })}>gift cards of {app.name}</a>).
+      </p>
       {save.error && !countError && <ErrorLine error={problemOf(save.error)} />}
       <div className="actions">
         <button type="submit" disabled={save.isPending}>
