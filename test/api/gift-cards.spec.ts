@@ -291,7 +291,12 @@ describe('gift cards: admin, balance read and checkout', function () {
       const reverted = await apply(app, 'revert', 'STORE_CREDIT', cart('s1', 35, 'reverted'));
       expect(reverted.body.gift_card).to.deep.equal({ amount: 35, balance: 50 });
       expect((await admin('POST', `/applications/${app.id}/customers/nobody/store-credit`, { amount: 1 })).status).to.equal(404);
-      expect((await auditActions(app)).sort()).to.deep.equal(['gift_card.store_credit', 'gift_card.store_credit']);
+      await issue(app, { amount: 5 });
+      const credits = (await must('GET', `/applications/${app.id}/gift-cards?kind=store_credit`)).gift_cards;
+      expect(credits.map((c: any) => [c.id, c.kind])).to.deep.equal([[first.id, 'store_credit']]);
+      const giftCards = (await must('GET', `/applications/${app.id}/gift-cards?kind=gift_card`)).gift_cards;
+      expect(giftCards.map((c: any) => c.kind)).to.deep.equal(['gift_card']);
+      expect((await auditActions(app)).sort()).to.deep.equal(['gift_card.issue', 'gift_card.store_credit', 'gift_card.store_credit']);
     });
 
     it('when a card comes with coupons (stacking), then it applies last on what they leave: validate shows it, redeem spends it after them, revert gives everything back', async () => {
