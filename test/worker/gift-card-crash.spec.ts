@@ -106,6 +106,41 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
       expect(await ledger()).to.deep.equal({ balance: 10000, kinds: ['issue 10000', 'spend -3000', 'refund 3000'] });
     });
 
+  it('when the worker dies in a redeem of coupons and a card (stacking) once the card entry is written, then the re-run redeems the coupon once and debits the card once', async () => {
+    await admin('PATCH', `/applications/${app.id}`, { stacking: { max_coupons: 2 } });
+    const made = await admin('POST', `/applications/${app.id}/campaigns`, {
+      name: 'Five off',
+      code: 'FIVE',
+      discount: { kind: 'discount', type: 'flat', value: 5 },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const victim = await start({ WORKER_FAILPOINT: 'gift-card-after-entry' });
+    victim.deliberatelyEnded = true;
+    const send = () =>
+      call(api.url, 'POST', '/coupons/apply?type=redeem', {
+        auth: app.auth,
+        headers: { 'idempotency-key': 'stack-o-s' },
+        body: {
+          source_id: 'cust-1',
+          coupon_details: [{ coupon_code: 'FIVE' }, { coupon_code: card.code }],
+          order: order('o-s', 'completed'),
+        },
+      });
+    const first = send();
+    const ended = await Promise.race([exitOf(victim.child).then(() => 'killed'), first.then(() => 'answered')]);
+    expect(ended, `the job finished without reaching the failpoint; the worker's output:\n${tailOf(victim.log)}`).to.equal('killed');
+    await start();
+    const res = await answerOf(first, send);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.coupons.map((c: { coupon_code: string; discount: number }) => [c.coupon_code, c.discount])).to.deep.equal([
+      ['FIVE', 5],
+    ]);
+    expect(res.body.gift_card).to.deep.equal({ amount: 25, balance: 75 });
+    expect(await ledger()).to.deep.equal({ balance: 7500, kinds: ['issue 10000', 'spend -2500'] });
+    const redemptions = await admin('GET', `/applications/${app.id}/redemptions?order_id=o-s`);
+    expect(redemptions.body.redemptions.map((r: { state: string }) => r.state)).to.deep.equal(['completed']);
+  });
+
   it('when a spend was written but its worker died before moving the card, then the next writer (an admin top-up) rolls it forward first', async () => {
     const victim = await start({ WORKER_FAILPOINT: 'gift-card-after-entry' });
     victim.deliberatelyEnded = true;
