@@ -49,7 +49,8 @@ const ms = (min: number, dflt: number) => Joi.number().integer().min(min).defaul
 /**
  * The points where a worker kills itself for a test (`WORKER_FAILPOINT`; never in production):
  * after a job is marked completed (worker/worker-pool.ts), between the steps of a stacked redeem
- * and revert, and of an order report (shared/usecases/job-run.ts `failpoint`).
+ * and revert, of an order report, and between a redeem or revert and the order's earning
+ * (shared/usecases/job-run.ts `failpoint`).
  */
 export const WORKER_FAILPOINTS = [
   'after-complete',
@@ -63,6 +64,9 @@ export const WORKER_FAILPOINTS = [
   'order-after-post',
   'gift-card-after-entry',
   'gift-card-after-move',
+  'return-after-record',
+  'redeem-before-earning',
+  'revert-before-taking-back',
 ] as const;
 export type WorkerFailpoint = (typeof WORKER_FAILPOINTS)[number];
 

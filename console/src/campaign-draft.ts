@@ -115,6 +115,8 @@ export interface Draft {
   limits: Partial<Record<Schemas['LimitKey'], string>>;
   discount: DiscountDraft;
   budget: BudgetDraft;
+  /** The points multiplier of orders redeemed with it, as typed ('' : normal points). */
+  earning_multiplier: string;
   base: Schemas['DiscountBase'];
   cart_conditions: ConditionRow[];
   item_selector: SelectorDraft;
@@ -169,6 +171,7 @@ export function emptyDraft(): Draft {
       price: '',
     },
     budget: { enabled: false, caps: noCaps(), when_exceeded: 'refuse', notify_at: '' },
+    earning_multiplier: '',
     base: 'selling_price_subtotal',
     cart_conditions: [],
     item_selector: noSelector(),
@@ -265,6 +268,7 @@ export function draftOf(c: Campaign): Draft {
           notify_at: (c.budget.notify_at ?? []).join(', '),
         }
       : emptyDraft().budget,
+    earning_multiplier: text(c.earning_multiplier),
     base: c.discount_calculated_on_property ?? 'selling_price_subtotal',
     cart_conditions: conditionRows(c.cart_conditions),
     item_selector: selectorDraft(c.item_selector),
@@ -338,6 +342,7 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
     limits: Object.fromEntries(limitKeyValues.map((k) => [k, optionalNumber(d.limits[k] ?? '')])),
     discount: discountBody(d.discount),
     budget: budgetBody(d.budget),
+    earning_multiplier: optionalNumber(d.earning_multiplier),
     discount_calculated_on_property: d.base,
     cart_conditions: conditions(d.cart_conditions),
     item_selector: selectorBody(d.item_selector),

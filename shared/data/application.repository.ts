@@ -2,10 +2,13 @@ import type { Types } from 'mongoose';
 import type { ApplicationDoc } from './application.schema.js';
 import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
-import { DEFAULT_APP_STACKING, type AppStacking } from '../domain/types.js';
+import { DEFAULT_APP_LOYALTY, DEFAULT_APP_STACKING, type AppLoyalty, type AppStacking } from '../domain/types.js';
 import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
-export type ApplicationRecord = Omit<RecordOf<ApplicationDoc, never, 'updatedAt'>, 'stacking'> & { stacking: AppStacking };
+export type ApplicationRecord = Omit<RecordOf<ApplicationDoc, never, 'updatedAt'>, 'stacking' | 'loyalty'> & {
+  stacking: AppStacking;
+  loyalty: AppLoyalty;
+};
 
 const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   id: String(d._id),
@@ -15,6 +18,7 @@ const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   rateLimit: d.rateLimit ?? null,
   stacking: d.stacking ? { ...DEFAULT_APP_STACKING, ...d.stacking } : DEFAULT_APP_STACKING,
   giftCardsAtCheckout: d.giftCardsAtCheckout ?? false,
+  loyalty: d.loyalty ? { ...DEFAULT_APP_LOYALTY, ...d.loyalty } : DEFAULT_APP_LOYALTY,
   apiKey: d.apiKey,
   secretHash: d.secretHash,
   status: d.status,
@@ -52,7 +56,16 @@ export function applicationRepository({ Application }: Models) {
       set: Partial<
         Pick<
           ApplicationRecord,
-          'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit' | 'stacking' | 'giftCardsAtCheckout'
+          | 'name'
+          | 'timezone'
+          | 'currency'
+          | 'status'
+          | 'secretHash'
+          | 'archivedAt'
+          | 'rateLimit'
+          | 'stacking'
+          | 'loyalty'
+          | 'giftCardsAtCheckout'
         >
       >,
     ) {

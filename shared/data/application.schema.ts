@@ -1,7 +1,7 @@
 import { Schema } from 'mongoose';
 import { auditStamped } from './audit-stamp.js';
 import { typed, type DocOf } from './stored.js';
-import type { AppStacking } from '../domain/types.js';
+import type { AppLoyalty, AppStacking } from '../domain/types.js';
 
 const fields = {
   name: { type: String, required: true },
@@ -24,6 +24,8 @@ const fields = {
   stacking: typed<AppStacking | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Gift cards and store credit at checkout, through `coupon_details` (docs/gift-cards.md); false: a card's code is an unknown code there. */
   giftCardsAtCheckout: { type: Boolean, default: false },
+  /** Loyalty settings (docs/wallets.md "A redeem as the order's report"); null: none of them on. */
+  loyalty: typed<AppLoyalty | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Bumped on every campaign or code change: the in-process campaign caches compare it. */
   configVersion: { type: Number, default: 0 },
   /** Bumped on secret rotation or status change: credential caches compare it. */

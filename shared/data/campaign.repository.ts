@@ -58,6 +58,7 @@ export function toCampaign(d: CampaignDoc): Campaign {
       ...(d.discount.bundle ? { bundle: d.discount.bundle } : {}),
     },
     budget: d.budget ?? null,
+    earningMultiplier: d.earningMultiplier ?? null,
     discountCalculatedOn: d.discountCalculatedOn as DiscountBase,
     cartConditions: conditions(d.cartConditions),
     itemSelector: selector(d.itemSelector),

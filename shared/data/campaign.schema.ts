@@ -70,6 +70,8 @@ const fields = {
   }),
   /** A money budget (docs/budgets.md); null or absent: none. Shape checked by the admin API. */
   budget: typed<Budget | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** Points multiplier of the orders redeemed with it, in hundredths (docs/wallets.md); null: 1×. */
+  earningMultiplier: { type: Number, default: null },
   discount: typed<Discount>()({
     kind: { type: String, enum: ['discount', 'cashback'], required: true },
     type: { type: String, enum: DISCOUNT_TYPES, required: true },

@@ -3,7 +3,7 @@ import { CommandBatcher } from './batched.js';
 import { isDuplicateKeyError } from './db.js';
 import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
-import type { WalletTransactionDoc } from './wallet-transaction.schema.js';
+import type { OrderReturn, WalletTransactionDoc } from './wallet-transaction.schema.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
 import { balanceFilter, balanceIdOf } from './wallet-balance.repository.js';
 
@@ -11,8 +11,10 @@ import { balanceFilter, balanceIdOf } from './wallet-balance.repository.js';
 export type StoredEntry = RecordOf<
   WalletTransactionDoc,
   never,
-  'application' | 'wallet' | 'customer' | 'state' | 'updatedAt' | 'periodCounters' | 'periodCounted'
+  'application' | 'wallet' | 'customer' | 'state' | 'updatedAt' | 'periodCounters' | 'periodCounted' | 'returns' | 'returnsCount'
 > & {
+  /** An order's earning: the returns recorded against it (see {@link OrderReturn}). */
+  returns?: OrderReturn[];
   stored: WalletTransactionDoc['state'];
   /** The balance's period counters after it, when it moved them (an order earning under a capped rule, or its return). */
   periodCounters?: EarnedInPeriod[];
@@ -43,6 +45,15 @@ const toStored = (d: WalletTransactionDoc): StoredEntry => ({
   trigger: d.trigger ?? null,
   ...(d.periodCounters ? { periodCounters: d.periodCounters.map(counter) } : {}),
   ...(d.periodCounted ? { periodCounted: d.periodCounted.map(counter) } : {}),
+  ...(d.returns?.length
+    ? {
+        returns: d.returns.map((r) => ({
+          returnId: r.returnId,
+          points: r.points,
+          ...(r.releases?.length ? { releases: r.releases.map(counter) } : {}),
+        })),
+      }
+    : {}),
   createdAt: d.createdAt,
 });
 const counter = (c: EarnedInPeriod): EarnedInPeriod => ({ rule: c.rule, period: c.period, hundredths: c.hundredths });
@@ -139,6 +150,22 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
      */
     async insert(entry: NewEntry): Promise<boolean> {
       return batch.insert(docOf(entry, entry.createdAt ?? new Date()));
+    },
+    /**
+     * Records a return against an order's earning entry (`id`) if `count` returns are recorded on it
+     * so far (compare and set: two returns decided on the same count, one wins). True when written.
+     */
+    async recordReturn(applicationId: string, customerId: string, id: string, count: number, ret: OrderReturn): Promise<boolean> {
+      const res = await col.updateOne(
+        {
+          _id: id as never,
+          application: new Types.ObjectId(applicationId),
+          customer: new Types.ObjectId(customerId),
+          ...(count === 0 ? { returnsCount: { $exists: false } } : { returnsCount: count }),
+        },
+        { $push: { returns: ret } as never, $set: { returnsCount: count + 1 } },
+      );
+      return res.modifiedCount === 1;
     },
     /**
      * Writes a run of entries at consecutive slots in one ordered insert; returns how many were

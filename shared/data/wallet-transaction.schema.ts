@@ -3,6 +3,15 @@ import { typed, type DocOf } from './stored.js';
 import type { Bucket } from '../domain/point-buckets.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
 
+/** A return of (part of) an order's earning, recorded on the earning's entry: `returnId` `*` is the whole order. */
+export interface OrderReturn {
+  returnId: string;
+  /** Hundredths of a point it takes back from the earning (before the balance's clamp). */
+  points: number;
+  /** What it gives back to the rules' period caps. */
+  releases?: EarnedInPeriod[];
+}
+
 const fields = {
   /** The slot it holds (`<balance>:<version>`), or `refused:`/`void:<application>:<customer>:<txnId>`: found by `_id`. */
   _id: { type: String, required: true },
@@ -54,6 +63,24 @@ const fields = {
     type: [{ _id: false, rule: String, period: String, hundredths: Number }],
     default: undefined,
   }),
+  /**
+   * An order's earning (a credit of origin `order`): the returns that took part or all of it back,
+   * in the order they were decided (docs/wallets.md "Partial returns"), each with what it takes
+   * back and gives back to the caps; `returnsCount` guards the next one (compare and set). The
+   * debit of each is posted after it is recorded here.
+   */
+  returns: typed<OrderReturn[] | undefined>()({
+    type: [
+      {
+        _id: false,
+        returnId: String,
+        points: Number,
+        releases: { type: [{ _id: false, rule: String, period: String, hundredths: Number }], default: undefined },
+      },
+    ],
+    default: undefined,
+  }),
+  returnsCount: { type: Number },
   /** A transition's: the txnId of the operation (or the sweep's settle job) that posted it. */
   trigger: { type: String, default: null },
 } as const;

@@ -143,10 +143,15 @@ export function debit(s: BucketState, points: number): BucketState {
 /** The pending bucket `id`, if it is still pending. */
 export const pendingBucket = (s: BucketState, id: string) => s.buckets.find((b) => b.id === id && b.availableAt) ?? null;
 
-/** Cancels the pending bucket `id` (a revert before the points became spendable): `points` does not move. */
-export const cancelPending = (s: BucketState, id: string): BucketState => ({
+/**
+ * Cancels the pending bucket `id` (a revert before the points became spendable), or `part` of it
+ * (a partial return): `points` does not move.
+ */
+export const cancelPending = (s: BucketState, id: string, part?: number): BucketState => ({
   points: s.points,
-  buckets: s.buckets.filter((b) => !(b.id === id && b.availableAt)),
+  buckets: s.buckets.flatMap((b) =>
+    b.id === id && b.availableAt ? (part !== undefined && part < b.points ? [{ ...b, points: b.points - part }] : []) : [b],
+  ),
 });
 
 /** A change that time makes to a balance: a pending bucket becomes spendable, or an available one expires. */

@@ -228,6 +228,14 @@ export interface AppStacking {
 
 export const DEFAULT_APP_STACKING: AppStacking = Object.freeze({ maxCoupons: 1, automaticPromotions: false });
 
+/** An application's loyalty settings (docs/wallets.md "A redeem as the order's report"). */
+export interface AppLoyalty {
+  /** Whether a redeem of a `completed` order earns in the application's wallets as the order's report would (and its revert takes it back). */
+  earnOnRedeem: boolean;
+}
+
+export const DEFAULT_APP_LOYALTY: AppLoyalty = Object.freeze({ earnOnRedeem: false });
+
 /** A campaign is one coupon definition: its rules, and either one fixed code or bulk codes. */
 export interface Campaign {
   id: string;
@@ -256,6 +264,11 @@ export interface Campaign {
   limits: Limits;
   /** A money budget; null: none (only the count limits). */
   budget?: Budget | null;
+  /**
+   * Orders redeemed with it earn this many times the points (hundredths: 200 = 2×) in wallets with
+   * earning rules, when the redeem counts as the order's report (docs/wallets.md); null or absent: 1×.
+   */
+  earningMultiplier?: number | null;
   discount: Discount;
   discountCalculatedOn: DiscountBase;
   cartConditions: Condition[];

@@ -138,6 +138,8 @@ export interface OrderReportInput {
    * is then an upper bound. Absent: `points` is what the order earns.
    */
   earning?: { timezone: string; rules: RuleEarning[] };
+  /** A partial return (docs/wallets.md "Partial returns"): its id; `points` is then what its lines earn. */
+  returnId?: string;
 }
 
 /** `wallet-settle`: post the transitions due on one balance (the expiry sweep: shared/usecases/settle-wallet.usecase.ts). */

@@ -157,11 +157,13 @@ function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Dat
   if (capped !== undefined) input = { ...input, points: capped };
   const pendingOne = input.takesBack ? pendingBucket(balance, input.takesBack) : null;
   if (input.type === 'debit' && pendingOne) {
-    const state = cancelPending(balance, pendingOne.id);
+    // The whole credit still pending (a revert, a return), or part of it (a partial return).
+    const part = Math.min(input.points, pendingOne.points);
+    const state = cancelPending(balance, pendingOne.id, part);
     return {
       ...base,
       type: 'debit',
-      points: pendingOne.points,
+      points: part,
       after: balance.points,
       refuse: false,
       buckets: bucketsAfter(balance, state.buckets),

@@ -192,6 +192,17 @@ describe('orders reported by the storefront: earning and returns', function () {
       [{ order: { status: 'completed' } }, 400, 'order_id is required'],
       [{ order: { order_id: 'x', status: 'shipped' } }, 400, 'status should be completed or returned'],
       [{ order: { order_id: 'x', status: 'completed', items: 'no' } }, 400, ''],
+      [
+        { order: { order_id: 'x', status: 'returned', return_id: 'r-1' } },
+        400,
+        'items is required for a partial return: the lines that came back',
+      ],
+      [
+        { order: { order_id: 'x', status: 'returned', return_id: '', items: [] } },
+        400,
+        'return_id should be a string of 1 to 256 characters',
+      ],
+      [{ order: { order_id: 'x', status: 'returned', return_id: 'r', items: [{ product_id: 'p' }] } }, 400, ''],
     ];
     for (const [body, status, details] of cases) {
       const res = await report(app, body);
@@ -204,5 +215,74 @@ describe('orders reported by the storefront: earning and returns', function () {
     });
     expect((await report(app, { order: order('x', 'completed') }, 'loyalty', 'nobody')).status).to.equal(404);
     expect(await ledger(app)).to.deep.equal([]);
+  });
+
+  describe('partial returns (docs/wallets.md "Partial returns")', () => {
+    /** 123.45: a shoe at 80.00 and socks at 43.45 — 12 points at 1 per 10.00. */
+    const twoLines = (order_id: string) => ({
+      order_id,
+      status: 'completed',
+      selling_price_subtotal: 123.45,
+      original_price_subtotal: 123.45,
+      items: [
+        { product_id: 'shoe', selling_price: 80, original_price: 80, quantity: 1 },
+        { product_id: 'socks', selling_price: 43.45, original_price: 43.45, quantity: 1 },
+      ],
+    });
+    const line = (product_id: string, price: number) => ({ product_id, selling_price: price, original_price: price, quantity: 1 });
+    const partly = (order_id: string, return_id: string, items: unknown[]) => ({
+      order: { order_id, status: 'returned', return_id, items },
+    });
+
+    it('when lines come back one return at a time, then each takes back what its lines earn, once, never more than the order earned', async () => {
+      const app = await shop();
+      await report(app, { order: twoLines('p-1') });
+      const socks = await report(app, partly('p-1', 'r-1', [line('socks', 43.45)]));
+      expect(socks.status, socks.text).to.equal(200);
+      assertMatchesSpec('post', '/wallets/customer/{source_id}/orders/{wallet_id}', 200, socks.body);
+      // The minimum order (20.00) does not apply to the lines of a return: 43.45 earns 4.
+      expect(socks.body).to.deep.include({ return_id: 'r-1', points: 4, txn_id: 'order-return:loyalty:p-1#r-1', loyalty_points: 8 });
+      expect((await report(app, partly('p-1', 'r-1', [line('socks', 43.45)]))).body, 'a repeat').to.deep.equal(socks.body);
+      expect((await report(app, partly('p-1', 'r-2', [line('shoe', 80)]))).body).to.deep.include({ points: 8, loyalty_points: 0 });
+      // More back than was bought: nothing is left to take back.
+      expect((await report(app, partly('p-1', 'r-3', [line('shoe', 80)]))).body).to.deep.include({ points: 0, txn_id: null });
+      expect((await report(app, { order: { order_id: 'p-1', status: 'returned' } })).body).to.deep.include({ points: 0, txn_id: null });
+      expect(await balance(app)).to.equal(0);
+      expect((await ledger(app)).map((e) => [e.txn_id, e.points])).to.deep.equal([
+        ['order:loyalty:p-1', 12],
+        ['order-return:loyalty:p-1#r-1', 4],
+        ['order-return:loyalty:p-1#r-2', 8],
+      ]);
+    });
+
+    it('when the rest of the order comes back after a part, then the whole return takes back what is left', async () => {
+      const app = await shop();
+      await report(app, { order: twoLines('p-2') });
+      await report(app, partly('p-2', 'r-1', [line('socks', 43.45)]));
+      const rest = await report(app, { order: { order_id: 'p-2', status: 'returned' } });
+      expect(rest.body).to.deep.include({ points: 8, txn_id: 'order-return:loyalty:p-2', loyalty_points: 0 });
+      expect((await report(app, partly('p-2', 'r-9', [line('shoe', 1)]))).body, 'after the whole order: nothing').to.deep.include({
+        points: 0,
+      });
+    });
+
+    it('when a part comes back before the completion is reported, then it takes nothing and the completion still earns', async () => {
+      const app = await shop();
+      expect((await report(app, partly('p-3', 'r-1', [line('socks', 43.45)]))).body).to.deep.include({ points: 0, txn_id: null });
+      expect((await report(app, { order: twoLines('p-3') })).body).to.deep.include({ points: 12 });
+    });
+
+    it('when the earning is still pending, then a part of the pending credit is cancelled, and the whole return cancels the rest', async () => {
+      const app = await shop({ pending: { days: 14 } });
+      await report(app, { order: twoLines('p-4') });
+      const part = await report(app, partly('p-4', 'r-1', [line('socks', 43.45)]));
+      expect(part.body).to.deep.include({ points: 4, pending: true, loyalty_points: 0 });
+      const wallet = (await client(app, 'GET', '/wallets/customer/c1')).body[0];
+      expect(wallet.loyalty_points).to.equal(0);
+      const rest = await report(app, { order: { order_id: 'p-4', status: 'returned' } });
+      expect(rest.body).to.deep.include({ points: 8, pending: true });
+      const verified = await verifyApplication(api.services, app.id, { recheckMs: 0, eventGraceMs: 0 });
+      expect(verified.discrepancies).to.deep.equal([]);
+    });
   });
 });

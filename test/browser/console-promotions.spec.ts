@@ -26,6 +26,7 @@ interface StoredCampaign {
   name: string;
   discount: Record<string, unknown>;
   budget: Record<string, unknown> | null;
+  earning_multiplier: number | null;
   discount_calculated_on_property: string;
   updated_at?: string;
 }
@@ -262,6 +263,11 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
     await budget.getByLabel('To one customer (EUR)').fill('20');
     await budget.getByLabel('When a discount would go over the budget').selectOption({ label: 'Give what is left' });
     await budget.getByLabel('Notify at (% of the total spent, e.g. 50, 80)').fill('50, 80');
+    // Double loyalty points on the orders that use it (docs/wallets.md "A redeem as the order's report").
+    await page
+      .getByRole('group', { name: 'Loyalty points' })
+      .getByLabel('Points multiplier (e.g. 2 for double points; empty: normal points)')
+      .fill('2');
     await page
       .getByTestId('summary-budget')
       .filter({
@@ -283,6 +289,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
       when_exceeded: 'cap',
       notify_at: [50, 80],
     });
+    expect(saved.earning_multiplier).to.equal(2);
     await savedUnchanged(page, saved);
 
     // A redeem of 10% of 1,000.00 is capped at what one customer may get: 20.00.

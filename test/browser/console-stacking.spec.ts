@@ -55,11 +55,11 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
   }
 
   /** An application as the admin API lists it, found across the listing's pages (the lane's database holds many). */
-  async function stored(id: string): Promise<{ stacking: unknown }> {
+  async function stored(id: string): Promise<{ stacking: unknown; loyalty: unknown }> {
     let cursor: string | null = null;
     do {
       const page = (await adminCall('GET', `/applications?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as {
-        applications: { id: string; stacking: unknown }[];
+        applications: { id: string; stacking: unknown; loyalty: unknown }[];
         next_cursor: string | null;
       };
       const found = page.applications.find((a) => a.id === id);
@@ -116,6 +116,20 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
     const audit = await adminCall('GET', `/audit?target_id=${app.id}&action=application.update`);
     expect(audit.body.entries.map((e: { changes: { stacking: unknown } }) => e.changes.stacking)).to.deep.equal([
       { before: null, after: { maxCoupons: 3, automaticPromotions: true } },
+    ]);
+
+    // Earning on redeemed orders (docs/wallets.md "A redeem as the order's report"): off until chosen; only it is sent.
+    await listed(page, `Promotion settings of ${name}`).then((button) => button.click());
+    const earn = form.getByLabel('Earn points when a completed order uses a coupon');
+    expect(await earn.isChecked()).to.equal(false);
+    await earn.check();
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await form.waitFor({ state: 'detached' });
+    const after = await stored(app.id);
+    expect([after.loyalty, after.stacking]).to.deep.equal([{ earn_on_redeem: true }, { max_coupons: 3, automatic_promotions: true }]);
+    const audited = await adminCall('GET', `/audit?target_id=${app.id}&action=application.update`);
+    expect(audited.body.entries.map((e: { changes: Record<string, unknown> }) => Object.keys(e.changes).sort())).to.deep.include([
+      'loyalty',
     ]);
     await page.context().close();
   });

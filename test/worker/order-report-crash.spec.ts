@@ -65,18 +65,22 @@ describe('worker: an order report killed at each step', function () {
     return rows.map((e) => `${e.txnId} ${e.state}`);
   };
 
-  /** Sends the report to a worker that kills itself at `at`, checks it died there, then starts a normal worker and returns the answer. */
-  async function killedAt(at: WorkerFailpoint, order: Record<string, unknown>) {
+  /** Sends a request while a worker kills itself at `at`, checks it died there, then starts a normal worker and returns the answer. */
+  async function killedWhile(at: WorkerFailpoint, send: () => ReturnType<typeof call>) {
     const victim = await start({ WORKER_FAILPOINT: at });
     victim.deliberatelyEnded = true; // it kills itself: the fault under test
-    const key = `${String(order.status)}-${String(order.order_id)}`;
-    const first = report(order, key);
+    const first = send();
     const ended = await Promise.race([exitOf(victim.child).then(() => 'killed'), first.then(() => 'answered')]);
     expect(ended, `the job finished without reaching ${at}; the worker's output:\n${tailOf(victim.log)}`).to.equal('killed');
     expect(victim.exit?.signal).to.equal('SIGKILL');
     await start();
-    return answerOf(first, () => report(order, key));
+    return answerOf(first, send);
   }
+  /** The report sent to a worker that kills itself at `at`; then a normal worker answers it. */
+  const killedAt = (at: WorkerFailpoint, order: Record<string, unknown>) => {
+    const key = `${String(order.status)}-${String(order.order_id)}`;
+    return killedWhile(at, () => report(order, key));
+  };
   async function expectVerified() {
     const verified = await verifyApplication(api.services, app.id, { recheckMs: 0, eventGraceMs: 0 });
     expect(verified.discrepancies).to.deep.equal([]);
@@ -128,5 +132,84 @@ describe('worker: an order report killed at each step', function () {
     expect(await points()).to.equal(0);
     expect(await entries()).to.deep.equal(['order:loyalty:o-4 void']);
     await expectVerified();
+  });
+
+  it('when the worker dies once a partial return is recorded on the earning, before its debit, then the re-run takes that part back once', async () => {
+    const got = await earned('o-5'); // makeOrder: 1000.00, 100 points
+    const part = {
+      order_id: 'o-5',
+      status: 'returned',
+      return_id: 'r-1',
+      items: [{ product_id: 'p2', selling_price: 200, original_price: 250, quantity: 2 }],
+    };
+    const res = await killedAt('return-after-record', part);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ points: 40, return_id: 'r-1', txn_id: 'order-return:loyalty:o-5#r-1' });
+    expect(await points()).to.equal(got - 40);
+    const worker = await start();
+    const rest = await report(returned('o-5'), 'returned-o-5-whole');
+    expect(rest.body).to.include({ points: got - 40, loyalty_points: 0 });
+    await worker.stop();
+    expect(await entries()).to.deep.equal([
+      'order:loyalty:o-5 applied',
+      'order-return:loyalty:o-5#r-1 applied',
+      'order-return:loyalty:o-5 applied',
+    ]);
+    await expectVerified();
+  });
+
+  describe('a redeem of a completed order, as its report (loyalty.earn_on_redeem)', () => {
+    const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+    let code: string;
+    beforeEach(async () => {
+      const patched = await call(api.url, 'PATCH', `/admin/applications/${app.id}`, {
+        headers: admin,
+        body: { loyalty: { earn_on_redeem: true } },
+      });
+      expect(patched.status, patched.text).to.equal(200);
+      const made = await call(api.url, 'POST', `/admin/applications/${app.id}/campaigns`, {
+        headers: admin,
+        body: { name: 'Ten off', code: `TEN${app.id}`, discount: { kind: 'discount', type: 'percentage', value: 10 } },
+      });
+      expect(made.status, made.text).to.equal(201);
+      code = made.body.code;
+    });
+    const apply = (type: 'redeem' | 'revert', order: Record<string, unknown>, key: string) =>
+      call(api.url, 'POST', `/coupons/apply?type=${type}`, {
+        auth: app.auth,
+        headers: { 'idempotency-key': key },
+        body: { source_id: 'cust-1', coupon_details: [{ coupon_code: code }], order },
+      });
+    /** The apply sent to a worker that kills itself at `at`; then a normal worker answers it. */
+    const applyKilledAt = (at: WorkerFailpoint, type: 'redeem' | 'revert', order: Record<string, unknown>) =>
+      killedWhile(at, () => apply(type, order, `${type}-${String(order.order_id)}`));
+    // makeOrder's selling subtotal 1000.00, less 10%: 900.00 paid, 90 points.
+    it('when the worker dies after the redeem committed, before the order earned, then the re-run earns once', async () => {
+      const res = await applyKilledAt('redeem-before-earning', 'redeem', makeOrder({ order_id: 'r-1' }));
+      expect(res.status, res.text).to.equal(200);
+      expect(await points()).to.equal(90);
+      expect(await entries()).to.deep.equal(['order:loyalty:r-1 applied']);
+      await expectVerified();
+    });
+
+    it('when the worker dies once the redeem earning is posted, then the re-run does not credit twice', async () => {
+      const res = await applyKilledAt('order-after-post', 'redeem', makeOrder({ order_id: 'r-2' }));
+      expect(res.status, res.text).to.equal(200);
+      expect(await points()).to.equal(90);
+      expect(await entries()).to.deep.equal(['order:loyalty:r-2 applied']);
+      await expectVerified();
+    });
+
+    it('when the worker dies after the revert, before taking the earning back, then the re-run takes it back once', async () => {
+      const worker = await start();
+      const order = makeOrder({ order_id: 'r-3' });
+      expect((await apply('redeem', order, 'redeem-r-3')).status).to.equal(200);
+      await worker.stop();
+      const res = await applyKilledAt('revert-before-taking-back', 'revert', { ...order, status: 'reverted' });
+      expect(res.status, res.text).to.equal(200);
+      expect(await points()).to.equal(0);
+      expect(await entries()).to.deep.equal(['order:loyalty:r-3 applied', 'order-return:loyalty:r-3 applied']);
+      await expectVerified();
+    });
   });
 });

@@ -11,6 +11,7 @@ import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon } from '../../shared/usecases/apply/redeem-coupon.usecase.js';
 import { revertCoupon } from '../../shared/usecases/apply/revert-coupon.usecase.js';
+import { earnOnRedeem, takeBackOnRevert } from '../../shared/usecases/apply/earn-on-redeem.js';
 import type { Committed, JobRun } from '../../shared/usecases/job-run.js';
 import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
 import { applyWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
@@ -39,6 +40,18 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
   };
   /** A use case's outcome, retrying transient errors in place. */
   const run = <T>(useCase: () => Promise<T>) => retryTransient(() => toOutcome(useCase), budget);
+  // A redeem of a completed order earns, a revert takes back, for an application that opted in
+  // (shared/usecases/apply/earn-on-redeem.ts): after the use case, on every run of the job.
+  const earning = async <T>(redeemed: Promise<T>, input: Parameters<typeof earnOnRedeem>[1], job: Job, observed: Committed[]) => {
+    const result = await redeemed;
+    await earnOnRedeem(services, input, runOf(job, observed));
+    return result;
+  };
+  const takingBack = async <T>(reverted: Promise<T>, input: Parameters<typeof takeBackOnRevert>[1], job: Job, observed: Committed[]) => {
+    const result = await reverted;
+    await takeBackOnRevert(services, input, runOf(job, observed));
+    return result;
+  };
   return async (job: Job): Promise<Outcome<unknown>> => {
     const { queueName } = job;
     const jobId = job.id!;
@@ -47,22 +60,22 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
     switch (job.name) {
       case JOB.redeem: {
         const input = job.data as JobPayloads['redeem'];
-        const outcome = await run(() => redeemCoupon(services, input, runOf(job, observed)));
+        const outcome = await run(() => earning(redeemCoupon(services, input, runOf(job, observed)), input, job, observed));
         return recorded({ name: JOB.redeem, input, jobId, queueName, outcome, observed });
       }
       case JOB.revert: {
         const input = job.data as JobPayloads['revert'];
-        const outcome = await run(() => revertCoupon(services, input, runOf(job, observed)));
+        const outcome = await run(() => takingBack(revertCoupon(services, input, runOf(job, observed)), input, job, observed));
         return recorded({ name: JOB.revert, input, jobId, queueName, outcome, observed });
       }
       case JOB.redeemStack: {
         const input = job.data as JobPayloads['redeem-stack'];
-        const outcome = await run(() => redeemStackWithCard(services, input, runOf(job, observed)));
+        const outcome = await run(() => earning(redeemStackWithCard(services, input, runOf(job, observed)), input, job, observed));
         return recorded({ name: JOB.redeemStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.revertStack: {
         const input = job.data as JobPayloads['revert-stack'];
-        const outcome = await run(() => revertStackWithCard(services, input, runOf(job, observed)));
+        const outcome = await run(() => takingBack(revertStackWithCard(services, input, runOf(job, observed)), input, job, observed));
         return recorded({ name: JOB.revertStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.walletTransaction: {

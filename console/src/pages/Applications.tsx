@@ -208,6 +208,7 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
   const [count, setCount] = useState(String(app.stacking.max_coupons));
   const [automatic, setAutomatic] = useState(app.stacking.automatic_promotions);
   const [giftCards, setGiftCards] = useState(app.gift_cards_at_checkout);
+  const [earnOnRedeem, setEarnOnRedeem] = useState(app.loyalty.earn_on_redeem);
   const save = useMutation({
     mutationFn: () => {
       const typed = count.trim();
@@ -216,8 +217,10 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         ...(max !== app.stacking.max_coupons ? { max_coupons: max as number } : {}),
         ...(automatic !== app.stacking.automatic_promotions ? { automatic_promotions: automatic } : {}),
       };
+      const loyalty = earnOnRedeem !== app.loyalty.earn_on_redeem ? { earn_on_redeem: earnOnRedeem } : null;
       const body = {
         ...(Object.keys(stacking).length > 0 ? { stacking } : {}),
+        ...(loyalty ? { loyalty } : {}),
         ...(giftCards !== app.gift_cards_at_checkout ? { gift_cards_at_checkout: giftCards } : {}),
       };
       if (Object.keys(body).length === 0) return Promise.resolve(app);
@@ -268,6 +271,14 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         <input type="checkbox" checked={automatic} onChange={(e) => setAutomatic(e.target.checked)} /> Apply automatic promotions
       </label>
       <p className="hint">Promotions set to apply automatically, with no code, then apply to every order that meets their rules.</p>
+      <label className="inline">
+        <input type="checkbox" checked={earnOnRedeem} onChange={(e) => setEarnOnRedeem(e.target.checked)} /> Earn points when a completed
+        order uses a coupon
+      </label>
+      <p className="hint">
+        An order redeemed as completed then earns in your wallets by their earning rules, on what the customer pays, and gives the points
+        back if the redeem is reverted. Orders without a coupon are reported by your shop.
+      </p>
       <label className="inline">
         <input type="checkbox" checked={giftCards} onChange={(e) => setGiftCards(e.target.checked)} /> Gift cards at checkout
       </label>

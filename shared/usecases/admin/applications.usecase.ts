@@ -43,6 +43,10 @@ const stackingSchema = Joi.object({
   max_coupons: Joi.number().integer().min(1).max(10),
   automatic_promotions: Joi.boolean(),
 }).min(1);
+/** Loyalty settings (docs/wallets.md "A redeem as the order's report"). */
+const loyaltySchema = Joi.object({
+  earn_on_redeem: Joi.boolean(),
+}).min(1);
 const updateSchema = Joi.object({
   name: Joi.string().min(1).max(200),
   timezone: timezoneSchema,
@@ -52,6 +56,7 @@ const updateSchema = Joi.object({
   stacking: stackingSchema,
   /** Gift cards and store credit at checkout (docs/gift-cards.md). */
   gift_cards_at_checkout: Joi.boolean(),
+  loyalty: loyaltySchema,
 }).min(1);
 
 /** What the admin API shows of an application: never the secret nor its hash. */
@@ -64,6 +69,7 @@ export const presentApplication = (a: ApplicationRecord) => ({
   rate_limit: a.rateLimit ? { requests: a.rateLimit.requests, window_seconds: a.rateLimit.windowSeconds } : null,
   stacking: { max_coupons: a.stacking.maxCoupons, automatic_promotions: a.stacking.automaticPromotions },
   gift_cards_at_checkout: a.giftCardsAtCheckout,
+  loyalty: { earn_on_redeem: a.loyalty.earnOnRedeem },
   api_key: a.apiKey,
   created_at: a.createdAt,
   archived_at: a.archivedAt,
@@ -90,10 +96,14 @@ export async function requireApplication(deps: Deps, id: string): Promise<Applic
 
 export async function updateApplication(deps: ChangeDeps, id: string, input: unknown) {
   const current = await requireApplication(deps, id);
-  const { rate_limit, stacking, gift_cards_at_checkout, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
+  const { rate_limit, stacking, loyalty, gift_cards_at_checkout, ...valid } = validateInput(updateSchema, input) as Record<
+    string,
+    unknown
+  > & {
     gift_cards_at_checkout?: boolean;
     rate_limit?: { requests: number; window_seconds: number } | null;
     stacking?: { max_coupons?: number; automatic_promotions?: boolean };
+    loyalty?: { earn_on_redeem?: boolean };
   };
   const updated = await announcing(deps, id, () =>
     deps.repos.applications.update(id, {
@@ -110,6 +120,7 @@ export async function updateApplication(deps: ChangeDeps, id: string, input: unk
             },
           }
         : {}),
+      ...(loyalty !== undefined ? { loyalty: { earnOnRedeem: loyalty.earn_on_redeem ?? current.loyalty.earnOnRedeem } } : {}),
     }),
   );
   if (!updated) throw adminNotFound('application');

@@ -165,6 +165,7 @@ const fields = {
     when_exceeded: Joi.string().valid('refuse', 'cap').default('refuse'),
     notify_at: Joi.array().items(Joi.number().integer().min(1).max(99)).unique().max(10).default([]),
   }).allow(null),
+  earning_multiplier: Joi.number().min(0).max(100).precision(2).allow(null),
   discount: Joi.object({
     kind: Joi.string().valid('discount', 'cashback').required(),
     type: Joi.string()
@@ -473,6 +474,8 @@ export function toCampaignInput(
     out.schedule = a.schedule === null ? null : { daysOfWeek: a.schedule.days_of_week, hours: a.schedule.hours };
   if (a.limits !== undefined) out.limits = Object.fromEntries(LIMIT_KEYS.map((k) => [LIMIT_FIELDS[k], a.limits[k] ?? null]));
   if (a.budget !== undefined) out.budget = a.budget === null ? null : toBudget(a.budget);
+  if (a.earning_multiplier !== undefined)
+    out.earningMultiplier = a.earning_multiplier === null ? null : Math.round(a.earning_multiplier * 100);
   if (a.discount !== undefined) out.discount = toDiscount(a.discount);
   if (a.discount_calculated_on_property !== undefined) out.discountCalculatedOn = a.discount_calculated_on_property;
   if (a.cart_conditions !== undefined) out.cartConditions = toConditions(a.cart_conditions);
@@ -555,6 +558,7 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
     schedule: c.schedule ? { days_of_week: c.schedule.daysOfWeek, hours: c.schedule.hours } : null,
     limits: Object.fromEntries(LIMIT_KEYS.map((k) => [k, c.limits[LIMIT_FIELDS[k]] ?? null])),
     budget: fromBudget(c.budget),
+    earning_multiplier: c.earningMultiplier == null ? null : c.earningMultiplier / 100,
     discount: fromDiscount(c.discount),
     discount_calculated_on_property: c.discountCalculatedOn,
     cart_conditions: fromConditions(c.cartConditions),

@@ -34,7 +34,7 @@ import type {
 } from '../../queue/job-payloads.js';
 import type { Committed, CommittedCycle } from '../job-run.js';
 import type { WalletTransactionResult } from '../wallet-operation.usecase.js';
-import type { OrderReportResult } from '../order-report.usecase.js';
+import { orderEarnTxnId, orderReturnTxnId, type OrderReportResult } from '../order-report.usecase.js';
 import { settleTrigger } from '../settle-wallet.usecase.js';
 
 /** A job of the partition queues with its outcome and what its run committed, as the processor saw them. */
@@ -287,11 +287,39 @@ async function entryChanges(deps: Deps, op: FinishedOperation, txnId: string, wa
   const entry = seen === undefined ? await readEntry(deps, op.input.applicationId, op.input.customerId, txnId) : seen;
   if (!entry) return { facts: [], fresh: false };
   const before = entryBucketed(op, txnId, entry) ? await transitionFacts(deps, op, txnId, walletId) : [];
-  return { facts: [...before, txnFact(entry, walletId, orderId)], fresh: !!seen && before.length === 0 };
+  // An order's earning over its period caps posts an entry of 0: the transitions before it moved points, it did not.
+  const own = entry.points > 0 ? [txnFact(entry, walletId, orderId)] : [];
+  return { facts: [...before, ...own], fresh: !!seen && before.length === 0 };
 }
 
-/** The changes a finished operation made, in the order they are reported. */
+/**
+ * The earnings a redeem of a completed order posted, or its revert took back, in each wallet of an
+ * application that opted in (shared/usecases/apply/earn-on-redeem.ts): after the redemption's own.
+ */
+async function orderEarningChanges(deps: Deps, op: FinishedOperation, orderId: string, type: 'earned' | 'taken back'): Promise<Changes> {
+  const { applicationId } = op.input;
+  const app = await deps.applications.get(applicationId);
+  if (!app?.loyalty.earnOnRedeem) return { facts: [], fresh: true };
+  const wallets = await deps.repos.wallets.listByApplication(applicationId);
+  const each = await Promise.all(
+    wallets.map((w) =>
+      entryChanges(deps, op, (type === 'earned' ? orderEarnTxnId : orderReturnTxnId)(w.walletId, orderId), w.walletId, orderId),
+    ),
+  );
+  return { facts: each.flatMap((c) => c.facts), fresh: each.every((c) => c.fresh || c.facts.length === 0) };
+}
+
+/** The changes a finished operation made, in the order they are reported: its own, then an order's earnings it moved. */
 export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Changes> {
+  const own = await operationChangesOf(deps, op);
+  const redeem = op.name === 'redeem' || op.name === 'redeem-stack';
+  if ((!redeem && op.name !== 'revert' && op.name !== 'revert-stack') || !op.outcome.ok) return own;
+  const earned = await orderEarningChanges(deps, op, (op.input as { orderId: string }).orderId, redeem ? 'earned' : 'taken back');
+  return { facts: [...own.facts, ...earned.facts], fresh: own.fresh && earned.fresh };
+}
+
+/** The changes of the operation itself. */
+async function operationChangesOf(deps: Deps, op: FinishedOperation): Promise<Changes> {
   switch (op.name) {
     case 'redeem': {
       const { input, outcome } = op;
@@ -351,8 +379,10 @@ export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Chan
       // The entry that moved the points (none: nothing earned or nothing to take back), as for a wallet update.
       const { input, outcome } = op;
       if (!outcome.ok) return { facts: [], fresh: false };
-      const { txn_id } = outcome.value as OrderReportResult;
-      return txn_id ? entryChanges(deps, op, txn_id, input.walletId, input.orderId) : { facts: [], fresh: false };
+      const { txn_id, status } = outcome.value as OrderReportResult;
+      // An earning of 0 (over its caps) has an entry too: the transitions due before it moved points.
+      const txnId = txn_id ?? (status === 'completed' ? orderEarnTxnId(input.walletId, input.orderId) : null);
+      return txnId ? entryChanges(deps, op, txnId, input.walletId, input.orderId) : { facts: [], fresh: false };
     }
     case 'wallet-settle': {
       const { input, outcome } = op;

@@ -58,3 +58,24 @@ export function BudgetSection({ draft: d, set, err: apiErr, currency }: SectionP
     </fieldset>
   );
 }
+
+/** Loyalty points of the orders redeemed with it (docs/wallets.md "A redeem as the order's report"). */
+export function PointsSection({ draft: d, set, err }: SectionProps) {
+  return (
+    <fieldset>
+      <legend>Loyalty points</legend>
+      <Labelled label="Points multiplier (e.g. 2 for double points; empty: normal points)" path="earning_multiplier" err={err}>
+        <input
+          inputMode="decimal"
+          value={d.earning_multiplier}
+          onChange={(e) => set({ earning_multiplier: e.target.value })}
+          {...describedBy(err, 'earning_multiplier')}
+        />
+      </Labelled>
+      <p className="hint">
+        Orders that use this campaign earn this many times the points in your wallets, when the application earns points on redeemed orders.
+        0: no points with it.
+      </p>
+    </fieldset>
+  );
+}

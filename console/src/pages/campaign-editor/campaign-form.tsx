@@ -1,5 +1,5 @@
 import { BasicsSection } from './basics';
-import { BudgetSection } from './budget';
+import { BudgetSection, PointsSection } from './budget';
 import { CodeSection } from './code';
 import type { SectionProps } from './controls';
 import { DiscountSection } from './discount';
@@ -28,6 +28,7 @@ export function CampaignForm({
       <WhenSection {...section} />
       <LimitsSection {...section} />
       <BudgetSection {...section} currency={currency} />
+      <PointsSection {...section} />
       <RulesSection {...section} />
       <MetadataKeysSection {...section} />
       <StackingSection {...section} />
