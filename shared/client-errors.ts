@@ -20,6 +20,8 @@ export const unauthorizedFor = {
   customers: () => new DomainError('unauthorized', 'Unauthorized', 'app id or app secret invalid'),
   // Beyond the contract (POST /coupons/best-deal: docs/best-deal.md): spelled correctly.
   best_deal: () => new DomainError('unauthorized', 'Unauthorized', 'app id or app secret invalid'),
+  // Beyond the contract (GET /gift-cards/:code: docs/gift-cards.md): spelled correctly.
+  gift_cards: () => new DomainError('unauthorized', 'Unauthorized', 'app id or app secret invalid'),
 } as const;
 export type ClientRoute = keyof typeof unauthorizedFor;
 
@@ -140,3 +142,8 @@ export const customerArchived = () =>
   new DomainError('conflict', 'customer archived', 'this customer is archived: an operator can unarchive it (admin API)', {
     reason: 'customer_archived',
   });
+
+// --- Gift cards (docs/gift-cards.md) ---------------------------------------------------------------
+
+export const giftCardNotFound = () =>
+  new DomainError('not_found', 'resource not found', 'gift card not found', { reason: 'gift_card_not_found' });

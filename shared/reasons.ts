@@ -24,6 +24,9 @@ export const REASONS = {
   stacking_conflict:
     "stacking: the coupon's combination rules and those of one applied before it do not allow each other (docs/stacking.md)",
   stacking_duplicate: 'stacking: the same campaign is named twice in one request (docs/stacking.md)',
+  gift_card_disabled: 'a gift card (or store credit) was disabled by an operator: it cannot pay (docs/gift-cards.md)',
+  gift_card_expired: "a gift card's (or store credit's) expiry has passed: it cannot pay (docs/gift-cards.md)",
+  gift_card_empty: 'a gift card (or store credit) has no balance left (docs/gift-cards.md)',
   // The request itself is refused.
   invalid_payload: 'the body, the order in it or a field is malformed (the details name it)',
   invalid_type: 'apply: the `type` query parameter is not redeem or revert',
@@ -39,6 +42,7 @@ export const REASONS = {
   customer_not_found: 'wallet routes: the customer does not exist',
   customer_archived: 'customer upsert: this source_id belongs to an archived customer (an operator can unarchive it)',
   wallet_not_found: 'wallet routes: the application has no wallet with this id',
+  gift_card_not_found: 'gift card balance read: the application has no gift card with this code',
   type_missing: 'wallet update without `type` (the contract answers it with body code 401)',
   insufficient_points: "a debit larger than the wallet's balance",
   invalid_credentials: 'the Basic credentials are missing, malformed or wrong',
@@ -70,6 +74,9 @@ export type RefusalReason = Extract<
   | 'stacking_exclusive'
   | 'stacking_conflict'
   | 'stacking_duplicate'
+  | 'gift_card_disabled'
+  | 'gift_card_expired'
+  | 'gift_card_empty'
 >;
 
 export const isReason = (value: unknown): value is Reason => typeof value === 'string' && Object.hasOwn(REASONS, value);

@@ -14,6 +14,7 @@ import { idempotencyRecordRepository } from './data/idempotency-record.repositor
 import { redemptionJournalRepository } from './data/redemption-journal.repository.js';
 import { limitCounterRepository } from './data/limit-counter.repository.js';
 import { walletBalanceRepository } from './data/wallet-balance.repository.js';
+import { giftCardRepository } from './data/gift-card.repository.js';
 import { walletTransactionRepository } from './data/wallet-transaction.repository.js';
 import { walletRepository } from './data/wallet.repository.js';
 import { webhookDeliveryRepository } from './data/webhook-delivery.repository.js';
@@ -41,6 +42,7 @@ export function createRepositories(db: Database) {
     idempotency: idempotencyRecordRepository(db.models),
     wallets: walletRepository(db.models),
     walletBalances: walletBalanceRepository(db.models),
+    giftCards: giftCardRepository(db.models),
     walletTransactions: walletTransactionRepository(db.models),
     events: eventRepository(db.models),
     webhookEndpoints: webhookEndpointRepository(db.models),

@@ -18,6 +18,7 @@ import { loginThrottle } from './login-throttle.js';
 import { APPLICATION_ROUTES } from './routes/applications.routes.js';
 import { CAMPAIGN_ROUTES } from './routes/campaigns.routes.js';
 import { CUSTOMER_ROUTES } from './routes/customers.routes.js';
+import { GIFT_CARD_ROUTES } from './routes/gift-cards.routes.js';
 import { OPERATOR_ROUTES } from './routes/operators.routes.js';
 import { WALLET_ROUTES } from './routes/wallets.routes.js';
 import { WEBHOOK_ROUTES } from './routes/webhooks.routes.js';
@@ -28,6 +29,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...APPLICATION_ROUTES,
   ...CUSTOMER_ROUTES,
   ...WALLET_ROUTES,
+  ...GIFT_CARD_ROUTES,
   ...CAMPAIGN_ROUTES,
   ...WEBHOOK_ROUTES,
   ...OPERATOR_ROUTES,

@@ -9,6 +9,7 @@ import { bestDealRoute } from './best-deal.route.js';
 import { upsertCustomerRoute } from './customers.route.js';
 import { listCouponsRoute } from './list-coupons.route.js';
 import { validateCouponRoute } from './validate-coupon.route.js';
+import { readGiftCardRoute } from './gift-cards.route.js';
 import { orderReportRoute, readWalletsRoute, walletTransactionRoute } from './wallets.route.js';
 
 /**
@@ -30,5 +31,7 @@ export function clientRouter(services: Services, jobs: JobGateway): Router {
   router.put('/customers/:sourceId', as('customers'), upsertCustomerRoute(services));
   // Beyond the contract: orders reported to earn points (docs/wallets.md), with the wallet routes' 401.
   router.post('/wallets/customer/:sourceId/orders/:walletId', as('wallet'), orderReportRoute(services, jobs));
+  // Beyond the contract: a gift card's balance (docs/gift-cards.md).
+  router.get('/gift-cards/:code', as('gift_cards'), readGiftCardRoute(services));
   return router;
 }

@@ -12,6 +12,7 @@ import { RedemptionsPage } from './pages/Redemptions';
 import { SignIn } from './pages/SignIn';
 import { TryCartPage } from './pages/TryCart';
 import { WalletsPage } from './pages/Wallets';
+import { GiftCardsPage } from './pages/GiftCards';
 import { DeliveriesPage, WebhooksPage } from './pages/Webhooks';
 import { pageTitle, usePageTitle } from './page-title';
 import { hrefOf, useRoute } from './route';
@@ -101,6 +102,7 @@ export function App() {
         {route.page === 'customer' && <CustomerPage app={route.app} customer={route.customer} who={who} />}
         {route.page === 'webhooks' && <WebhooksPage app={route.app} who={who} />}
         {route.page === 'wallets' && <WalletsPage app={route.app} who={who} />}
+        {route.page === 'gift-cards' && <GiftCardsPage app={route.app} who={who} />}
         {route.page === 'deliveries' && <DeliveriesPage app={route.app} webhook={route.webhook} who={who} />}
         {route.page === 'audit' && <AuditPage app={route.app} />}
         {route.page === 'people' && <OperatorsPage who={who} meId={me.data.kind === 'operator' ? (me.data.id ?? null) : null} />}

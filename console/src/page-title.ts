@@ -20,6 +20,7 @@ const PAGE_NAMES: { [P in Route['page']]: (route: Extract<Route, { page: P }>) =
   customer: (r) => `Customer ${r.customer}`,
   webhooks: () => 'Webhooks',
   wallets: () => 'Wallets',
+  'gift-cards': () => 'Gift cards',
   deliveries: () => 'Webhook deliveries',
   audit: () => 'Audit log',
   people: () => 'People',

@@ -16,6 +16,7 @@ export type Route =
   | { page: 'customer'; app: string; customer: string }
   | { page: 'webhooks'; app: string }
   | { page: 'wallets'; app: string }
+  | { page: 'gift-cards'; app: string }
   | { page: 'deliveries'; app: string; webhook: string }
   | { page: 'audit'; app?: string }
   | { page: 'people' };
@@ -37,6 +38,7 @@ export function parseRoute(hash: string): Route {
     if (section === 'webhooks' && id) return { page: 'deliveries', app, webhook: id };
     if (section === 'webhooks') return { page: 'webhooks', app };
     if (section === 'wallets') return { page: 'wallets', app };
+    if (section === 'gift-cards') return { page: 'gift-cards', app };
   }
   if (parts[0] === 'people') return { page: 'people' };
   if (parts[0] === 'audit') return parts[1] ? { page: 'audit', app: parts[1] } : { page: 'audit' };
@@ -69,6 +71,8 @@ export function hrefOf(route: Route): string {
       return `${app}/webhooks`;
     case 'wallets':
       return `${app}/wallets`;
+    case 'gift-cards':
+      return `${app}/gift-cards`;
     case 'deliveries':
       return `${app}/webhooks/${encodeURIComponent(route.webhook)}`;
     case 'audit':

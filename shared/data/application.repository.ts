@@ -17,6 +17,7 @@ const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   currency: d.currency ?? null,
   rateLimit: d.rateLimit ?? null,
   stacking: d.stacking ? { ...DEFAULT_APP_STACKING, ...d.stacking } : DEFAULT_APP_STACKING,
+  giftCardsAtCheckout: d.giftCardsAtCheckout ?? false,
   loyalty: d.loyalty ? { ...DEFAULT_APP_LOYALTY, ...d.loyalty } : DEFAULT_APP_LOYALTY,
   apiKey: d.apiKey,
   secretHash: d.secretHash,
@@ -47,7 +48,7 @@ export function applicationRepository({ Application }: Models) {
     },
     /**
      * Updates profile fields; bumps credentialsVersion when the status, the secret, the archive
-     * state, the rate limit or the stacking settings change (credential caches then re-check
+     * state, the rate limit, the stacking settings or gift cards at checkout change (credential caches then re-check
      * within their interval).
      */
     async update(
@@ -55,17 +56,27 @@ export function applicationRepository({ Application }: Models) {
       set: Partial<
         Pick<
           ApplicationRecord,
-          'name' | 'timezone' | 'currency' | 'status' | 'secretHash' | 'archivedAt' | 'rateLimit' | 'stacking' | 'loyalty'
+          | 'name'
+          | 'timezone'
+          | 'currency'
+          | 'status'
+          | 'secretHash'
+          | 'archivedAt'
+          | 'rateLimit'
+          | 'stacking'
+          | 'loyalty'
+          | 'giftCardsAtCheckout'
         >
       >,
     ) {
-      // The credential caches hold the record the client routes read (status, secret, rate limit, stacking).
+      // The credential caches hold the record the client routes read (status, secret, rate limit, stacking, gift cards).
       const touchesCredentials =
         set.status !== undefined ||
         set.secretHash !== undefined ||
         set.archivedAt !== undefined ||
         set.rateLimit !== undefined ||
-        set.stacking !== undefined;
+        set.stacking !== undefined ||
+        set.giftCardsAtCheckout !== undefined;
       const d = await Application.findByIdAndUpdate(
         id,
         { $set: set, ...(touchesCredentials ? { $inc: { credentialsVersion: 1, configVersion: 1 } } : { $inc: { configVersion: 1 } }) },

@@ -22,6 +22,8 @@ const fields = {
   archivedAt: { type: Date, default: null },
   /** Several promotions on one cart (docs/stacking.md); null: one coupon per request, no automatic promotions. */
   stacking: typed<AppStacking | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** Gift cards and store credit at checkout, through `coupon_details` (docs/gift-cards.md); false: a card's code is an unknown code there. */
+  giftCardsAtCheckout: { type: Boolean, default: false },
   /** Loyalty settings (docs/wallets.md "A redeem as the order's report"); null: none of them on. */
   loyalty: typed<AppLoyalty | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Bumped on every campaign or code change: the in-process campaign caches compare it. */

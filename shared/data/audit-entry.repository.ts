@@ -33,7 +33,16 @@ export interface AuditFilter {
 
 /** The collections an audit stamp may be found in, by model name (shared/data/audit-stamp.ts). */
 export type StampedModel =
-  'Application' | 'Campaign' | 'CouponCode' | 'Customer' | 'Wallet' | 'WebhookEndpoint' | 'Operator' | 'OperatorToken' | 'OperatorSession';
+  | 'Application'
+  | 'Campaign'
+  | 'CouponCode'
+  | 'Customer'
+  | 'Wallet'
+  | 'GiftCard'
+  | 'WebhookEndpoint'
+  | 'Operator'
+  | 'OperatorToken'
+  | 'OperatorSession';
 
 export function auditEntryRepository(models: Models) {
   const { AuditEntry } = models;

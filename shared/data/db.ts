@@ -23,6 +23,8 @@ import {
   type OperatorTokenDoc,
 } from './operator.schema.js';
 import { redemptionSchema, type RedemptionDoc } from './redemption.schema.js';
+import { giftCardSchema, type GiftCardDoc } from './gift-card.schema.js';
+import { giftCardEntrySchema, type GiftCardEntryDoc } from './gift-card-entry.schema.js';
 import { walletBalanceSchema, type WalletBalanceDoc } from './wallet-balance.schema.js';
 import { walletTransactionSchema, type WalletTransactionDoc } from './wallet-transaction.schema.js';
 import { walletSchema, type WalletDoc } from './wallet.schema.js';
@@ -36,6 +38,8 @@ function bindModels(connection: Connection) {
     Wallet: connection.model<WalletDoc>('Wallet', walletSchema),
     WalletBalance: connection.model<WalletBalanceDoc>('WalletBalance', walletBalanceSchema),
     WalletTransaction: connection.model<WalletTransactionDoc>('WalletTransaction', walletTransactionSchema),
+    GiftCard: connection.model<GiftCardDoc>('GiftCard', giftCardSchema),
+    GiftCardEntry: connection.model<GiftCardEntryDoc>('GiftCardEntry', giftCardEntrySchema),
     Campaign: connection.model<CampaignDoc>('Campaign', campaignSchema),
     CouponCode: connection.model<CouponCodeDoc>('CouponCode', couponCodeSchema),
     LimitCounter: connection.model<LimitCounterDoc>('LimitCounter', limitCounterSchema),

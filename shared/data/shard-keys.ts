@@ -157,6 +157,10 @@ export const UNSHARDED: Readonly<Record<string, string>> = {
   operators: 'the people who configure the service: tens, read by id or e-mail on admin requests only',
   operator_tokens: 'a few per operator, read by digest on admin requests only',
   operator_sessions: 'one per signed-in browser, read by digest on admin requests only; expired ones removed by a TTL index',
+  gift_cards:
+    'one per gift card or store credit: read by (application, holder); if cards reach tens of millions, shard by { application: 1, holder: 1 } — the unique index already starts with it',
+  gift_card_entries:
+    "a card's ledger, read by (card, …); if it grows past one server, shard by { card: 1 } — its unique index (card, txnId) starts with it, and a slot `_id` starts with the card id",
   audit_entries: 'one per admin change (people at work: thousands a day at most), read on admin requests only',
 };
 

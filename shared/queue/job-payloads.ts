@@ -64,6 +64,19 @@ export interface StackRedeemInput {
   entries: StackEntryInput[];
   /** {@link ConfigVersion}. */
   configVersion?: ConfigVersion;
+  /** {@link StackGiftCard}. */
+  giftCard?: StackGiftCard;
+}
+
+/**
+ * A gift card (or store credit) named beside the coupons of a stacked apply (docs/gift-cards.md):
+ * redeemed after the stack, on what it leaves; reverted with it. Absent: no card.
+ */
+export interface StackGiftCard {
+  cardId: string;
+  /** `coupon_id` as sent. */
+  couponId: string;
+  code: string;
 }
 
 /** `revert-stack`: the revert of an order of an application that stacks: its stack, or the one coupon named. */
@@ -74,6 +87,8 @@ export interface StackRevertInput {
   orderId: string;
   requestId: string;
   entries: StackEntryInput[];
+  /** {@link StackGiftCard}. */
+  giftCard?: StackGiftCard;
 }
 
 /** `wallet-transaction`: a credit or a debit of a customer's wallet. */
@@ -137,4 +152,23 @@ export interface WalletSettleInput {
   /** The instant the sweep saw due (names the job: one settle per balance and instant). */
   due: string;
   requestId: string;
+}
+
+/**
+ * `redeem-gift-card` / `revert-gift-card`: a gift card (or store credit) used at checkout through
+ * `coupon_details` (docs/gift-cards.md): shared/usecases/gift-card-checkout.usecase.ts.
+ */
+export interface GiftCardApplyInput {
+  applicationId: string;
+  customerId: string;
+  sourceId: string;
+  cardId: string;
+  /** `coupon_id` as sent (echoed as `couponId`). */
+  couponId: string;
+  /** The card's code as issued (echoed as `coupon_code`). */
+  code: string;
+  orderId: string;
+  requestId: string;
+  /** The order as sent (a redeem: the card takes at most what it owes). */
+  order?: unknown;
 }

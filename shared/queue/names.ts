@@ -12,6 +12,7 @@ import type { RedisClient } from './redis.js';
 import type { Config } from '../config.js';
 import { redisConnection } from './redis.js';
 import type {
+  GiftCardApplyInput,
   OrderReportInput,
   RedeemInput,
   RevertInput,
@@ -46,6 +47,9 @@ export const JOB = {
   redeemStack: 'redeem-stack',
   revertStack: 'revert-stack',
   walletTransaction: 'wallet-transaction',
+  /** A gift card (or store credit) spent at checkout, and given back (docs/gift-cards.md). */
+  redeemGiftCard: 'redeem-gift-card',
+  revertGiftCard: 'revert-gift-card',
   /** An order reported completed or returned: earns points, or takes them back (docs/wallets.md). */
   orderReport: 'order-report',
   /** Posts the transitions due on one balance (points available, points expired): queued by the expiry sweep. */
@@ -61,6 +65,8 @@ export interface JobPayloads {
   'redeem-stack': StackRedeemInput;
   'revert-stack': StackRevertInput;
   'wallet-transaction': WalletOperationInput;
+  'redeem-gift-card': GiftCardApplyInput;
+  'revert-gift-card': GiftCardApplyInput;
   'order-report': OrderReportInput;
   'wallet-settle': WalletSettleInput;
   noop: Record<string, never>;

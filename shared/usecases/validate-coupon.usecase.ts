@@ -15,12 +15,13 @@ import { findCoupon, type FoundCoupon } from './find-coupon.js';
 import { automaticPromotions, findEntries, offeredTo, withUsage, type CartCoupon } from './stack.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
 import { readUsage } from './limit-counters.js';
+import { findGiftCard, giftCardEntries, presentGiftCardValidation, withGiftCard } from './gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function validateCoupon(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
@@ -33,7 +34,18 @@ export async function validateCoupon(
   const detail = details[0]!;
 
   const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findCoupon(deps, app, detail)]);
-  if (!found) throw validateCouponNotFound();
+  if (!found) {
+    // A gift card's code, for an application that takes them (docs/gift-cards.md); else the unknown code it always was.
+    const card = await findGiftCard(deps, app, detail, customer?.id ?? null);
+    if (!card) throw validateCouponNotFound();
+    return presentGiftCardValidation({
+      card,
+      order: body.order,
+      sourceId: customer ? String(body.source_id) : '',
+      requestId: req.requestId,
+      now: deps.now(),
+    });
+  }
   if (found.campaign.assignment === 'assigned_users') {
     if (!customer) throw loginRequired();
     if (!found.campaign.assignedCustomerIds.includes(customer.id)) throw validateCouponNotFound();
@@ -74,12 +86,18 @@ function offered(found: FoundCoupon | null, customer: { id: string } | null): Fo
  */
 async function validateStack(
   deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   body: Record<string, unknown>,
   details: Record<string, unknown>[],
   requestId: string,
 ): Promise<Presented> {
-  const [customer, found] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findEntries(deps, app, details)]);
+  const [customer, foundAll] = await Promise.all([resolveOptionalCustomer(deps, app.id, body.source_id), findEntries(deps, app, details)]);
+  // A gift card among the entries (docs/gift-cards.md): it applies last, on what the coupons leave.
+  const { card, found } = await giftCardEntries(deps, app, details, foundAll, customer?.id ?? null);
+  const cardRecord = card ? await deps.repos.giftCards.findById(app.id, card.cardId) : null;
+  const sourceId = customer ? String(body.source_id) : '';
+  if (cardRecord && found.length === 0)
+    return presentGiftCardValidation({ card: cardRecord, order: body.order, sourceId, requestId, now: deps.now() });
   const entries = found.map((f, entry): CartCoupon => ({ ...offered(f, customer), entry }));
   const coupons = [...entries, ...(await automaticPromotions(deps, app, customer))];
   const now = deps.now();
@@ -91,5 +109,6 @@ async function validateStack(
     order: body.order === null ? undefined : body.order,
     candidates,
   });
-  return presentStackResult({ coupons, stack, sourceId: customer ? String(body.source_id) : '', requestId });
+  const presented = presentStackResult({ coupons, stack, sourceId, requestId });
+  return cardRecord ? withGiftCard(presented, cardRecord, stack.totalAmountCents, now) : presented;
 }

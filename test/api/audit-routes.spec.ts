@@ -197,6 +197,51 @@ describe('admin API: the audit entry of every kind of change', function () {
         fields: { name: ['Six', null] },
       },
       {
+        route: 'POST /applications/:app/gift-cards',
+        run: () => admin('POST', `${A()}/gift-cards`, { amount: 25, code: `AUD-GC-${seq}` }),
+        action: 'gift_card.issue',
+        target: () => ids.card!,
+        fields: { balance: [null, 2500], status: [null, 'active'] },
+      },
+      {
+        route: 'POST /applications/:app/gift-cards/:card/top-up',
+        run: () => admin('POST', `${A()}/gift-cards/${ids.card}/top-up`, { amount: 5 }),
+        action: 'gift_card.top_up',
+        target: () => ids.card!,
+        fields: { balance: [2500, 3000] },
+      },
+      {
+        route: 'PATCH /applications/:app/gift-cards/:card',
+        run: () => admin('PATCH', `${A()}/gift-cards/${ids.card}`, { status: 'disabled' }),
+        action: 'gift_card.update',
+        target: () => ids.card!,
+        fields: { status: ['active', 'disabled'] },
+      },
+      {
+        route: 'POST /applications/:app/gift-cards/bulk',
+        run: () => admin('POST', `${A()}/gift-cards/bulk`, { count: 2, amount: 5 }),
+        action: 'gift_card.issue_bulk',
+        target: () => null,
+        fields: { request: [null, { count: 2, amount: 5 }] },
+      },
+      {
+        route: 'POST /applications/:app/gift-cards/import',
+        run: () => admin('POST', `${A()}/gift-cards/import`, { csv: `code,amount\nAUD-IMP-${seq},7` }),
+        action: 'gift_card.import',
+        target: () => null,
+        fields: { request: [null, { csv: `code,amount\nAUD-IMP-${seq},7` }] },
+      },
+      {
+        route: 'POST /applications/:app/customers/:customer/store-credit',
+        run: async () => {
+          await admin('POST', `${A()}/customers`, { customers: [{ source_id: 'credited' }] });
+          return admin('POST', `${A()}/customers/credited/store-credit`, { amount: 3 });
+        },
+        action: 'gift_card.store_credit',
+        target: () => null,
+        fields: { request: [null, { amount: 3 }] },
+      },
+      {
         route: 'POST /applications/:app/webhooks',
         run: () => admin('POST', `${A()}/webhooks`, { url: receiver.url }),
         action: 'webhook.create',
@@ -302,6 +347,7 @@ describe('admin API: the audit entry of every kind of change', function () {
       if (row.action === 'application.create') ids.app = res.body.id;
       if (row.action === 'customer.upsert') for (const c of res.body.customers) ids[c.source_id] = c.id;
       if (row.action === 'campaign.create') ids.campaign = res.body.id;
+      if (row.action === 'gift_card.issue') ids.card = res.body.id;
       if (row.action === 'webhook.create') ids.webhook = res.body.id;
       if (row.action === 'operator.create') ids.operator = res.body.id;
       if (row.action === 'token.create') ids.token = res.body.id;

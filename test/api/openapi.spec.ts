@@ -38,6 +38,11 @@ interface Fixture {
   stalled: TestApi;
   /** `Basic …` of an application that stacks (docs/stacking.md): three coupons per request, automatic promotions. */
   stackAuth: string;
+  /** An application that takes gift cards at checkout (docs/gift-cards.md), its customer c1, and a card of 1,000.00. */
+  giftAuth: string;
+  giftAppId: string;
+  giftCode: string;
+  giftCardId: string;
 }
 interface Request {
   path?: string;
@@ -62,6 +67,8 @@ const WALLET_TX = '/wallets/customer/{source_id}/transactions/{wallet_id}';
 const ORDER_REPORT = '/wallets/customer/{source_id}/orders/{wallet_id}';
 const APPS = '/admin/applications';
 const APP = `${APPS}/{app}`;
+const GIFT_CARD = '/gift-cards/{code}';
+const GIFT_ADMIN = `${APP}/gift-cards`;
 const HUGE = JSON.stringify({ source_id: 'c1', padding: 'x'.repeat(1_100_000) });
 
 /** The `next_cursor` of an admin listing's page, which must not be its last. */
@@ -82,6 +89,28 @@ async function prerequisite(f: Fixture, method: string, path: string, body: unkn
 }
 
 const clientCases: Case[] = [
+  ['read a gift card', 'GET', GIFT_CARD, 200, (f) => ({ path: `/gift-cards/${f.giftCode}`, auth: f.giftAuth })],
+  ['read an unknown gift card', 'GET', GIFT_CARD, 404, (f) => ({ path: '/gift-cards/NO-SUCH-CARD', auth: f.giftAuth })],
+  ['read a gift card without credentials', 'GET', GIFT_CARD, 401, (f) => ({ path: `/gift-cards/${f.giftCode}`, auth: null })],
+  ['read a gift card over the rate limit', 'GET', GIFT_CARD, 429, (f) => ({ path: '/gift-cards/ANY-CODE', auth: f.limitedAuth })],
+  [
+    'validate a gift card',
+    'POST',
+    VALIDATE,
+    200,
+    (f) => ({ auth: f.giftAuth, body: { source_id: 'c1', coupon_details: [{ coupon_code: f.giftCode }], order: makeOrder() } }),
+  ],
+  [
+    'redeem a gift card',
+    'POST',
+    APPLY,
+    200,
+    (f) => ({
+      path: `${APPLY}?type=redeem`,
+      auth: f.giftAuth,
+      body: { source_id: 'c1', coupon_details: [{ coupon_code: f.giftCode }], order: makeOrder() },
+    }),
+  ],
   ['list as a visitor', 'POST', LIST, 200, () => ({})],
   ['list for a customer', 'POST', LIST, 200, () => ({ body: { source_id: 'c1' } })],
   ['list for a customer with an order', 'POST', LIST, 200, () => ({ body: { source_id: 'c1', order: makeOrder() } })],
@@ -443,6 +472,84 @@ const CAMPAIGN = {
   discount_calculated_on_property: 'selling_price_subtotal',
 };
 const adminCases: Case[] = [
+  [
+    'admin issues a gift card',
+    'POST',
+    GIFT_ADMIN,
+    201,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards`, auth: ADMIN, body: { amount: 25 } }),
+  ],
+  [
+    'admin issues a gift card of no amount',
+    'POST',
+    GIFT_ADMIN,
+    400,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards`, auth: ADMIN, body: { amount: 0 } }),
+  ],
+  [
+    'admin issues a gift card with a code taken',
+    'POST',
+    GIFT_ADMIN,
+    409,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards`, auth: ADMIN, body: { amount: 5, code: f.giftCode } }),
+  ],
+  [
+    'admin credits store credit',
+    'POST',
+    `${APP}/customers/{customer}/store-credit`,
+    200,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/customers/c1/store-credit`, auth: ADMIN, body: { amount: 30 } }),
+  ],
+  ['admin lists gift cards', 'GET', GIFT_ADMIN, 200, (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards`, auth: ADMIN })],
+  [
+    'admin issues gift cards in bulk',
+    'POST',
+    `${GIFT_ADMIN}/bulk`,
+    201,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards/bulk`, auth: ADMIN, body: { count: 2, amount: 5 } }),
+  ],
+  [
+    'admin imports gift cards',
+    'POST',
+    `${GIFT_ADMIN}/import`,
+    201,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards/import`, auth: ADMIN, body: { csv: `code,amount\nSPEC-IMP-${process.pid},5` } }),
+  ],
+  [
+    'admin imports a gift card file with a bad row',
+    'POST',
+    `${GIFT_ADMIN}/import`,
+    400,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards/import`, auth: ADMIN, body: { csv: 'code,amount\nSPEC-BAD-1,none' } }),
+  ],
+  [
+    'admin reads a gift card',
+    'GET',
+    `${GIFT_ADMIN}/{card}`,
+    200,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards/${f.giftCardId}`, auth: ADMIN }),
+  ],
+  [
+    'admin reads an unknown gift card',
+    'GET',
+    `${GIFT_ADMIN}/{card}`,
+    404,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards/${'0'.repeat(24)}`, auth: ADMIN }),
+  ],
+  [
+    'admin changes a gift card expiry',
+    'PATCH',
+    `${GIFT_ADMIN}/{card}`,
+    200,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards/${f.giftCardId}`, auth: ADMIN, body: { expires_at: '2099-01-01T00:00:00Z' } }),
+  ],
+  [
+    'admin tops up a gift card',
+    'POST',
+    `${GIFT_ADMIN}/{card}/top-up`,
+    200,
+    (f) => ({ path: `${APPS}/${f.giftAppId}/gift-cards/${f.giftCardId}/top-up`, auth: ADMIN, body: { amount: 5 } }),
+  ],
   [
     'admin creates an application',
     'POST',
@@ -990,6 +1097,11 @@ describe('openapi.yaml matches real responses', function () {
     await createCampaign(f.api.services, stacking.id, { code: 'STK2', discountCalculatedOn: 'shipping' });
     await createCampaign(f.api.services, stacking.id, { name: 'Automatic', code: undefined, trigger: 'automatic' });
     f.stackAuth = stacking.auth;
+    const gifts = await createTestApplication(f.api.services);
+    await f.api.services.repos.applications.update(gifts.id, { giftCardsAtCheckout: true });
+    await createCustomers(f.api.services, gifts.id, ['c1']);
+    const card = await prerequisite(f, 'POST', `${APPS}/${gifts.id}/gift-cards`, { amount: 1000 }, ADMIN);
+    Object.assign(f, { giftAuth: gifts.auth, giftAppId: gifts.id, giftCode: card.code, giftCardId: card.id });
     f.receiver = await new WebhookReceiver().up();
     f.webhookId = (await prerequisite(f, 'POST', `${APPS}/${app.id}/webhooks`, { url: f.receiver.url }, ADMIN)).id;
     // Its own queue prefix and no worker: its jobs wait forever, so the API answers 503 after 100 ms.
@@ -1030,7 +1142,10 @@ describe('openapi.yaml matches real responses', function () {
 
   it('when the cases are listed, then every status documented for a client route is exercised', () => {
     const documented = Object.entries(spec.paths as Record<string, Record<string, { responses: object }>>)
-      .filter(([path]) => path.startsWith('/coupons/') || path.startsWith('/wallets/') || path.startsWith('/customers/'))
+      .filter(
+        ([path]) =>
+          path.startsWith('/coupons/') || path.startsWith('/wallets/') || path.startsWith('/customers/') || path.startsWith('/gift-cards/'),
+      )
       .flatMap(([path, ops]) =>
         METHODS.filter((m) => ops[m]).flatMap((m) => Object.keys(ops[m]!.responses).map((s) => `${m.toUpperCase()} ${path} ${s}`)),
       );

@@ -21,6 +21,7 @@ import {
   type TestApplication,
 } from '../support/context.js';
 import { spec } from '../support/openapi.js';
+import { changeGiftCard, issueGiftCard } from '../../shared/usecases/admin/gift-cards.usecase.js';
 
 interface Case {
   label: string;
@@ -52,6 +53,15 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     return order;
   };
 
+  const redeemedCard = async (code: string) => {
+    const res = await apply('redeem', { source_id: 'c1', ...detail(code), order: makeOrder() });
+    expect(res.status, res.text).to.equal(200);
+  };
+  const cardRefusal = (code: string): Case[] => [
+    notApplicable(code),
+    { label: `redeem ${code}`, status: 400, send: () => apply('redeem', { source_id: 'c1', ...detail(code), order: makeOrder() }) },
+  ];
+
   before(async () => {
     const s = api().services;
     app = await createTestApplication(s);
@@ -73,6 +83,13 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     await createCampaign(s, app.id, { code: 'PRICEY', productValidations: [{ field: 'selling_price', operator: 'gt', value: 50000 }] });
     await createCampaign(s, app.id, { code: 'SKUZ', itemSelector: { match: 'OR', properties: [{ property: 'sku', values: ['Z'] }] } });
     await createCampaign(s, app.id, { code: 'MEMBERS', assignment: 'assigned_users', assignedCustomerIds: [] });
+    // Gift cards at checkout (docs/gift-cards.md): a disabled card, an expired one, an empty one.
+    await s.repos.applications.update(app.id, { giftCardsAtCheckout: true });
+    const off = await issueGiftCard(s, app.id, { amount: 5, code: 'CARD-OFF' });
+    await changeGiftCard(s, app.id, off.id, { status: 'disabled' }, 'reasons-off');
+    await issueGiftCard(s, app.id, { amount: 5, code: 'CARD-OLD', expires_at: '2021-01-01T00:00:00Z' });
+    const empty = await issueGiftCard(s, app.id, { amount: 0.01, code: 'CARD-EMPTY' });
+    await redeemedCard(empty.code!);
     await createCampaign(s, app.id, { code: 'OPEN' });
     const budget = {
       totalCents: null,
@@ -260,6 +277,12 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
         status: 409,
         send: () => call(api().url, 'PUT', '/customers/gone', { auth: app.auth, body: { name: 'Back again' } }),
       },
+    ],
+    gift_card_disabled: cardRefusal('CARD-OFF'),
+    gift_card_expired: cardRefusal('CARD-OLD'),
+    gift_card_empty: cardRefusal('CARD-EMPTY'),
+    gift_card_not_found: [
+      { label: 'read an unknown gift card', status: 404, send: () => call(api().url, 'GET', '/gift-cards/NO-SUCH', { auth: app.auth }) },
     ],
     wallet_not_found: [{ label: 'credit an unknown wallet', status: 404, send: () => wallet('c1', 'nope', { type: 'credit', points: 1 }) }],
     type_missing: [{ label: 'update without type', status: 400, send: () => wallet('c1', 'loyalty', { points: 1 }) }],

@@ -10,8 +10,7 @@ import { JOB, laneOfJob, type JobPayloads } from '../../shared/queue/names.js';
 import { toOutcome, type Outcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { redeemCoupon } from '../../shared/usecases/apply/redeem-coupon.usecase.js';
-import { revertCoupon, revertOrder } from '../../shared/usecases/apply/revert-coupon.usecase.js';
-import { redeemStack } from '../../shared/usecases/apply/stack-redeem.usecase.js';
+import { revertCoupon } from '../../shared/usecases/apply/revert-coupon.usecase.js';
 import { earnOnRedeem, takeBackOnRevert } from '../../shared/usecases/apply/earn-on-redeem.js';
 import type { Committed, JobRun } from '../../shared/usecases/job-run.js';
 import type { EventRecorder, FinishedOperation } from '../../shared/usecases/events/record-events.usecase.js';
@@ -19,6 +18,12 @@ import { applyWalletOperation } from '../../shared/usecases/wallet-operation.use
 import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
 import { applyOrderReport } from '../../shared/usecases/order-report.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
+import {
+  redeemGiftCard,
+  redeemStackWithCard,
+  revertGiftCard,
+  revertStackWithCard,
+} from '../../shared/usecases/gift-card-checkout.usecase.js';
 
 /**
  * The job's id, its lane in the limit counters (its partition: at most one live job each), and
@@ -65,12 +70,12 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
       }
       case JOB.redeemStack: {
         const input = job.data as JobPayloads['redeem-stack'];
-        const outcome = await run(() => earning(redeemStack(services, input, runOf(job, observed)), input, job, observed));
+        const outcome = await run(() => earning(redeemStackWithCard(services, input, runOf(job, observed)), input, job, observed));
         return recorded({ name: JOB.redeemStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.revertStack: {
         const input = job.data as JobPayloads['revert-stack'];
-        const outcome = await run(() => takingBack(revertOrder(services, input, runOf(job, observed)), input, job, observed));
+        const outcome = await run(() => takingBack(revertStackWithCard(services, input, runOf(job, observed)), input, job, observed));
         return recorded({ name: JOB.revertStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.walletTransaction: {
@@ -83,6 +88,11 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
         const outcome = await run(() => applyOrderReport(services, input, runOf(job, observed)));
         return recorded({ name: JOB.orderReport, input, jobId, queueName, outcome, observed });
       }
+      // A gift card at checkout (docs/gift-cards.md): no events yet.
+      case JOB.redeemGiftCard:
+        return run(() => redeemGiftCard(services, job.data as JobPayloads['redeem-gift-card']));
+      case JOB.revertGiftCard:
+        return run(() => revertGiftCard(services, job.data as JobPayloads['revert-gift-card']));
       case JOB.walletSettle: {
         const input = job.data as JobPayloads['wallet-settle'];
         const outcome = await run(() => settleWallet(services, input));

@@ -207,6 +207,7 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
   const queries = useQueryClient();
   const [count, setCount] = useState(String(app.stacking.max_coupons));
   const [automatic, setAutomatic] = useState(app.stacking.automatic_promotions);
+  const [giftCards, setGiftCards] = useState(app.gift_cards_at_checkout);
   const [earnOnRedeem, setEarnOnRedeem] = useState(app.loyalty.earn_on_redeem);
   const save = useMutation({
     mutationFn: () => {
@@ -217,12 +218,17 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         ...(automatic !== app.stacking.automatic_promotions ? { automatic_promotions: automatic } : {}),
       };
       const loyalty = earnOnRedeem !== app.loyalty.earn_on_redeem ? { earn_on_redeem: earnOnRedeem } : null;
-      if (Object.keys(stacking).length === 0 && !loyalty) return Promise.resolve(app);
-      const body = { ...(Object.keys(stacking).length > 0 ? { stacking } : {}), ...(loyalty ? { loyalty } : {}) };
+      const body = {
+        ...(Object.keys(stacking).length > 0 ? { stacking } : {}),
+        ...(loyalty ? { loyalty } : {}),
+        ...(giftCards !== app.gift_cards_at_checkout ? { gift_cards_at_checkout: giftCards } : {}),
+      };
+      if (Object.keys(body).length === 0) return Promise.resolve(app);
       return must(admin.PATCH('/admin/applications/{app}', { params: { path: { app: app.id } }, body }));
     },
     onSuccess: async () => {
       await queries.invalidateQueries({ queryKey: ['applications'] });
+      await queries.invalidateQueries({ queryKey: ['application', app.id] });
       onDone();
     },
   });
@@ -272,6 +278,13 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
       <p className="hint">
         An order redeemed as completed then earns in your wallets by their earning rules, on what the customer pays, and gives the points
         back if the redeem is reverted. Orders without a coupon are reported by your shop.
+      </p>
+      <label className="inline">
+        <input type="checkbox" checked={giftCards} onChange={(e) => setGiftCards(e.target.checked)} /> Gift cards at checkout
+      </label>
+      <p className="hint">
+        Customers then pay with a gift card or their store credit by typing its code where a coupon code goes (
+        <a href={hrefOf({ page: 'gift-cards', app: app.id })}>gift cards of {app.name}</a>).
       </p>
       {save.error && !countError && <ErrorLine error={problemOf(save.error)} />}
       <div className="actions">

@@ -54,6 +54,8 @@ const updateSchema = Joi.object({
   status: Joi.string().valid('active', 'disabled'),
   rate_limit: rateLimitSchema,
   stacking: stackingSchema,
+  /** Gift cards and store credit at checkout (docs/gift-cards.md). */
+  gift_cards_at_checkout: Joi.boolean(),
   loyalty: loyaltySchema,
 }).min(1);
 
@@ -66,6 +68,7 @@ export const presentApplication = (a: ApplicationRecord) => ({
   status: a.status,
   rate_limit: a.rateLimit ? { requests: a.rateLimit.requests, window_seconds: a.rateLimit.windowSeconds } : null,
   stacking: { max_coupons: a.stacking.maxCoupons, automatic_promotions: a.stacking.automaticPromotions },
+  gift_cards_at_checkout: a.giftCardsAtCheckout,
   loyalty: { earn_on_redeem: a.loyalty.earnOnRedeem },
   api_key: a.apiKey,
   created_at: a.createdAt,
@@ -93,7 +96,11 @@ export async function requireApplication(deps: Deps, id: string): Promise<Applic
 
 export async function updateApplication(deps: ChangeDeps, id: string, input: unknown) {
   const current = await requireApplication(deps, id);
-  const { rate_limit, stacking, loyalty, ...valid } = validateInput(updateSchema, input) as Record<string, unknown> & {
+  const { rate_limit, stacking, loyalty, gift_cards_at_checkout, ...valid } = validateInput(updateSchema, input) as Record<
+    string,
+    unknown
+  > & {
+    gift_cards_at_checkout?: boolean;
     rate_limit?: { requests: number; window_seconds: number } | null;
     stacking?: { max_coupons?: number; automatic_promotions?: boolean };
     loyalty?: { earn_on_redeem?: boolean };
@@ -104,6 +111,7 @@ export async function updateApplication(deps: ChangeDeps, id: string, input: unk
       ...(rate_limit !== undefined
         ? { rateLimit: rate_limit && { requests: rate_limit.requests, windowSeconds: rate_limit.window_seconds } }
         : {}),
+      ...(gift_cards_at_checkout !== undefined ? { giftCardsAtCheckout: gift_cards_at_checkout } : {}),
       ...(stacking !== undefined
         ? {
             stacking: {

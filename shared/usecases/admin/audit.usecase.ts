@@ -23,7 +23,17 @@ import { DEFAULT_LIMIT, idCursor, MAX_LIMIT, pageOf } from './paging.js';
 export type AuditDeps = Pick<Services, 'repos' | 'config' | 'now'>;
 
 /** The kinds of resource a change can be about, and where each is read and stamped. */
-export const TARGET_TYPES = ['application', 'customer', 'wallet', 'campaign', 'webhook', 'operator', 'token', 'session'] as const;
+export const TARGET_TYPES = [
+  'application',
+  'customer',
+  'wallet',
+  'gift_card',
+  'campaign',
+  'webhook',
+  'operator',
+  'token',
+  'session',
+] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
 const isObjectId = (id: string) => /^[0-9a-f]{24}$/i.test(id);
@@ -42,6 +52,7 @@ const TARGETS: Record<
     model: 'Wallet',
     find: (app, id) => ({ application: app, ...(isObjectId(id) ? { $or: [{ _id: id }, { walletId: id }] } : { walletId: id }) }),
   },
+  gift_card: { model: 'GiftCard', find: (app, id) => (isObjectId(id) ? { _id: id, application: app } : null) },
   campaign: { model: 'Campaign', find: (app, id) => (isObjectId(id) ? { _id: id, application: app } : null) },
   webhook: { model: 'WebhookEndpoint', find: (app, id) => (isObjectId(id) ? { _id: id, application: app } : null) },
   operator: { model: 'Operator', find: (_app, id) => (isObjectId(id) ? { _id: id } : null) },

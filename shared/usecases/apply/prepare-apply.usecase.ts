@@ -16,6 +16,7 @@ import { findCoupon } from '../find-coupon.js';
 import { findEntries, offeredTo } from '../stack.js';
 import type { Operation } from '../idempotency.js';
 import { refuseIfSoldOut } from './sold-out.usecase.js';
+import { giftCardEntries, prepareGiftCardApply } from '../gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
@@ -112,20 +113,22 @@ const stacks = (app: Pick<ApplicationRecord, 'stacking'>) => app.stacking.maxCou
  */
 async function prepareStackOperation(
   deps: Pick<Services, 'repos' | 'campaigns'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'stacking' | 'giftCardsAtCheckout'>,
   type: 'redeem' | 'revert',
   body: Record<string, unknown>,
   requestId: string,
 ): Promise<PreparedOperation> {
   const { details, order } = checkApplyBody(type, body, app.stacking.maxCoupons);
-  const [customer, found] = await Promise.all([
+  const [customer, foundAll] = await Promise.all([
     deps.repos.customers.resolve(app.id, (body.source_id as string).trim()),
     findEntries(deps, app, details),
   ]);
   if (!customer) throw invalidSourceId();
+  // A gift card among the entries (docs/gift-cards.md): taken out, redeemed after the stack.
+  const { card, coupons: couponDetails, found } = await giftCardEntries(deps, app, details, foundAll, customer.id);
   const entries = found.map((f, i): StackEntryInput => {
     if (!f || !offeredTo(f.campaign, customer)) throw couponNotFound();
-    const sent = details[i]!.coupon_id;
+    const sent = couponDetails[i]!.coupon_id;
     return { campaignId: f.campaign.id, bulkCodeId: f.bulkCodeId, couponId: nonEmptyString(sent) ? sent : f.couponCodeId, code: f.code };
   });
   const base = {
@@ -134,6 +137,7 @@ async function prepareStackOperation(
     sourceId: customer.sourceId,
     orderId: order.order_id as string,
     requestId,
+    ...(card ? { giftCard: card } : {}),
   };
   return type === 'redeem'
     ? { job: { name: JOB.redeemStack, customerId: customer.id, payload: { ...base, order, entries, configVersion: app.configVersion } } }
@@ -143,10 +147,22 @@ async function prepareStackOperation(
 /** The operation of an apply request: its redeem or revert job, or the refusal of a sold-out coupon. */
 export async function prepareApplyOperation(
   deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   req: { type: unknown; body: unknown; requestId: string },
   op: Operation,
 ): Promise<PreparedOperation> {
+  if (app.giftCardsAtCheckout && (req.type === 'redeem' || req.type === 'revert') && isObject(req.body)) {
+    // A gift card's code (docs/gift-cards.md): found only where no coupon is.
+    const type = req.type;
+    const card = await prepareGiftCardApply(
+      deps,
+      app,
+      { type, body: req.body, requestId: req.requestId },
+      (body) => checkApplyBody(type, body),
+      async (detail) => (await findCoupon(deps, app, detail)) !== null,
+    );
+    if (card) return card;
+  }
   if (stacks(app) && (req.type === 'redeem' || req.type === 'revert')) {
     const body = isObject(req.body) ? req.body : {};
     const entries = Array.isArray(body.coupon_details) ? body.coupon_details.length : 0;
