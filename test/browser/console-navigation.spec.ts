@@ -90,6 +90,7 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
       [`${app}/customers`, `Customers — ${name} — Coupons console`],
       [`${app}/webhooks`, `Webhooks — ${name} — Coupons console`],
       [`${app}/wallets`, `Wallets — ${name} — Coupons console`],
+      [`${app}/gift-cards`, `Gift cards — ${name} — Coupons console`],
       ['#/audit', 'Audit log — Coupons console'],
     ];
     const page = await signedIn(plain);
@@ -142,6 +143,7 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
       ['webhooks', `${app}/webhooks`],
       ['deliveries', `${app}/webhooks/${hook.body.id}`],
       ['wallets', `${app}/wallets`],
+      ['gift-cards', `${app}/gift-cards`],
       ['audit', '#/audit'],
       ['people', '#/people'],
     ];
