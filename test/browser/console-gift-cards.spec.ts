@@ -57,7 +57,7 @@ describe('console: gift cards in a real browser, 360 px wide', function () {
 
   it('when an owner issues, imports, tops up and disables gift cards, then the page says it in the shop’s currency and the API and audit log have it', async () => {
     const name = `Gift shop ${process.pid}`;
-    const app = (await adminCall('POST', '/applications', { name, currency: 'INR' })).body as { id: string };
+    const app = (await adminCall('POST', '/applications', { name, currency: 'INR', timezone: 'Asia/Kolkata' })).body as { id: string };
     await adminCall('PATCH', `/applications/${app.id}`, { gift_cards_at_checkout: true });
     const page = await signedIn();
     await page.goto(`${api.url}/console/#/applications/${app.id}/gift-cards`);
@@ -68,11 +68,15 @@ describe('console: gift cards in a real browser, 360 px wide', function () {
     await issue.getByLabel('Amount').fill('50');
     await issue.getByLabel('Code (leave empty to make one)').fill('xmas-0001');
     await issue.getByLabel('Note').fill('Sold at the till');
+    // The expiry day is read on the shop's clock: the end of 31 January in Kolkata, whatever the browser's zone.
+    await issue.getByLabel('Expires after (optional; the end of that day, Asia/Kolkata)').fill('2027-01-31');
     await issue.getByRole('button', { name: 'Issue gift card' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `Gift card XMAS-0001 issued with ${inr(50)}.` })
       .waitFor();
+    const issued = (await adminCall('GET', `/applications/${app.id}/gift-cards`)).body.gift_cards as { code: string; expires_at: string }[];
+    expect(issued.find((c) => c.code === 'XMAS-0001')?.expires_at).to.equal('2027-01-31T18:29:59.000Z');
     const row = page.getByRole('row').filter({ hasText: 'XMAS-0001' });
     await row.filter({ hasText: inr(50) }).waitFor();
 

@@ -6,6 +6,7 @@ import { formatMoney } from '../money';
 import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
+import { instantIn } from '../when';
 
 type Card = {
   id: string;
@@ -53,8 +54,12 @@ export function GiftCardsPage({ app, who }: { app: string; who: Who }) {
       </p>
       {who.canChange && (
         <div className="panels">
-          <IssueCard app={app} onDone={(c) => changed(`Gift card ${c.code} issued with ${money(c.balance)}.`)} />
-          <IssueMany app={app} onDone={(n) => changed(`${n} gift cards issued.`)} />
+          <IssueCard
+            app={app}
+            timeZone={application.data?.timezone ?? null}
+            onDone={(c) => changed(`Gift card ${c.code} issued with ${money(c.balance)}.`)}
+          />
+          <IssueMany app={app} timeZone={application.data?.timezone ?? null} onDone={(n) => changed(`${n} gift cards issued.`)} />
           <ImportCards
             app={app}
             onDone={(n, skipped) => changed(`${n} gift cards imported.${skipped ? ` Not imported: ${skipped}.` : ''}`)}
@@ -88,7 +93,7 @@ export function GiftCardsPage({ app, who }: { app: string; who: Who }) {
                 <td>
                   {money(c.balance)} <span className="hint">of {money(c.initial_amount)} issued</span>
                 </td>
-                <td>{stateOf(c)}</td>
+                <td>{stateOf(c, application.data?.timezone ?? null)}</td>
                 {who.canChange && (
                   <td>
                     <CardActions app={app} card={c} money={money} onDone={changed} />
@@ -105,11 +110,11 @@ export function GiftCardsPage({ app, who }: { app: string; who: Who }) {
   );
 }
 
-function stateOf(c: Card): string {
+function stateOf(c: Card, timeZone: string | null): string {
   if (c.status === 'disabled') return 'Disabled: cannot pay';
-  if (c.expires_at && Date.parse(c.expires_at) <= Date.now()) return `Expired on ${new Date(c.expires_at).toLocaleDateString()}`;
+  if (c.expires_at && Date.parse(c.expires_at) <= Date.now()) return `Expired on ${dayIn(c.expires_at, timeZone)}`;
   if (c.balance <= 0) return 'Used up';
-  return c.expires_at ? `Can pay until ${new Date(c.expires_at).toLocaleDateString()}` : 'Can pay, never expires';
+  return c.expires_at ? `Can pay until ${dayIn(c.expires_at, timeZone)}` : 'Can pay, never expires';
 }
 
 /** The admin API's errors by field, and the one to show when none is a field's. */
@@ -130,10 +135,22 @@ function useFormErrors() {
   };
 }
 
-/** A date picker's day as the end of that day, in the browser's timezone (null: never expires). */
-const expiryOf = (day: FormDataEntryValue | null) => (day ? new Date(`${String(day)}T23:59:59`).toISOString() : null);
+/** A date picker's day as the end of that day on the application's clock (null: never expires). */
+function expiryOf(day: FormDataEntryValue | null, timeZone: string | null): string | null {
+  const at = day ? instantIn(`${String(day)}T23:59`, timeZone) : undefined;
+  return at ? new Date(Date.parse(at) + 59_000).toISOString() : null;
+}
 
-function IssueCard({ app, onDone }: { app: string; onDone: (card: Card) => void }) {
+/** A day as the application's clock reads it (the browser's own without one). */
+const dayIn = (iso: string, timeZone: string | null) => {
+  try {
+    return new Date(iso).toLocaleDateString(undefined, { timeZone: timeZone ?? undefined });
+  } catch {
+    return new Date(iso).toLocaleDateString();
+  }
+};
+
+function IssueCard({ app, timeZone, onDone }: { app: string; timeZone: string | null; onDone: (card: Card) => void }) {
   const errors = useFormErrors();
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -147,7 +164,7 @@ function IssueCard({ app, onDone }: { app: string; onDone: (card: Card) => void 
           body: {
             amount: Number(data.get('amount')),
             ...(code ? { code } : {}),
-            expires_at: expiryOf(data.get('expires')),
+            expires_at: expiryOf(data.get('expires'), timeZone),
             note: String(data.get('note') ?? ''),
           },
         }),
@@ -177,7 +194,12 @@ function IssueCard({ app, onDone }: { app: string; onDone: (card: Card) => void 
         error={sayField(errors.fields.code, 'The code')}
         placeholder="XMAS-2026-0001"
       />
-      <Field label="Expires after (optional)" name="expires" type="date" error={sayField(errors.fields.expires_at, 'The expiry')} />
+      <Field
+        label={`Expires after (optional; the end of that day${timeZone ? `, ${timeZone}` : ''})`}
+        name="expires"
+        type="date"
+        error={sayField(errors.fields.expires_at, 'The expiry')}
+      />
       <Field label="Note" name="note" error={sayField(errors.fields.note, 'The note')} placeholder="Sold at the till" />
       <button type="submit">Issue gift card</button>
       <ErrorLine error={errors.error} />
@@ -185,7 +207,7 @@ function IssueCard({ app, onDone }: { app: string; onDone: (card: Card) => void 
   );
 }
 
-function IssueMany({ app, onDone }: { app: string; onDone: (count: number) => void }) {
+function IssueMany({ app, timeZone, onDone }: { app: string; timeZone: string | null; onDone: (count: number) => void }) {
   const errors = useFormErrors();
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -200,7 +222,7 @@ function IssueMany({ app, onDone }: { app: string; onDone: (count: number) => vo
             count: Number(data.get('count')),
             amount: Number(data.get('amount')),
             ...(prefix ? { prefix } : {}),
-            expires_at: expiryOf(data.get('expires')),
+            expires_at: expiryOf(data.get('expires'), timeZone),
           },
         }),
       );
@@ -234,7 +256,12 @@ function IssueMany({ app, onDone }: { app: string; onDone: (count: number) => vo
         error={sayField(errors.fields.amount, 'The amount')}
       />
       <Field label="Code prefix" name="prefix" placeholder="GC" error={sayField(errors.fields.prefix, 'The prefix')} />
-      <Field label="Expires after (optional)" name="expires" type="date" error={sayField(errors.fields.expires_at, 'The expiry')} />
+      <Field
+        label={`Expires after (optional; the end of that day${timeZone ? `, ${timeZone}` : ''})`}
+        name="expires"
+        type="date"
+        error={sayField(errors.fields.expires_at, 'The expiry')}
+      />
       <button type="submit">Issue gift cards</button>
       <ErrorLine error={errors.error} />
     </form>
