@@ -10,13 +10,6 @@ import { PACE_MARGIN, timeoutFromNow } from '../support/pace.js';
  * Real pages in Debian's Chromium (never a downloaded browser): the API docs render the five
  * client routes; Bull Board lists the queues and shows a completed redeem job.
  */
-/** The smallest spec Swagger UI renders an operation of: its start-up cost on this machine now. */
-const ONE_ROUTE = {
-  openapi: '3.1.0',
-  info: { title: 'one route', version: '1' },
-  paths: { '/healthz': { get: { tags: ['operations'], responses: { '200': { description: 'alive' } } } } },
-};
-
 describe('pages in a real browser', function () {
   this.timeout(120_000);
   let api: TestApi;
@@ -32,15 +25,15 @@ describe('pages in a real browser', function () {
 
   it('when /docs is opened, then Swagger UI renders the five client routes from local files only', async () => {
     const page = await browser.newPage();
-    // Swagger UI's own start-up is seconds of the browser's CPU whatever the spec (about 5 s here for
-    // one route on a quiet machine, 7-8 s for ours), so a loaded CI run took the page past a fixed 30 s.
-    // The bound comes from the same page measured now with a one-route spec: twice that, times the margin.
-    await page.route('**/docs/openapi.json', (route) => route.fulfill({ json: ONE_ROUTE }));
+    // Swagger UI renders our spec in seconds of the browser's CPU, and the spec grows with the product
+    // (a bound from a one-route page times a fixed factor went stale when the gift card routes came:
+    // the spec took 3x the one-route page, over the 2x assumed). So the bound comes from the same page
+    // with the same spec, loaded once now: twice that, times the margin — a page that stops rendering,
+    // or a second load much slower than the first, still fails.
     const started = Date.now();
     await page.goto(`${api.url}/docs`);
     await page.waitForSelector('.opblock', { timeout: 0 }); // the test's own timeout bounds it
     const boundMs = PACE_MARGIN * 2 * (Date.now() - started);
-    await page.unroute('**/docs/openapi.json');
     timeoutFromNow(2 * boundMs);
 
     const requested: string[] = [];
