@@ -5,6 +5,7 @@ import type { RecordOf } from './stored.js';
 import type { WalletBalanceDoc } from './wallet-balance.schema.js';
 import { nextDue, type Bucket } from '../domain/point-buckets.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
+import type { TierRecord } from '../domain/tiers.js';
 
 /**
  * A customer's balance in one wallet, as the ledger reads it; its `updatedAt` is when it last moved
@@ -13,8 +14,10 @@ import type { EarnedInPeriod } from '../domain/earning.js';
 export type BalanceRecord = RecordOf<
   WalletBalanceDoc,
   never,
-  'application' | 'customer' | 'wallet' | 'buckets' | 'nextDue' | 'periodCounters'
+  'application' | 'customer' | 'wallet' | 'buckets' | 'nextDue' | 'periodCounters' | 'tier'
 > & {
+  /** The customer's tier state (shared/domain/tiers.ts); absent: never earned under tiers. */
+  tier?: TierRecord;
   /** What the customer earned under each capped earning rule in its current period (none: empty). */
   periodCounters: EarnedInPeriod[];
   /** The wallet's `_id` (not its client-visible `walletId`). */
@@ -57,7 +60,16 @@ const toRecord = (d: WalletBalanceDoc): BalanceRecord => ({
   })),
   bucketed: d.buckets !== undefined && d.buckets !== null,
   periodCounters: (d.periodCounters ?? []).map((c) => ({ rule: c.rule, period: c.period, hundredths: c.hundredths })),
+  ...(d.tier ? { tier: tierRecord(d.tier) } : {}),
   updatedAt: d.updatedAt ?? new Date(0),
+});
+
+const tierRecord = (t: TierRecord): TierRecord => ({
+  level: t.level,
+  held: t.held,
+  until: new Date(t.until),
+  earned: t.earned.map((e) => ({ month: e.month, hundredths: e.hundredths })),
+  due: t.due ? new Date(t.due) : null,
 });
 
 export function walletBalanceRepository({ WalletBalance }: Models) {
@@ -117,13 +129,20 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
       buckets?: Bucket[],
       steps = 1,
       periodCounters?: EarnedInPeriod[],
+      tier?: TierRecord | null,
     ): Promise<void> {
       const set: Record<string, unknown> = { points: after, version: version + steps, updatedAt: new Date() };
+      const unset: Record<string, ''> = {};
       if (periodCounters) set.periodCounters = periodCounters;
-      const due = buckets ? nextDue({ points: after, buckets }) : null;
       if (buckets) set.buckets = buckets;
+      if (tier) set.tier = tier;
+      else if (tier === null) unset.tier = '';
+      // The sooner of the buckets' next transition and the tier's re-assessment: the sweep's index.
+      const dues = [buckets ? nextDue({ points: after, buckets }) : null, tier?.due ?? null].filter((d): d is Date => d !== null);
+      const due = dues.length ? new Date(Math.min(...dues.map((d) => d.getTime()))) : null;
       if (due) set.nextDue = due;
-      const update = buckets && !due ? { $set: set, $unset: { nextDue: '' } } : { $set: set };
+      else if (buckets || tier !== undefined) unset.nextDue = '';
+      const update = Object.keys(unset).length ? { $set: set, $unset: unset } : { $set: set };
       await batch.updateBlind({ ...balanceFilter(id), version }, update);
     },
     /**

@@ -2,6 +2,7 @@ import { Schema } from 'mongoose';
 import { typed, type DocOf } from './stored.js';
 import type { Bucket } from '../domain/point-buckets.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
+import type { TierRecord } from '../domain/tiers.js';
 
 const fields = {
   /**
@@ -32,7 +33,13 @@ const fields = {
     type: [{ _id: false, rule: String, period: String, hundredths: Number }],
     default: undefined,
   }),
-  /** The earliest instant a bucket becomes available or expires; absent when none will. */
+  /**
+   * The customer's tier in the wallet's tiers (shared/domain/tiers.ts): the level, the level held
+   * until the period's end, the points earned per month the window needs, and when its
+   * re-assessment is due. Absent on balances that never earned under tiers. Moved by the entries.
+   */
+  tier: typed<TierRecord | undefined>()({ type: Schema.Types.Mixed, default: undefined }),
+  /** The earliest instant a bucket becomes available or expires, or the tier is re-assessed; absent when none will. */
   nextDue: { type: Date },
 } as const;
 const options = { collection: 'wallet_balances', timestamps: { createdAt: false, updatedAt: true }, versionKey: false } as const;

@@ -5,14 +5,30 @@ import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
 import type { OrderReturn, WalletTransactionDoc } from './wallet-transaction.schema.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
+import type { TierCounted, TierRecord } from '../domain/tiers.js';
 import { balanceFilter, balanceIdOf } from './wallet-balance.repository.js';
 
 /** The stored entry, before its state is derived from a balance. */
 export type StoredEntry = RecordOf<
   WalletTransactionDoc,
   never,
-  'application' | 'wallet' | 'customer' | 'state' | 'updatedAt' | 'periodCounters' | 'periodCounted' | 'returns' | 'returnsCount'
+  | 'application'
+  | 'wallet'
+  | 'customer'
+  | 'state'
+  | 'updatedAt'
+  | 'periodCounters'
+  | 'periodCounted'
+  | 'returns'
+  | 'returnsCount'
+  | 'tier'
+  | 'tierCounted'
+  | 'tierChange'
 > & {
+  /** The balance's tier after it (balances with tiers; null: cleared), what it counted toward the tier, the level change it made. */
+  tier?: TierRecord | null;
+  tierCounted?: TierCounted;
+  tierChange?: { from: string | null; to: string | null };
   /** An order's earning: the returns recorded against it (see {@link OrderReturn}). */
   returns?: OrderReturn[];
   stored: WalletTransactionDoc['state'];
@@ -54,7 +70,17 @@ const toStored = (d: WalletTransactionDoc): StoredEntry => ({
         })),
       }
     : {}),
+  ...(d.tier !== undefined ? { tier: d.tier ? tierOf(d.tier) : null } : {}),
+  ...(d.tierCounted ? { tierCounted: { month: d.tierCounted.month, hundredths: d.tierCounted.hundredths } } : {}),
+  ...(d.tierChange ? { tierChange: { from: d.tierChange.from ?? null, to: d.tierChange.to ?? null } } : {}),
   createdAt: d.createdAt,
+});
+const tierOf = (t: TierRecord): TierRecord => ({
+  level: t.level,
+  held: t.held,
+  until: new Date(t.until),
+  earned: t.earned.map((e) => ({ month: e.month, hundredths: e.hundredths })),
+  due: t.due ? new Date(t.due) : null,
 });
 const counter = (c: EarnedInPeriod): EarnedInPeriod => ({ rule: c.rule, period: c.period, hundredths: c.hundredths });
 
@@ -103,6 +129,9 @@ const docOf = (entry: NewEntry, at: Date) => ({
   ...(entry.trigger ? { trigger: entry.trigger } : {}),
   ...(entry.periodCounters ? { periodCounters: entry.periodCounters } : {}),
   ...(entry.periodCounted ? { periodCounted: entry.periodCounted } : {}),
+  ...(entry.tier !== undefined ? { tier: entry.tier } : {}),
+  ...(entry.tierCounted ? { tierCounted: entry.tierCounted } : {}),
+  ...(entry.tierChange ? { tierChange: entry.tierChange } : {}),
   createdAt: at,
   updatedAt: at,
 });

@@ -2,6 +2,7 @@ import { Schema } from 'mongoose';
 import { typed, type DocOf } from './stored.js';
 import type { Bucket } from '../domain/point-buckets.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
+import type { TierCounted, TierRecord } from '../domain/tiers.js';
 
 /** A return of (part of) an order's earning, recorded on the earning's entry: `returnId` `*` is the whole order. */
 export interface OrderReturn {
@@ -20,8 +21,8 @@ const fields = {
   customer: { type: Schema.Types.ObjectId, required: true },
   /** Deterministic per operation (job id or redemption cycle), so a re-run collides with it. */
   txnId: { type: String, required: true },
-  /** `available` / `expired`: a transition time made (a pending credit became spendable, points expired: docs/wallets.md). */
-  type: { type: String, enum: ['credit', 'debit', 'available', 'expired'], required: true },
+  /** `available` / `expired` / `tier`: a transition time made (a pending credit became spendable, points expired, a tier re-assessed: docs/wallets.md). */
+  type: { type: String, enum: ['credit', 'debit', 'available', 'expired', 'tier'], required: true },
   /** Hundredths of a point, > 0. */
   points: { type: Number, required: true },
   /** The balance version this entry applies at (null for a refused entry). */
@@ -81,6 +82,14 @@ const fields = {
     default: undefined,
   }),
   returnsCount: { type: Number },
+  /**
+   * Tiers (docs/wallets.md "Tiers"): the balance's tier state after this entry, recorded on every
+   * entry of a balance that has one (rolling it forward restores it; null: a re-assessment cleared
+   * it), what a credit counted toward it (a return gives it back) and the level change it made.
+   */
+  tier: typed<TierRecord | null | undefined>()({ type: Schema.Types.Mixed, default: undefined }),
+  tierCounted: typed<TierCounted | undefined>()({ type: Schema.Types.Mixed, default: undefined }),
+  tierChange: typed<{ from: string | null; to: string | null } | undefined>()({ type: Schema.Types.Mixed, default: undefined }),
   /** A transition's: the txnId of the operation (or the sweep's settle job) that posted it. */
   trigger: { type: String, default: null },
 } as const;

@@ -18,6 +18,7 @@ export const toWalletRecord = (d: WalletDoc): WalletRecord => ({
   pointsExpiry: d.pointsExpiry ?? null,
   pendingCredits: d.pendingCredits ?? null,
   earningRules: d.earningRules ?? null,
+  tiers: d.tiers ?? null,
   archivedAt: d.archivedAt ?? null,
 });
 
@@ -48,8 +49,8 @@ export function walletRepository({ Wallet }: Models) {
     ...applicationScopedAdmin(Wallet, toWalletRecord),
     async create(
       applicationId: string,
-      input: Omit<WalletRecord, 'id' | 'archivedAt' | 'pointsExpiry' | 'pendingCredits' | 'earningRules'> &
-        Partial<Pick<WalletRecord, 'pointsExpiry' | 'pendingCredits' | 'earningRules'>>,
+      input: Omit<WalletRecord, 'id' | 'archivedAt' | 'pointsExpiry' | 'pendingCredits' | 'earningRules' | 'tiers'> &
+        Partial<Pick<WalletRecord, 'pointsExpiry' | 'pendingCredits' | 'earningRules' | 'tiers'>>,
     ): Promise<WalletRecord> {
       const doc = await Wallet.create({ ...input, application: new Types.ObjectId(applicationId) });
       return toWalletRecord(doc.toObject());
@@ -59,7 +60,7 @@ export function walletRepository({ Wallet }: Models) {
       applicationId: string,
       id: string,
       change: Partial<
-        Pick<WalletRecord, 'name' | 'singularUnitName' | 'pluralUnitName' | 'pointsExpiry' | 'pendingCredits' | 'earningRules'>
+        Pick<WalletRecord, 'name' | 'singularUnitName' | 'pluralUnitName' | 'pointsExpiry' | 'pendingCredits' | 'earningRules' | 'tiers'>
       >,
     ): Promise<WalletRecord | null> {
       const d = await Wallet.findOneAndUpdate(

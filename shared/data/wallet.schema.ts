@@ -3,6 +3,7 @@ import { auditStamped } from './audit-stamp.js';
 import { typed, type DocOf } from './stored.js';
 import type { ExpiryRule, PendingRule } from '../domain/point-buckets.js';
 import type { NamedEarningRule } from '../domain/earning.js';
+import type { TierProgram } from '../domain/tiers.js';
 
 const fields = {
   application: { type: Schema.Types.ObjectId, required: true },
@@ -19,6 +20,8 @@ const fields = {
   pendingCredits: typed<PendingRule | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** What orders earn (docs/wallets.md "Earning rules"); null or absent: none. What a reported order earns (shared/usecases/order-report.usecase.ts). */
   earningRules: typed<NamedEarningRule[] | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** Its tiers (docs/wallets.md "Tiers"): levels by points earned in a window of months; null or absent: none. */
+  tiers: typed<TierProgram | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Set when archived: the client routes then treat the wallet as unknown. */
   archivedAt: { type: Date, default: null },
 } as const;

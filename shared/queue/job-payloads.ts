@@ -8,6 +8,7 @@
 
 import type { RuleEarning } from '../domain/earning.js';
 import type { CreditRules } from '../domain/point-buckets.js';
+import type { TierContext } from '../domain/tiers.js';
 
 interface ApplyPayload {
   applicationId: string;
@@ -113,6 +114,8 @@ export interface WalletOperationInput {
    * applies to later credits only.
    */
   rules?: CreditRules;
+  /** The wallet's tiers when the API accepted it (absent: none): shared/domain/tiers.ts. */
+  tiers?: TierContext;
 }
 
 /**
@@ -132,6 +135,8 @@ export interface OrderReportInput {
   requestId: string;
   /** The wallet's expiry and pending settings for the credit, as for a wallet update. */
   rules?: CreditRules;
+  /** The wallet's tiers, as for a wallet update. */
+  tiers?: TierContext;
   /**
    * A completed order earning under capped rules: what each rule gives it before its cap, and the
    * wallet's timezone (the periods'); the worker caps them on the customer's counters and `points`
@@ -152,6 +157,8 @@ export interface WalletSettleInput {
   /** The instant the sweep saw due (names the job: one settle per balance and instant). */
   due: string;
   requestId: string;
+  /** The wallet's tiers when the sweep read it (absent: none — a tier the balance holds is cleared at its re-assessment). */
+  tiers?: TierContext;
 }
 
 /**

@@ -27,7 +27,8 @@ import { JOB } from '../queue/names.js';
 import type { Services } from '../services.js';
 import { failpoint, type JobRun } from './job-run.js';
 import { creditToTakeBack, postLedgerEntry, type PostEntryInput, type PostEntryResult } from './wallet-ledger.js';
-import { creditRulesOf, liveWallet, MAX_POINTS } from './wallet-operation.usecase.js';
+import { creditRulesOf, customerTierMultiplier, liveWallet, MAX_POINTS, tierContextOf } from './wallet-operation.usecase.js';
+import type { TierContext } from '../domain/tiers.js';
 
 export const orderEarnTxnId = (walletId: string, orderId: string) => `order:${walletId}:${orderId}`;
 export const orderReturnTxnId = (walletId: string, orderId: string) => `order-return:${walletId}:${orderId}`;
@@ -70,7 +71,7 @@ function returnedLines(items: unknown[]): ParseResult {
 
 /** API side: the documented checks, the customer and wallet, and for a completed order what it earns now. */
 export async function prepareOrderReport(
-  deps: Pick<Services, 'repos' | 'wallets'>,
+  deps: Pick<Services, 'repos' | 'wallets' | 'now'>,
   req: { applicationId: string; sourceId: string; walletId: string; body: unknown; requestId: string },
 ): Promise<PreparedOperation> {
   const body = isObject(req.body) ? req.body : {};
@@ -99,7 +100,10 @@ export async function prepareOrderReport(
   // Before the period caps: those are applied by the worker, on the customer's counters at the ledger's slot.
   // A partial return's lines: what they earn, without the minimum order (the order reached it, or earned nothing to take back).
   const rules = returnId === undefined ? wallet.earningRules : wallet.earningRules?.map((r) => ({ ...r, minOrderCents: null }));
-  const earned = parsed?.ok ? orderEarns(rules, parsed.order) : null;
+  // The customer's tier multiplier now (a partial return's lines earn as the order did: its own figure bounds what it takes).
+  const tiers = tierContextOf(wallet);
+  const tierMultiplier = status === 'completed' ? await customerTierMultiplier(deps, req.applicationId, customer.id, wallet) : 100;
+  const earned = parsed?.ok ? orderEarns(rules, parsed.order, { tierMultiplier }) : null;
   const points = earned?.hundredths ?? 0;
   // As a wallet update's points are bounded: an order of absurd amounts must not move a balance past exact integers.
   if (points > toHundredths(MAX_POINTS)) throw invalidPayload(`the order would earn more than ${MAX_POINTS} points`);
@@ -115,6 +119,7 @@ export async function prepareOrderReport(
     points,
     requestId: req.requestId,
     ...(creditRules && status === 'completed' ? { rules: creditRules } : {}),
+    ...(tiers ? { tiers } : {}),
     ...(returnId !== undefined ? { returnId } : {}),
     ...(status === 'completed' && earned?.rules.some((r) => r.cap)
       ? { earning: { timezone: wallet.timezone, rules: earned.rules.map((r) => ({ rule: r.name, hundredths: r.hundredths, cap: r.cap })) } }
@@ -130,6 +135,8 @@ export interface OrderWallet {
   walletDbId: string;
   walletId: string;
   orderId: string;
+  /** The wallet's tiers (absent or null: none): the earning counts toward the customer's tier, a return gives it back. */
+  tiers?: TierContext | null;
 }
 
 /** An earning posted (or found posted), or taken back: what was asked and what happened; null when nothing was. */
@@ -159,6 +166,7 @@ export async function postOrderEarning(
     origin: 'order',
     ...(earn.rules ? { rules: earn.rules } : {}),
     ...(earn.earning ? { earning: earn.earning } : {}),
+    tiers: at.tiers ?? null,
   };
   return observed(run, posted, await postLedgerEntry(deps, posted), deps);
 }
@@ -233,6 +241,8 @@ export async function takeBackOrderEarning(
       clampToBalance: true,
       takesBack: earnTxnId,
       ...(mine.releases?.length ? { releases: mine.releases } : {}),
+      tiers: at.tiers ?? null,
+      ...(credit.tierCounted ? { tierRelease: credit.tierCounted } : {}),
     };
     return observed(run, posted, await postLedgerEntry(deps, posted), deps);
   }

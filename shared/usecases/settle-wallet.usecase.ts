@@ -13,6 +13,8 @@ import { createHash } from 'node:crypto';
 import type { WalletSettleInput } from '../queue/job-payloads.js';
 import type { Services } from '../services.js';
 import { settleBalance } from './wallet-ledger.js';
+import { tierContextOf } from './wallet-operation.usecase.js';
+import type { WalletRecord } from '../data/wallet.repository.js';
 
 /** The trigger a settle job's transitions carry (their events read them back by it). */
 export const settleTrigger = (input: Pick<WalletSettleInput, 'walletDbId' | 'due'>) => `settle:${input.walletDbId}:${input.due}`;
@@ -33,10 +35,22 @@ export async function settleWallet(deps: Pick<Services, 'repos' | 'now'>, input:
   };
   const settled = await settleBalance(
     { repos: deps.repos, now },
-    { applicationId: input.applicationId, customerId: input.customerId, walletDbId: input.walletDbId, trigger: settleTrigger(input) },
+    {
+      applicationId: input.applicationId,
+      customerId: input.customerId,
+      walletDbId: input.walletDbId,
+      trigger: settleTrigger(input),
+      tiers: input.tiers ?? null,
+    },
   );
   return { settled };
 }
+
+/** The wallet's tiers for a settle job (a wallet deleted since has none). */
+const tiersOf = (wallet: WalletRecord | undefined) => {
+  const tiers = wallet && !wallet.archivedAt ? tierContextOf(wallet) : null;
+  return tiers ? { tiers } : {};
+};
 
 /** A settle job to queue on the partition of `customerKey`. */
 export interface SettleJob {
@@ -67,7 +81,7 @@ export async function dueSettleJobs(
       deps.repos.wallets.findByIds(applicationId, [...new Set(balances.map((b) => b.walletDbId))]),
     ]);
     const sourceOf = new Map(customers.map((c) => [c.id, c.sourceId]));
-    const walletOf = new Map(wallets.map((w) => [w.id, w.walletId]));
+    const walletOf = new Map(wallets.map((w) => [w.id, w]));
     for (const b of balances) {
       const at = b.due.toISOString();
       const jobId = settleJobIdOf(b.id, at);
@@ -81,9 +95,10 @@ export async function dueSettleJobs(
           // A customer or wallet deleted since cannot have a balance with buckets (deletes need an empty ledger).
           sourceId: sourceOf.get(b.customerId) ?? b.customerId,
           walletDbId: b.walletDbId,
-          walletId: walletOf.get(b.walletDbId) ?? b.walletDbId,
+          walletId: walletOf.get(b.walletDbId)?.walletId ?? b.walletDbId,
           due: at,
           requestId: jobId,
+          ...tiersOf(walletOf.get(b.walletDbId)),
         },
       });
     }

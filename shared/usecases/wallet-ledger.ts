@@ -43,6 +43,17 @@ import {
   type Transition,
 } from '../domain/point-buckets.js';
 import { capByPeriods, releasePeriods, type EarnedInPeriod, type RuleEarning } from '../domain/earning.js';
+import {
+  earn,
+  reassess,
+  reassessTxnId,
+  release,
+  tierDue,
+  type TierContext,
+  type TierCounted,
+  type TierRecord,
+  type TierState,
+} from '../domain/tiers.js';
 
 export interface LedgerDeps {
   repos: { walletBalances: WalletBalanceRepository; walletTransactions: WalletTransactionRepository };
@@ -57,7 +68,7 @@ export interface Posting {
 }
 
 /** What the entry records: a credit or debit of an operation, or a transition time made. */
-export type EntryType = 'credit' | 'debit' | 'available' | 'expired';
+export type EntryType = 'credit' | 'debit' | 'available' | 'expired' | 'tier';
 
 export interface PostEntryInput {
   applicationId: string;
@@ -84,6 +95,14 @@ export interface PostEntryInput {
   earning?: { timezone: string; rules: RuleEarning[] };
   /** A debit taking back an order's earning: what that earning counted toward its rules' caps, given back. */
   releases?: EarnedInPeriod[];
+  /**
+   * The wallet's tiers (docs/wallets.md "Tiers"), null when it has none: a credit counts toward the
+   * customer's tier, and a re-assessment due is posted before the entry. Required so that no
+   * caller forgets it (null on a balance with a tier clears it at its next re-assessment).
+   */
+  tiers: TierContext | null;
+  /** A debit taking back a credit: what that credit counted toward the tier (its entry's `tierCounted`), given back. */
+  tierRelease?: TierCounted;
 }
 
 export type PostEntryResult =
@@ -122,6 +141,10 @@ interface Decided {
   /** The balance's period counters after it, and what it counted or gave back (an order's earning under caps, its return). */
   periodCounters?: EarnedInPeriod[];
   periodCounted?: EarnedInPeriod[];
+  /** The balance's tier after it (undefined: the balance has none; null: cleared), what it counted, the level change. */
+  tier?: TierRecord | null;
+  tierCounted?: TierCounted;
+  tierChange?: { from: string | null; to: string | null };
 }
 
 /** The counters an order's earning (or its return) leaves on `balance`, and what it counted: nothing when no cap is concerned. */
@@ -137,12 +160,43 @@ function periodMove(input: PostEntryInput, balance: BalanceRecord, now: Date) {
   return {};
 }
 
+/** A tier state as stored: with when its re-assessment is due. */
+const tierRecord = (ctx: TierContext | null, state: TierState): TierRecord => ({ ...state, due: tierDue(ctx, state) });
+
+/** The tier fields of an entry that leaves the tier as it is (every entry of a balance with one records it). */
+const sameTier = (balance: BalanceRecord) => (balance.tier ? { tier: balance.tier } : {});
+
+/** The tier fields of an entry whose tier moved from `balance`'s to `after` (null: cleared). */
+function tierFields(balance: BalanceRecord, after: TierRecord | null, counted?: TierCounted) {
+  // A first credit starts from the lowest level (a new state holds it).
+  const from = balance.tier?.level ?? after?.held ?? null;
+  const to = after?.level ?? null;
+  return { tier: after, ...(counted ? { tierCounted: counted } : {}), ...(from !== to ? { tierChange: { from, to } } : {}) };
+}
+
+/**
+ * The tier after an operation's entry that moves `points` (a credit counts toward the tier; a debit
+ * taking back a credit gives back what it counted). Refused entries do not move it.
+ */
+function tierMove(input: PostEntryInput, balance: BalanceRecord, type: 'credit' | 'debit', points: number, now: Date) {
+  const ctx = input.tiers;
+  if (ctx && type === 'credit' && points > 0) {
+    const moved = earn(ctx, balance.tier, points, now);
+    return tierFields(balance, tierRecord(ctx, moved.state), moved.counted);
+  }
+  if (ctx && type === 'debit' && input.tierRelease && balance.tier) {
+    const back = release(ctx, balance.tier, input.tierRelease, input.points, now);
+    return tierFields(balance, tierRecord(ctx, back.state), back.released);
+  }
+  return sameTier(balance);
+}
+
 /** Once a balance has had a bucket, every entry records its buckets (maybe none): see `bucketed` in {@link PostEntryResult}. */
 const bucketsAfter = (balance: BalanceRecord, after: Bucket[]) => (balance.bucketed || after.length > 0 ? after : undefined);
 
 function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Date): Decided {
   const { points: capped, ...counters } = periodMove(input, balance, now);
-  const base = { txnId: input.txnId, description: input.description, origin: input.origin, trigger: null, ...counters };
+  const base = { txnId: input.txnId, description: input.description, origin: input.origin, trigger: null, ...counters, ...sameTier(balance) };
   if (capped === 0)
     // Every point this order would earn is over a cap: an entry of nothing, recording the decision.
     return {
@@ -162,6 +216,7 @@ function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Dat
     const state = cancelPending(balance, pendingOne.id, part);
     return {
       ...base,
+      ...tierMove(input, balance, 'debit', part, now),
       type: 'debit',
       points: part,
       after: balance.points,
@@ -177,6 +232,7 @@ function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Dat
     const bucket = state.points === balance.points ? state.buckets.find((b) => b.id === input.txnId) : undefined;
     return {
       ...base,
+      ...tierMove(input, balance, 'credit', input.points, now),
       type: 'credit',
       points: input.points,
       after: state.points,
@@ -190,7 +246,16 @@ function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Dat
   if (short && input.clampToBalance) points = balance.points;
   const refuse = short && !input.clampToBalance;
   const state = refuse ? balance : debit(balance, points);
-  return { ...base, type: 'debit', points, after: state.points, refuse, buckets: bucketsAfter(balance, state.buckets), bucket: null };
+  return {
+    ...base,
+    ...(refuse ? {} : tierMove(input, balance, 'debit', points, now)),
+    type: 'debit',
+    points,
+    after: state.points,
+    refuse,
+    buckets: bucketsAfter(balance, state.buckets),
+    bucket: null,
+  };
 }
 
 function decideTransition(input: Pick<PostEntryInput, 'walletDbId' | 'txnId'>, balance: BalanceRecord, t: Transition): Decided {
@@ -206,7 +271,42 @@ function decideTransition(input: Pick<PostEntryInput, 'walletDbId' | 'txnId'>, b
     description: t.kind === 'expired' ? 'points expired' : 'pending points became available',
     origin: 'time',
     trigger: input.txnId,
+    ...sameTier(balance),
   };
+}
+
+/**
+ * A re-assessment of the customer's tier at the end of its period (docs/wallets.md "Tiers"): an
+ * entry of no points, `tier:<wallet>:<period end>`, so it posts once whatever runs it (the sweep's
+ * settle job or the customer's next operation).
+ */
+function decideReassessment(
+  input: Pick<PostEntryInput, 'walletDbId' | 'txnId' | 'tiers'>,
+  balance: BalanceRecord & { tier: TierRecord },
+): Decided {
+  const next = reassess(input.tiers, balance.tier);
+  return {
+    txnId: reassessTxnId(input.walletDbId, balance.tier.until),
+    type: 'tier',
+    points: 0,
+    after: balance.points,
+    refuse: false,
+    buckets: bucketsAfter(balance, balance.buckets),
+    bucket: null,
+    description: 'tier re-assessed',
+    origin: 'time',
+    trigger: input.txnId,
+    ...tierFields(balance, next ? tierRecord(input.tiers, next) : null),
+  };
+}
+
+/** What time has made due on the balance by `now`, soonest first: a bucket's transition or the tier's re-assessment. */
+function dueChange(input: Pick<PostEntryInput, 'walletDbId' | 'txnId' | 'tiers'>, balance: BalanceRecord, now: Date): Decided | null {
+  const t = dueTransition(balance, now);
+  const tierAt = balance.tier?.due?.getTime() ?? Infinity;
+  if (balance.tier && tierAt <= now.getTime() && (!t || tierAt < t.at.getTime()))
+    return decideReassessment(input, balance as BalanceRecord & { tier: TierRecord });
+  return t ? decideTransition(input, balance, t) : null;
 }
 
 /**
@@ -232,6 +332,9 @@ function entryAt(key: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'wal
     bucket: e.bucket,
     trigger: e.trigger,
     ...(e.periodCounters ? { periodCounters: e.periodCounters, periodCounted: e.periodCounted } : {}),
+    ...(e.tier !== undefined ? { tier: e.tier } : {}),
+    ...(e.tierCounted ? { tierCounted: e.tierCounted } : {}),
+    ...(e.tierChange ? { tierChange: e.tierChange } : {}),
     createdAt,
   };
 }
@@ -259,7 +362,7 @@ async function writeAt(
   const entry = entryAt(key, balance, e, datedAfter(balance));
   const written = await repos.walletTransactions.insert(entry);
   if (written) {
-    if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets, 1, e.periodCounters);
+    if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets, 1, e.periodCounters, e.tier);
     return { status: 'written' };
   }
   // Collided: with this txnId's own entry (a re-run), or with another entry at the slot.
@@ -267,7 +370,7 @@ async function writeAt(
   if (mine) {
     // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
     if (mine.stored === 'posted' && mine.seq === balance.version)
-      await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!, mine.buckets ?? undefined, 1, mine.periodCounters);
+      await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!, mine.buckets ?? undefined, 1, mine.periodCounters, mine.tier);
     return { status: 'mine', entry: mine };
   }
   // Another operation's entry holds this slot (its run crashed before moving the balance, or it
@@ -280,6 +383,7 @@ async function writeAt(
       atSlot.buckets ?? undefined,
       1,
       atSlot.periodCounters,
+      atSlot.tier,
     );
   return { status: 'taken' };
 }
@@ -292,9 +396,9 @@ export async function postLedgerEntry(deps: LedgerDeps, input: PostEntryInput): 
   const { applicationId } = input;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const balance = await deps.repos.walletBalances.getOrCreate(applicationId, input.customerId, input.walletDbId);
-    const due = dueTransition(balance, deps.now());
+    const due = dueChange(input, balance, deps.now());
     if (due) {
-      await postTransition(deps, input, balance, due);
+      await writeAt(deps, input, balance, due);
       continue;
     }
     const e = decideOperation(input, balance, deps.now());
@@ -324,23 +428,13 @@ const extras = (b: BucketMove | null | undefined, buckets: unknown) => ({
   ...(buckets ? { bucketed: true as const } : {}),
 });
 
-/** Posts a due transition at the balance's slot (or finds it posted, or the slot taken: the caller reads again). True when this call wrote it. */
-async function postTransition(
-  deps: LedgerDeps,
-  input: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId' | 'txnId'>,
-  balance: BalanceRecord,
-  due: Transition,
-): Promise<boolean> {
-  return (await writeAt(deps, input, balance, decideTransition(input, balance, due))).status === 'written';
-}
-
 /**
  * Posts every transition of one balance due by now (the sweep's settle job): `trigger` names the
  * job in their entries. Returns how many this call wrote. A balance with nothing due is not written.
  */
 export async function settleBalance(
   deps: LedgerDeps,
-  key: { applicationId: string; customerId: string; walletDbId: string; trigger: string },
+  key: { applicationId: string; customerId: string; walletDbId: string; trigger: string; tiers: TierContext | null },
 ): Promise<number> {
   let written = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -351,10 +445,11 @@ export async function settleBalance(
     const now = deps.now();
     const run: { e: Decided; at: BalanceRecord }[] = [];
     let state = balance;
-    for (let t = dueTransition(state, now); t && run.length < SETTLE_RUN; t = dueTransition(state, now)) {
-      const e = decideTransition({ walletDbId: key.walletDbId, txnId: key.trigger }, state, t);
+    const by = { walletDbId: key.walletDbId, txnId: key.trigger, tiers: key.tiers };
+    for (let e = dueChange(by, state, now); e && run.length < SETTLE_RUN; e = dueChange(by, state, now)) {
       run.push({ e, at: state });
-      state = { ...state, points: e.after, buckets: e.buckets!, version: state.version + 1, bucketed: true };
+      const tier = e.tier === undefined ? state.tier : (e.tier ?? undefined);
+      state = { ...state, points: e.after, buckets: e.buckets ?? [], version: state.version + 1, bucketed: e.buckets !== undefined, tier };
     }
     if (run.length === 0) return written;
     // The first transition, decided above, written alone (its collision rolls forward what holds the slot).
@@ -374,7 +469,7 @@ export async function settleBalance(
     const inserted = await deps.repos.walletTransactions.insertRun(run.map(({ e, at }, i) => entryAt(key, at, e, new Date(dated + i))));
     if (inserted > 0) {
       const last = run[inserted - 1]!.e;
-      await deps.repos.walletBalances.applyAtVersion(balance.id, balance.version, last.after, last.buckets, inserted);
+      await deps.repos.walletBalances.applyAtVersion(balance.id, balance.version, last.after, last.buckets, inserted, undefined, last.tier);
       written += inserted;
     } else await one(); // the first slot is taken: roll forward what holds it (or find it posted)
   }
@@ -388,7 +483,7 @@ const SETTLE_RUN = 100;
  * Makes sure `txnId` never posts: records a void entry under it unless an entry exists already.
  * True when it voided (nothing had been posted); false when an entry was there first.
  */
-export async function voidEntry({ repos }: Pick<LedgerDeps, 'repos'>, input: Omit<PostEntryInput, 'type' | 'points'>): Promise<boolean> {
+export async function voidEntry({ repos }: Pick<LedgerDeps, 'repos'>, input: Omit<PostEntryInput, 'type' | 'points' | 'tiers'>): Promise<boolean> {
   return repos.walletTransactions.insert({
     applicationId: input.applicationId,
     customerId: input.customerId,
@@ -414,7 +509,7 @@ export async function voidEntry({ repos }: Pick<LedgerDeps, 'repos'>, input: Omi
  */
 export async function creditToTakeBack(
   deps: Pick<LedgerDeps, 'repos'>,
-  input: Omit<PostEntryInput, 'type' | 'points'>,
+  input: Omit<PostEntryInput, 'type' | 'points' | 'tiers'>,
 ): Promise<StoredEntry | null> {
   if (await voidEntry(deps, input)) return null;
   const credit = await deps.repos.walletTransactions.findByTxnId(input.applicationId, input.customerId, input.txnId);

@@ -3,6 +3,8 @@
  * documented 400/404s before anything is queued); `applyWalletOperation` runs in the worker,
  * serialised per customer, and is safe to re-run (see wallet-ledger.ts).
  */
+import { tierMultiplierOf, type TierContext } from '../domain/tiers.js';
+import { balanceIdOf } from '../data/wallet-balance.repository.js';
 import { fromHundredths, hasAtMostTwoDecimals, toHundredths } from '../domain/points.js';
 import type { CustomerRecord } from '../data/customer.repository.js';
 import type { WalletRecord } from '../data/wallet.repository.js';
@@ -85,10 +87,11 @@ export function liveWallet(deps: Pick<Services, 'wallets'>, applicationId: strin
 export function walletOperationInput(
   req: { applicationId: string; txnId: string; requestId: string },
   customer: Pick<CustomerRecord, 'id' | 'sourceId'>,
-  wallet: Pick<WalletRecord, 'id' | 'walletId' | 'timezone' | 'pointsExpiry' | 'pendingCredits'>,
+  wallet: Pick<WalletRecord, 'id' | 'walletId' | 'timezone' | 'pointsExpiry' | 'pendingCredits' | 'tiers'>,
   op: { type: 'credit' | 'debit'; points: number; description: string; origin?: 'admin' },
 ): WalletOperationInput {
   const rules = op.type === 'credit' ? creditRulesOf(wallet) : undefined;
+  const tiers = tierContextOf(wallet);
   return {
     applicationId: req.applicationId,
     customerId: customer.id,
@@ -102,7 +105,29 @@ export function walletOperationInput(
     requestId: req.requestId,
     ...(op.origin ? { origin: op.origin } : {}),
     ...(rules ? { rules } : {}),
+    ...(tiers ? { tiers } : {}),
   };
+}
+
+/**
+ * The earning multiplier of the customer's tier in `wallet` now (100: none, or no tiers): read from
+ * its balance, with any re-assessment due applied as the customer's next entry will post it.
+ */
+export async function customerTierMultiplier(
+  deps: Pick<Services, 'repos' | 'now'>,
+  applicationId: string,
+  customerId: string,
+  wallet: Pick<WalletRecord, 'id' | 'timezone' | 'tiers'>,
+): Promise<number> {
+  const ctx = tierContextOf(wallet);
+  if (!ctx) return 100;
+  const balance = await deps.repos.walletBalances.findById(balanceIdOf(applicationId, customerId, wallet.id));
+  return tierMultiplierOf(ctx, balance?.tier, deps.now());
+}
+
+/** The wallet's tiers with the timezone their months are read in; null when it has none. */
+export function tierContextOf(wallet: Pick<WalletRecord, 'timezone' | 'tiers'>): TierContext | null {
+  return wallet.tiers ? { program: wallet.tiers, timezone: wallet.timezone } : null;
 }
 
 /** The rules a credit to `wallet` is made under now; undefined when its points neither expire nor wait. */
@@ -133,6 +158,7 @@ export async function applyWalletOperation(
     description: input.description,
     origin: input.origin ?? 'api',
     ...(input.rules ? { rules: input.rules } : {}),
+    tiers: input.tiers ?? null,
   };
   const result = await postLedgerEntry(deps, entry);
   if (result.state === 'applied' && result.written)

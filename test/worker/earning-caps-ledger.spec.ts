@@ -33,6 +33,7 @@ describe('wallet ledger: earning under a period cap', () => {
     description: `earned: order ${order}`,
     origin: 'order',
     earning: { timezone: 'Europe/Paris', rules },
+    tiers: null,
   });
 
   it('when 20 orders of one customer are posted at once, then together they earn the cap once and the counter says so', async () => {

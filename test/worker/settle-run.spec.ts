@@ -45,8 +45,8 @@ describe('wallet ledger: settling a run of transitions', () => {
       const key = { applicationId: application.toHexString(), customerId: customer.toHexString(), walletDbId: wallet.toHexString() };
       const deps = { repos: services.repos, now };
       const [a, b] = await Promise.all([
-        settleBalance(deps, { ...key, trigger: 'settle:a' }),
-        settleBalance(deps, { ...key, trigger: 'settle:b' }),
+        settleBalance(deps, { ...key, trigger: 'settle:a', tiers: null }),
+        settleBalance(deps, { ...key, trigger: 'settle:b', tiers: null }),
       ]);
       expect(a + b, 'entries written by the two runs').to.equal(25);
 
@@ -97,11 +97,11 @@ describe('wallet ledger: settling a run of transitions', () => {
       ...services.repos,
       walletBalances: { ...services.repos.walletBalances, applyAtVersion: () => Promise.reject(died) },
     };
-    const crashed = await settleBalance({ repos: crashing, now }, { ...key, trigger: 'settle:first' }).catch((e: unknown) => e);
+    const crashed = await settleBalance({ repos: crashing, now }, { ...key, trigger: 'settle:first', tiers: null }).catch((e: unknown) => e);
     expect(crashed).to.equal(died);
     expect((await services.repos.walletBalances.findById(id))!.version, 'the balance never moved').to.equal(0);
 
-    const written = await settleBalance({ repos: services.repos, now }, { ...key, trigger: 'settle:again' });
+    const written = await settleBalance({ repos: services.repos, now }, { ...key, trigger: 'settle:again', tiers: null });
     expect(written, "the second run wrote nothing new: it rolled the first run's entries forward").to.equal(0);
     const balance = (await services.repos.walletBalances.findById(id))!;
     expect([balance.points, balance.version, balance.buckets]).to.deep.equal([0, 12, []]);

@@ -14,6 +14,7 @@ import { adminConflict, adminInvalid } from '../../admin-errors.js';
 import { foundOr404, validateInput } from './admin-input.js';
 import { expirySchema, pendingRuleOf, pendingSchema } from './points-settings.js';
 import { earningRulesSchema, fromEarningRules, toEarningRules } from './earning-rules.js';
+import { fromTierProgram, presentTier, tiersSchema, toTierProgram, type TiersInput } from './tier-settings.js';
 import { currencySchema, requireApplication, timezoneSchema } from './applications.usecase.js';
 import { requireCustomer } from './customers.usecase.js';
 import { toggleArchived, type ArchiveDeps } from './archive.js';
@@ -34,6 +35,7 @@ const createSchema = Joi.object({
   points_expiry: expirySchema.default(null),
   pending: pendingSchema.default(null),
   earning_rules: earningRulesSchema.default(null),
+  tiers: tiersSchema.default(null),
 });
 
 /** What PATCH may change: names and the points settings (later credits only: docs/wallets.md); not the currency or timezone. */
@@ -44,6 +46,7 @@ const updateSchema = Joi.object({
   points_expiry: expirySchema,
   pending: pendingSchema,
   earning_rules: earningRulesSchema,
+  tiers: tiersSchema,
 }).min(1);
 
 /** The admin's wallet: the contract's Wallet fields (without a balance) and when it was archived. */
@@ -52,6 +55,7 @@ const present = (w: WalletRecord) => ({
   points_expiry: w.pointsExpiry,
   pending: w.pendingCredits,
   earning_rules: fromEarningRules(w.earningRules),
+  tiers: fromTierProgram(w.tiers),
   archived_at: w.archivedAt,
 });
 
@@ -69,6 +73,7 @@ export async function createWallet(deps: ChangeDeps, applicationId: string, inpu
     points_expiry: ExpiryRule;
     pending: { days?: number; until?: string } | null;
     earning_rules: Parameters<typeof toEarningRules>[0];
+    tiers: TiersInput | null;
   };
   const currency = v.currency ?? app.currency;
   if (!currency) throw adminInvalid('"currency" is required: the application has no currency to default to');
@@ -84,6 +89,7 @@ export async function createWallet(deps: ChangeDeps, applicationId: string, inpu
       pointsExpiry: v.points_expiry,
       pendingCredits: pendingRuleOf(v.pending),
       earningRules: toEarningRules(v.earning_rules),
+      tiers: toTierProgram(v.tiers),
     });
   } catch (err) {
     // Refused whole (the insert wrote nothing): nothing to announce.
@@ -109,8 +115,10 @@ export async function updateWallet(deps: ChangeDeps, applicationId: string, wall
     points_expiry?: ExpiryRule;
     pending?: { days?: number; until?: string } | null;
     earning_rules?: Parameters<typeof toEarningRules>[0];
+    tiers?: TiersInput | null;
   };
   const earningRules = v.earning_rules === undefined ? undefined : toEarningRules(v.earning_rules);
+  const tiers = v.tiers === undefined ? undefined : toTierProgram(v.tiers);
   const updated = await announcing(deps, applicationId, () =>
     deps.repos.wallets.update(applicationId, wallet.id, {
       ...(v.wallet_name !== undefined ? { name: v.wallet_name } : {}),
@@ -119,6 +127,7 @@ export async function updateWallet(deps: ChangeDeps, applicationId: string, wall
       ...(v.points_expiry !== undefined ? { pointsExpiry: v.points_expiry } : {}),
       ...(v.pending !== undefined ? { pendingCredits: pendingRuleOf(v.pending) } : {}),
       ...(earningRules !== undefined ? { earningRules } : {}),
+      ...(tiers !== undefined ? { tiers } : {}),
     }),
   );
   return present(await foundOr404(Promise.resolve(updated), 'wallet'));
@@ -180,7 +189,7 @@ export async function deleteWallet(deps: ChangeDeps, applicationId: string, wall
  * A customer's balance and a page of its ledger in one wallet (points in units, oldest first).
  * Archived customers and wallets are readable here.
  */
-export async function readLedger(deps: Deps, applicationId: string, customerIdOrSource: string, walletId: string, query: unknown = {}) {
+export async function readLedger(deps: Deps & Pick<Services, 'now'>, applicationId: string, customerIdOrSource: string, walletId: string, query: unknown = {}) {
   const q = parsePageQuery(query);
   const customer = await requireCustomer(deps, applicationId, customerIdOrSource);
   const wallet = await requireWallet(deps, applicationId, walletId);
@@ -198,6 +207,8 @@ export async function readLedger(deps: Deps, applicationId: string, customerIdOr
   return {
     balance: fromHundredths(balance.points),
     ...presentBuckets(balance),
+    // The customer's tier and progress (docs/wallets.md "Tiers"); null: the wallet has no tiers.
+    tier: wallet.tiers ? presentTier({ program: wallet.tiers, timezone: wallet.timezone }, balance.tier, deps.now()) : null,
     entries: page.rows.map((e) => ({
       txn_id: e.txnId,
       type: e.type,

@@ -6,7 +6,7 @@
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { Services } from '../../services.js';
 import { creditToTakeBack, postLedgerEntry, type Posting } from '../wallet-ledger.js';
-import { creditRulesOf, liveWallet } from '../wallet-operation.usecase.js';
+import { creditRulesOf, liveWallet, tierContextOf } from '../wallet-operation.usecase.js';
 import type { PendingRule } from '../../domain/point-buckets.js';
 
 export const cashbackTxnId = (key: string) => `cashback:${key}`;
@@ -45,6 +45,7 @@ export async function creditCashback(
     description: `cashback: order ${r.orderId}`,
     origin: 'cashback',
     ...(rules ? { rules } : {}),
+    tiers: tierContextOf(wallet),
   });
 }
 
@@ -57,8 +58,9 @@ export async function revertCashback(
   deps: Deps,
   r: Pick<RedemptionRecord, 'applicationId' | 'customerId' | 'key' | 'orderId' | 'cashbackCents' | 'cashbackWallet'>,
 ): Promise<Posting | null> {
-  const walletDbId = r.cashbackCents > 0 ? ((await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet))?.id ?? null) : null;
-  if (!walletDbId) return null;
+  const wallet = r.cashbackCents > 0 ? await cashbackWalletOf(deps, r.applicationId, r.cashbackWallet) : null;
+  if (!wallet) return null;
+  const walletDbId = wallet.id;
   const entry = { applicationId: r.applicationId, customerId: r.customerId, walletDbId, origin: 'cashback_revert' as const };
   const credit = await creditToTakeBack(deps, {
     ...entry,
@@ -75,5 +77,7 @@ export async function revertCashback(
     description: `cashback reverted: order ${r.orderId}`,
     clampToBalance: true,
     takesBack: cashbackTxnId(r.key),
+    tiers: tierContextOf(wallet),
+    ...(credit.tierCounted ? { tierRelease: credit.tierCounted } : {}),
   });
 }

@@ -21,7 +21,7 @@ import type { Campaign } from '../../domain/types.js';
 import type { Services } from '../../services.js';
 import { failpoint, type JobRun } from '../job-run.js';
 import { postOrderEarning, takeBackOrderEarning } from '../order-report.usecase.js';
-import { creditRulesOf, MAX_POINTS } from '../wallet-operation.usecase.js';
+import { creditRulesOf, customerTierMultiplier, MAX_POINTS, tierContextOf } from '../wallet-operation.usecase.js';
 import { applicationAsSeen } from './apply-common.js';
 
 type Deps = Pick<Services, 'repos' | 'applications' | 'campaigns' | 'now' | 'config'>;
@@ -88,13 +88,21 @@ export async function earnOnRedeem(deps: Deps, input: RedeemedOrder, run: Pick<J
     wallets
       .filter((w) => !w.archivedAt && w.earningRules?.length)
       .map(async (wallet) => {
-        const earned = orderEarns(wallet.earningRules, paid, { campaignMultiplier });
+        const tierMultiplier = await customerTierMultiplier(deps, app.id, input.customerId, wallet);
+        const earned = orderEarns(wallet.earningRules, paid, { campaignMultiplier, tierMultiplier });
         // Beyond what a wallet update may move: the report route refuses such an order; a redeem cannot, so it earns nothing.
         if (earned.hundredths > toHundredths(MAX_POINTS)) return;
         const rules = creditRulesOf(wallet);
         await postOrderEarning(
           deps,
-          { applicationId: app.id, customerId: input.customerId, walletDbId: wallet.id, walletId: wallet.walletId, orderId: input.orderId },
+          {
+            applicationId: app.id,
+            customerId: input.customerId,
+            walletDbId: wallet.id,
+            walletId: wallet.walletId,
+            orderId: input.orderId,
+            tiers: tierContextOf(wallet),
+          },
           {
             points: earned.hundredths,
             ...(rules ? { rules } : {}),
@@ -127,7 +135,14 @@ export async function takeBackOnRevert(
     wallets.map((wallet) =>
       takeBackOrderEarning(
         deps,
-        { applicationId: app.id, customerId: input.customerId, walletDbId: wallet.id, walletId: wallet.walletId, orderId: input.orderId },
+        {
+          applicationId: app.id,
+          customerId: input.customerId,
+          walletDbId: wallet.id,
+          walletId: wallet.walletId,
+          orderId: input.orderId,
+          tiers: tierContextOf(wallet),
+        },
         run,
       ),
     ),
