@@ -4,6 +4,7 @@ import type { Services } from '../../shared/services.js';
 import { prepareWalletJob, readCustomerWallets } from '../../shared/usecases/wallet-operation.usecase.js';
 import { answerQueuedOperation } from './queued-operation.js';
 import { setWalletPoints } from '../wallet-points-header.js';
+import { setWalletTier } from '../wallet-tier-header.js';
 import { prepareOrderReport } from '../../shared/usecases/order-report.usecase.js';
 
 /** GET /wallets/customer/{source_id} */
@@ -11,6 +12,7 @@ export function readWalletsRoute(services: Services): RequestHandler {
   return async (req, res) => {
     const read = await readCustomerWallets(services, { applicationId: res.locals.app.id, sourceId: String(req.params.sourceId) });
     setWalletPoints(res, read.buckets);
+    setWalletTier(res, read.tiers);
     res.json(read.wallets);
   };
 }

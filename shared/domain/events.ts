@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'wallet.points.available',
   'wallet.points.expired',
   'wallet.points.cancelled',
+  'wallet.tier.changed',
   'campaign.budget_spent',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -147,7 +148,25 @@ export interface BudgetEventData extends CustomerRef {
   currency: string;
 }
 
-export type EventData = RedemptionEventData | RefusalEventData | WalletEventData | WalletPointsEventData | BudgetEventData;
+/**
+ * `wallet.tier.changed` (docs/wallets.md "Tiers"): the customer's tier in a wallet went up (a credit
+ * reached a level) or down (a return took back what reached it, or a re-assessment at a period's
+ * end). `txn_id`: the ledger entry that changed it (`tier:<wallet>:<period end>` for a re-assessment).
+ */
+export interface TierEventData extends CustomerRef {
+  wallet_id: string;
+  txn_id: string;
+  /** The level before; null when the wallet had no tiers for the customer before. */
+  previous_tier: string | null;
+  /** The level now; null when the wallet's tiers were removed. */
+  tier: string | null;
+  /** `earned` (a credit), `taken_back` (a return or revert), `reassessed` (a period ended). */
+  reason: 'earned' | 'taken_back' | 'reassessed';
+  /** The new tier is kept at least until this instant (the current assessment period's end); null with no tier. */
+  kept_until: string | null;
+}
+
+export type EventData = RedemptionEventData | RefusalEventData | WalletEventData | WalletPointsEventData | TierEventData | BudgetEventData;
 
 /** One recorded event, as stored in the outbox and sent. */
 export interface EventRecord {

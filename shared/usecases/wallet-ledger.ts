@@ -109,9 +109,19 @@ export type PostEntryResult =
   /**
    * `written`: this call wrote the entry (false: it was there already — a re-run or a replay).
    * `bucket`: set when the entry moved pending points (a pending credit, or its cancellation), not spendable ones: `before` = `after`.
-   * `bucketed`: the balance has (or had) buckets, so transitions may have been posted before the entry (by this txnId: `trigger`).
+   * `bucketed`: the balance has (or had) buckets or a tier, so transitions may have been posted before the entry (by this txnId: `trigger`).
    */
-  | { state: 'applied'; before: number; after: number; points: number; written: boolean; bucket?: BucketMove; bucketed?: true }
+  | {
+      state: 'applied';
+      before: number;
+      after: number;
+      points: number;
+      written: boolean;
+      bucket?: BucketMove;
+      bucketed?: true;
+      /** The customer's tier changed with this entry (docs/wallets.md "Tiers"), and until when the new one is kept at least. */
+      tierChange?: { from: string | null; to: string | null; until: Date | null };
+    }
   | { state: 'refused'; balance: number; points: number }
   /** The txnId was voided (see {@link voidEntry}): nothing was posted, nothing ever will be. */
   | { state: 'void' };
@@ -406,7 +416,7 @@ export async function postLedgerEntry(deps: LedgerDeps, input: PostEntryInput): 
     if (w.status === 'taken') continue;
     if (w.status === 'written') {
       if (e.refuse) return { state: 'refused', balance: balance.points, points: e.points };
-      return { state: 'applied', before: balance.points, after: e.after, points: e.points, written: true, ...extras(e.bucket, e.buckets) };
+      return { state: 'applied', before: balance.points, after: e.after, points: e.points, written: true, ...extras(e) };
     }
     const mine = w.entry;
     if (mine.stored === 'void') return { state: 'void' };
@@ -417,15 +427,16 @@ export async function postLedgerEntry(deps: LedgerDeps, input: PostEntryInput): 
       after: mine.after!,
       points: mine.points,
       written: false,
-      ...extras(mine.bucket, mine.buckets),
+      ...extras(mine),
     };
   }
   throw new Error(`wallet ledger: no progress after ${MAX_ROUNDS} rounds for ${input.txnId}`);
 }
 
-const extras = (b: BucketMove | null | undefined, buckets: unknown) => ({
-  ...(b ? { bucket: b } : {}),
-  ...(buckets ? { bucketed: true as const } : {}),
+const extras = (e: Pick<Decided, 'bucket' | 'buckets' | 'tier' | 'tierChange'> | StoredEntry) => ({
+  ...(e.bucket ? { bucket: e.bucket } : {}),
+  ...(e.buckets || e.tier ? { bucketed: true as const } : {}),
+  ...(e.tierChange ? { tierChange: { ...e.tierChange, until: e.tier?.until ?? null } } : {}),
 });
 
 /**

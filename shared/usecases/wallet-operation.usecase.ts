@@ -3,7 +3,7 @@
  * documented 400/404s before anything is queued); `applyWalletOperation` runs in the worker,
  * serialised per customer, and is safe to re-run (see wallet-ledger.ts).
  */
-import { tierMultiplierOf, type TierContext } from '../domain/tiers.js';
+import { tierMultiplierOf, tierProgress, type TierContext } from '../domain/tiers.js';
 import { balanceIdOf } from '../data/wallet-balance.repository.js';
 import { fromHundredths, hasAtMostTwoDecimals, toHundredths } from '../domain/points.js';
 import type { CustomerRecord } from '../data/customer.repository.js';
@@ -193,11 +193,17 @@ export async function readCustomerWallets(deps: Pick<Services, 'repos' | 'now'>,
   ]);
   const now = deps.now();
   const byWallet = new Map(balances.map((b) => [b.walletDbId, b.buckets.length > 0 ? settledAsOf(b, now) : b]));
+  const tierOf = new Map(balances.map((b) => [b.walletDbId, b.tier]));
   return {
     wallets: wallets.map((w) => ({ ...presentWallet(w), loyalty_points: fromHundredths(byWallet.get(w.id)?.points ?? 0) })),
     buckets: wallets.flatMap((w) => {
       const state = byWallet.get(w.id);
       return state && state.buckets.length > 0 ? [{ walletId: w.walletId, state }] : [];
+    }),
+    // The customer's tier in each wallet that has tiers (a header too: api/wallet-tier-header.ts).
+    tiers: wallets.flatMap((w) => {
+      const ctx = tierContextOf(w);
+      return ctx ? [{ walletId: w.walletId, progress: tierProgress(ctx, tierOf.get(w.id), now) }] : [];
     }),
   };
 }

@@ -13,6 +13,7 @@ import type { RedemptionRecord } from '../../data/redemption-journal.repository.
 import type { StoredEntry } from '../../data/wallet-transaction.repository.js';
 import type {
   BudgetEventData,
+  TierEventData,
   RedemptionEventData,
   RefusalEventData,
   WalletEventData,
@@ -56,6 +57,7 @@ export type ChangeFact =
   | { type: 'redemption.refused'; changeKey: string; data: WithoutCustomer<RefusalEventData> }
   | { type: 'wallet.transaction.completed'; changeKey: string; data: WithoutCustomer<WalletEventData> }
   | { type: WalletPointsType; changeKey: string; data: WithoutCustomer<WalletPointsEventData> }
+  | { type: 'wallet.tier.changed'; changeKey: string; data: WithoutCustomer<TierEventData> }
   | { type: 'campaign.budget_spent'; changeKey: string; data: WithoutCustomer<BudgetEventData> };
 
 type WalletPointsType = 'wallet.points.pending' | 'wallet.points.available' | 'wallet.points.expired' | 'wallet.points.cancelled';
@@ -76,7 +78,9 @@ type Deps = Pick<Services, 'repos' | 'applications'> & Partial<Pick<Services, 'c
 const COUNTED = new Set<RedemptionRecord['state']>(['completed', 'reverted']);
 
 /** A ledger entry as the event reports it, whether observed or read. */
-type LedgerEntry = Pick<StoredEntry, 'txnId' | 'type' | 'origin' | 'points' | 'before' | 'after' | 'description' | 'bucket'>;
+type LedgerEntry = Pick<StoredEntry, 'txnId' | 'type' | 'origin' | 'points' | 'before' | 'after' | 'description' | 'bucket'> & {
+  tierChange?: { from: string | null; to: string | null; until: Date | null } | undefined;
+};
 
 const POINTS_EVENT = {
   pending: 'wallet.points.pending',
@@ -113,13 +117,41 @@ function txnFact(e: LedgerEntry, walletId: string, orderId: string | null): Chan
 }
 
 /**
+ * The events of a ledger entry: its points' (none for a re-assessment, or an earning of 0 over its
+ * caps), then the tier change it made, if any.
+ */
+function entryFacts(e: LedgerEntry, walletId: string, orderId: string | null): ChangeFact[] {
+  const facts = e.type !== 'tier' && e.points > 0 ? [txnFact(e, walletId, orderId)] : [];
+  if (e.tierChange)
+    facts.push({
+      type: 'wallet.tier.changed',
+      changeKey: `tier:${e.txnId}`,
+      data: {
+        wallet_id: walletId,
+        txn_id: e.txnId,
+        previous_tier: e.tierChange.from,
+        tier: e.tierChange.to,
+        reason: e.type === 'tier' ? 'reassessed' : e.type === 'credit' ? 'earned' : 'taken_back',
+        kept_until: e.tierChange.to !== null ? (e.tierChange.until?.toISOString() ?? null) : null,
+      },
+    });
+  return facts;
+}
+
+/** A stored entry's tier change with the instant its new tier is kept until. */
+const withTierChange = (e: StoredEntry): StoredEntry & Pick<LedgerEntry, 'tierChange'> => {
+  const { tierChange, ...rest } = e;
+  return tierChange ? { ...rest, tierChange: { ...tierChange, until: e.tier?.until ?? null } } : rest;
+};
+
+/**
  * The transitions (points available, points expired) posted before the entry `trigger` names — by
  * this run or by an earlier run of the same job — in the order they were applied. Read only for a
  * balance that has buckets: other balances never have transitions.
  */
 async function transitionFacts(deps: Deps, op: FinishedOperation, trigger: string, walletId: string): Promise<ChangeFact[]> {
   const entries = await deps.repos.walletTransactions.listByTrigger(op.input.applicationId, op.input.customerId, trigger);
-  return entries.map((e) => txnFact(e, walletId, null));
+  return entries.flatMap((e) => entryFacts(withTierChange(e), walletId, null));
 }
 
 /** The ledger entry this run posted under `txnId` (null: none that moved points); undefined when it did not say. */
@@ -130,20 +162,30 @@ function observedEntry(op: FinishedOperation, txnId: string): LedgerEntry | null
   if (!p || p.result.state !== 'applied') return null;
   const { txnId: id, type, origin, description } = p.input;
   const r = p.result;
-  return { txnId: id, type, origin, description, points: r.points, before: r.before, after: r.after, bucket: r.bucket ?? null };
+  return {
+    txnId: id,
+    type,
+    origin,
+    description,
+    points: r.points,
+    before: r.before,
+    after: r.after,
+    bucket: r.bucket ?? null,
+    ...(r.tierChange ? { tierChange: r.tierChange } : {}),
+  };
 }
 
 /** Whether the entry under `txnId` was posted on a balance with buckets (transitions may precede it). */
 function entryBucketed(op: FinishedOperation, txnId: string, read: LedgerEntry | StoredEntry): boolean {
   const seen = op.observed?.find((c) => c.kind === 'ledger' && c.txnId === txnId);
   if (seen?.kind === 'ledger' && seen.posted?.result.state === 'applied') return !!seen.posted.result.bucketed;
-  return 'buckets' in read && !!read.buckets;
+  return 'buckets' in read && (!!read.buckets || !!read.tier);
 }
 
 /** The ledger entry under `txnId` that moved points, read (a refused or voided one moved nothing). */
 async function readEntry(deps: Deps, applicationId: string, customerId: string, txnId: string): Promise<LedgerEntry | null> {
   const e = await deps.repos.walletTransactions.findByTxnId(applicationId, customerId, txnId);
-  return e && e.stored !== 'refused' && e.stored !== 'void' ? e : null;
+  return e && e.stored !== 'refused' && e.stored !== 'void' ? withTierChange(e) : null;
 }
 
 async function redemptionFacts(
@@ -181,7 +223,7 @@ async function redemptionFacts(
   // The cashback moved in the same job, after the transitions due on its balance.
   if (cashback) {
     if (entryBucketed(op, cashbackTxnId, cashback)) facts.push(...(await transitionFacts(deps, op, cashbackTxnId, r.cashbackWallet!)));
-    facts.push(txnFact(cashback, r.cashbackWallet!, r.orderId));
+    facts.push(...entryFacts(cashback, r.cashbackWallet!, r.orderId));
   }
   if (type === 'redemption.completed' && r.budgetCents) facts.push(...(await budgetFacts(deps, applicationId, r.campaignId, false)));
   return facts;
@@ -288,7 +330,7 @@ async function entryChanges(deps: Deps, op: FinishedOperation, txnId: string, wa
   if (!entry) return { facts: [], fresh: false };
   const before = entryBucketed(op, txnId, entry) ? await transitionFacts(deps, op, txnId, walletId) : [];
   // An order's earning over its period caps posts an entry of 0: the transitions before it moved points, it did not.
-  const own = entry.points > 0 ? [txnFact(entry, walletId, orderId)] : [];
+  const own = entryFacts(entry, walletId, orderId);
   return { facts: [...before, ...own], fresh: !!seen && before.length === 0 };
 }
 
