@@ -17,6 +17,8 @@ export const REASONS = {
     "the campaign's money budget (in total, today's, this week's or this month's) cannot pay this discount (docs/budgets.md)",
   per_user_budget: "this customer's share of the campaign's money budget cannot pay this discount (docs/budgets.md)",
   gifts_given_out: "the campaign's free gifts are all given away (its max_gifts: docs/campaigns.md)",
+  tier_rule:
+    'the coupon is for customers of some levels of a wallet\'s tiers (docs/wallets.md "Tiers"), and this customer is not at one (or is not named)',
   cart_rule: 'a condition on the cart is not met (a minimum value, a payment mode, metadata, …)',
   product_rule: 'no item of the cart is one the coupon applies to, or an excluded item is in it',
   selection: 'the items the coupon applies to were not selected (the documented tray message)',
@@ -67,6 +69,7 @@ export type RefusalReason = Extract<
   | 'budget_exhausted'
   | 'per_user_budget'
   | 'gifts_given_out'
+  | 'tier_rule'
   | 'invalid_payload'
   | 'cart_rule'
   | 'selection'

@@ -59,6 +59,7 @@ export function toCampaign(d: CampaignDoc): Campaign {
     },
     budget: d.budget ?? null,
     earningMultiplier: d.earningMultiplier ?? null,
+    tierRequirement: d.tierRequirement ?? null,
     discountCalculatedOn: d.discountCalculatedOn as DiscountBase,
     cartConditions: conditions(d.cartConditions),
     itemSelector: selector(d.itemSelector),

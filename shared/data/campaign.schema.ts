@@ -13,6 +13,7 @@ import {
   type MetadataType,
   type Schedule,
   type Stacking,
+  type TierRequirement,
 } from '../domain/types.js';
 
 const subdocument = { _id: false } as const;
@@ -72,6 +73,8 @@ const fields = {
   budget: typed<Budget | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Points multiplier of the orders redeemed with it, in hundredths (docs/wallets.md); null: 1×. */
   earningMultiplier: { type: Number, default: null },
+  /** The wallet tiers it is for (docs/wallets.md "Tiers"); null: every customer. */
+  tierRequirement: typed<TierRequirement | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   discount: typed<Discount>()({
     kind: { type: String, enum: ['discount', 'cashback'], required: true },
     type: { type: String, enum: DISCOUNT_TYPES, required: true },

@@ -42,6 +42,11 @@ export interface EvaluateInput {
   customerKnown: boolean;
   /** The raw `order` of the request; `undefined` = no order or item checks (list rule 1). */
   order: unknown;
+  /**
+   * The customer's level in each wallet with tiers a campaign of the request is for (client wallet
+   * id → level name: shared/usecases/customer-tiers.ts); absent: none read (no customer, or no such campaign).
+   */
+  customerTiers?: ReadonlyMap<string, string>;
 }
 
 export type Evaluation =
@@ -83,6 +88,7 @@ export type RuleTextsCampaign = Pick<
   | 'codeType'
   | 'limits'
   | 'budget'
+  | 'tierRequirement'
   | 'discount'
   | 'discountCalculatedOn'
   | 'cartConditions'
@@ -319,6 +325,26 @@ const availabilityStep: RuleStep = {
     ];
   },
   texts: () => [{ rule: 'valid_from, valid_until, schedule, status', text: M.NOT_AVAILABLE }],
+};
+
+/** A campaign for some tiers: the customer's level in the wallet is one of them (after the limits: a sold-out answer needs no tier read). */
+const tiersStep: RuleStep = {
+  name: 'tiers',
+  needsOrder: false,
+  refusal({ campaign, input }) {
+    const need = campaign.tierRequirement;
+    if (!need) return null;
+    const level = input.customerTiers?.get(need.walletId);
+    return level !== undefined && need.levels.includes(level) ? null : refuse('tier_rule', M.tierRequired(need.levels));
+  },
+  explain({ campaign, input }) {
+    const need = campaign.tierRequirement;
+    if (!need) return [];
+    const level = input.customerTiers?.get(need.walletId) ?? null;
+    const passed = level !== null && need.levels.includes(level);
+    return [row('tiers', passed, M.tierRequired(need.levels), { wallet_id: need.walletId, levels: need.levels, actual: level })];
+  },
+  texts: (c) => (c.tierRequirement ? [{ rule: 'tiers', text: M.tierRequired(c.tierRequirement.levels) }] : []),
 };
 
 /** Total, per customer (only when the customer is known), per day, week, month, then the bulk code. */
@@ -562,6 +588,7 @@ function promotionChecks(ctx: RuleContext): StepCheck[] {
 export const RULE_STEPS: readonly RuleStep[] = [
   availabilityStep,
   limitsStep,
+  tiersStep,
   orderStep,
   cartConditionsStep,
   selectionStep,

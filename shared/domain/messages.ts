@@ -19,6 +19,8 @@ export const BUDGET_EXHAUSTED = 'coupon code redemption budget exceeded';
 export const PER_USER_BUDGET_EXCEEDED = 'coupon code redemption per_user_budget exceeded';
 /** A free gift campaign whose `max_gifts` are all given away. */
 export const GIFTS_GIVEN_OUT = 'coupon code redemption gift limit exceeded';
+/** A campaign for some levels of a wallet's tiers (docs/wallets.md "Tiers"; ours, not the contract's). */
+export const tierRequired = (levels: readonly string[]): string => `coupon is for ${levels.join(' or ')} members only`;
 /** Order-level payload problem: subtotals missing, zero or mistyped, or a known field mistyped. */
 export const INVALID_ORDER_PAYLOAD = 'invalid payload, original_price_subtotal and selling_price_subtotal is required and should not be 0';
 /** No item selected, or a selected-items validation failed (the "coupon tray" message). */

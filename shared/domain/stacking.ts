@@ -39,6 +39,8 @@ export interface StackInput {
   /** The raw `order` of the request (undefined: none sent; the amounts are then 0). */
   order: unknown;
   candidates: StackCandidate[];
+  /** The customer's levels the candidates' tier requirements ask about (the engine's `customerTiers`). */
+  customerTiers?: ReadonlyMap<string, string>;
 }
 
 /** What became of one candidate. */
@@ -192,6 +194,7 @@ export function stackCoupons(input: StackInput): StackResult {
         usage,
         customerKnown: input.customerKnown,
         order: input.order,
+        ...(input.customerTiers ? { customerTiers: input.customerTiers } : {}),
       }),
       budgetLeft: budgetLeft(campaign.budget, usage.spent, input.customerKnown),
     })),

@@ -237,6 +237,12 @@ export interface AppLoyalty {
 export const DEFAULT_APP_LOYALTY: AppLoyalty = Object.freeze({ earnOnRedeem: false });
 
 /** A campaign is one coupon definition: its rules, and either one fixed code or bulk codes. */
+/** The tiers a campaign is for: the customer's tier in wallet `walletId` must be one of `levels`. */
+export interface TierRequirement {
+  walletId: string;
+  levels: string[];
+}
+
 export interface Campaign {
   id: string;
   applicationId: string;
@@ -269,6 +275,11 @@ export interface Campaign {
    * earning rules, when the redeem counts as the order's report (docs/wallets.md); null or absent: 1×.
    */
   earningMultiplier?: number | null;
+  /**
+   * Only for customers of these levels of a wallet's tiers (docs/wallets.md "Tiers"): `walletId` is
+   * the wallet's client-visible id; null or absent: every customer.
+   */
+  tierRequirement?: TierRequirement | null;
   discount: Discount;
   discountCalculatedOn: DiscountBase;
   cartConditions: Condition[];

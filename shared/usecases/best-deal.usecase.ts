@@ -6,6 +6,7 @@
  * for all: a coupon at a limit, per customer too, is no candidate); the search is
  * shared/domain/best-deal.ts.
  */
+import { customerTiers } from './customer-tiers.js';
 import type { ApplicationRecord } from '../data/application.repository.js';
 import { findBestDeal } from '../domain/best-deal.js';
 import { evaluateCoupon } from '../domain/engine.js';
@@ -32,7 +33,7 @@ export interface BestDealBody {
 }
 
 export async function bestDeal(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
   req: { body: unknown; requestId: string },
 ): Promise<BestDealBody> {
@@ -51,10 +52,19 @@ export async function bestDeal(
     .map((campaign): CartCoupon => ({ campaign, bulkCodeId: null, couponCodeId: campaign.id, code: campaign.code ?? '', entry: null }));
   const automatic = await automaticPromotions(deps, app, customer);
   const now = deps.now();
-  const withCounts = await withUsage(deps, app.id, [...coded, ...automatic], customer.id, periodKeys(now, app.timezone));
+  const [withCounts, tiers] = await Promise.all([
+    withUsage(deps, app.id, [...coded, ...automatic], customer.id, periodKeys(now, app.timezone)),
+    customerTiers(
+      deps,
+      app.id,
+      customer.id,
+      [...coded, ...automatic].map((c) => c.campaign),
+    ),
+  ]);
+  const withTiers = tiers ? { customerTiers: tiers } : {};
   const evaluated = withCounts.map(({ campaign, usage }) => ({
     campaign,
-    evaluation: evaluateCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: true, order: body.order }),
+    evaluation: evaluateCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: true, order: body.order, ...withTiers }),
   }));
   const deal = findBestDeal({
     order: parsed.order,

@@ -5,6 +5,7 @@
  * database round trips whatever the number of coupons: campaigns come from the in-process cache,
  * the customer is resolved once, usage counters are read in one query.
  */
+import { customerTiers } from './customer-tiers.js';
 import type { ApplicationRecord } from '../data/application.repository.js';
 import { availability } from '../domain/availability.js';
 import { evaluateCoupon } from '../domain/engine.js';
@@ -26,7 +27,7 @@ export async function resolveOptionalCustomer(deps: Pick<Services, 'repos'>, app
 }
 
 export async function listCoupons(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented[]> {
@@ -41,7 +42,10 @@ export async function listCoupons(
     const a = availability(c, now, app.timezone);
     return a !== 'expired' && a !== 'not_started'; // docs/decisions.md#13: outside the schedule is listed, not applicable
   });
-  const usage = await readUsage(deps, app.id, visible, customer?.id ?? null, periodKeys(now, app.timezone));
+  const [usage, tiers] = await Promise.all([
+    readUsage(deps, app.id, visible, customer?.id ?? null, periodKeys(now, app.timezone)),
+    customerTiers(deps, app.id, customer?.id, visible),
+  ]);
   const order = body.order === null ? undefined : body.order;
   return visible.map((campaign) =>
     presentCouponResult({
@@ -55,6 +59,7 @@ export async function listCoupons(
         usage: usage.get(campaign.id)!,
         customerKnown: !!customer,
         order,
+        ...(tiers ? { customerTiers: tiers } : {}),
       }),
       sourceId: customer ? String(body.source_id) : '',
       requestId: req.requestId,

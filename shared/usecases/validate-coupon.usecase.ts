@@ -4,6 +4,7 @@
  * that opted in to stacking may send several entries and gets its automatic promotions: the
  * stack's answer (docs/stacking.md); one entry without automatic promotions is answered as always.
  */
+import { customerTiers } from './customer-tiers.js';
 import type { ApplicationRecord } from '../data/application.repository.js';
 import { evaluateCoupon } from '../domain/engine.js';
 import { stackCoupons } from '../domain/stacking.js';
@@ -20,7 +21,7 @@ import { findGiftCard, giftCardEntries, presentGiftCardValidation, withGiftCard 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function validateCoupon(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented> {
@@ -51,7 +52,10 @@ export async function validateCoupon(
     if (!found.campaign.assignedCustomerIds.includes(customer.id)) throw validateCouponNotFound();
   }
   const now = deps.now();
-  const usage = await readUsage(deps, app.id, [found.campaign], customer?.id ?? null, periodKeys(now, app.timezone), found.bulkCodeId);
+  const [usage, tiers] = await Promise.all([
+    readUsage(deps, app.id, [found.campaign], customer?.id ?? null, periodKeys(now, app.timezone), found.bulkCodeId),
+    customerTiers(deps, app.id, customer?.id, [found.campaign]),
+  ]);
   const evaluation = evaluateCoupon({
     now,
     timezone: app.timezone,
@@ -59,6 +63,7 @@ export async function validateCoupon(
     usage: usage.get(found.campaign.id)!,
     customerKnown: !!customer,
     order: body.order === null ? undefined : body.order,
+    ...(tiers ? { customerTiers: tiers } : {}),
   });
   return presentCouponResult({
     campaign: found.campaign,
@@ -85,7 +90,7 @@ function offered(found: FoundCoupon | null, customer: { id: string } | null): Fo
  * usage in one read, and the stack's answer.
  */
 async function validateStack(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   body: Record<string, unknown>,
   details: Record<string, unknown>[],
@@ -101,13 +106,22 @@ async function validateStack(
   const entries = found.map((f, entry): CartCoupon => ({ ...offered(f, customer), entry }));
   const coupons = [...entries, ...(await automaticPromotions(deps, app, customer))];
   const now = deps.now();
-  const candidates = await withUsage(deps, app.id, coupons, customer?.id ?? null, periodKeys(now, app.timezone));
+  const [candidates, tiers] = await Promise.all([
+    withUsage(deps, app.id, coupons, customer?.id ?? null, periodKeys(now, app.timezone)),
+    customerTiers(
+      deps,
+      app.id,
+      customer?.id,
+      coupons.map((c) => c.campaign),
+    ),
+  ]);
   const stack = stackCoupons({
     now,
     timezone: app.timezone,
     customerKnown: !!customer,
     order: body.order === null ? undefined : body.order,
     candidates,
+    ...(tiers ? { customerTiers: tiers } : {}),
   });
   const presented = presentStackResult({ coupons, stack, sourceId, requestId });
   return cardRecord ? withGiftCard(presented, cardRecord, stack.totalAmountCents, now) : presented;

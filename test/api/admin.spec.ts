@@ -181,7 +181,7 @@ describe('admin API', () => {
     expect(dup.status).to.equal(409);
     expect(dup.body).to.include({ code: 409, message: 'conflict', details: '"wallet_id" already exists in this application' });
     expect((await admin('GET', `/applications/${app.id}/wallets`)).body).to.deep.equal({
-      wallets: [{ ...wallet, points_expiry: null, pending: null, earning_rules: null, archived_at: null }],
+      wallets: [{ ...wallet, points_expiry: null, pending: null, earning_rules: null, tiers: null, archived_at: null }],
       next_cursor: null,
     });
   });
@@ -418,6 +418,7 @@ describe('admin API', () => {
         points_expiry: null,
         pending: null,
         earning_rules: null,
+        tiers: null,
         archived_at: null,
       });
       await must('POST', `/applications/${app.id}/customers`, { customers: [{ source_id: 'c1' }] });

@@ -83,6 +83,23 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     await createCampaign(s, app.id, { code: 'PRICEY', productValidations: [{ field: 'selling_price', operator: 'gt', value: 50000 }] });
     await createCampaign(s, app.id, { code: 'SKUZ', itemSelector: { match: 'OR', properties: [{ property: 'sku', values: ['Z'] }] } });
     await createCampaign(s, app.id, { code: 'MEMBERS', assignment: 'assigned_users', assignedCustomerIds: [] });
+    // A campaign for Gold members of the club's tiers (docs/wallets.md "Tiers"): c1 earned nothing, so is a Member.
+    await s.repos.wallets.create(app.id, {
+      walletId: 'club',
+      name: 'Club',
+      currency: 'INR',
+      singularUnitName: 'point',
+      pluralUnitName: 'points',
+      timezone: 'Asia/Kolkata',
+      tiers: {
+        basis: { kind: 'calendar', period: 'year' },
+        levels: [
+          { name: 'Member', minHundredths: 0, multiplier: 100 },
+          { name: 'Gold', minHundredths: 100_000, multiplier: 100 },
+        ],
+      },
+    });
+    await createCampaign(s, app.id, { code: 'GOLDONLY', tierRequirement: { walletId: 'club', levels: ['Gold'] } });
     // Gift cards at checkout (docs/gift-cards.md): a disabled card, an expired one, an empty one.
     await s.repos.applications.update(app.id, { giftCardsAtCheckout: true });
     const off = await issueGiftCard(s, app.id, { amount: 5, code: 'CARD-OFF' });
@@ -175,6 +192,14 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     gifts_given_out: [
       notApplicable('GIFTS1'),
       { label: 'redeem GIFTS1', status: 400, send: () => apply('redeem', { source_id: 'c1', ...detail('GIFTS1'), order: makeOrder() }) },
+    ],
+    tier_rule: [
+      notApplicable('GOLDONLY', 'c1'),
+      {
+        label: 'redeem GOLDONLY',
+        status: 400,
+        send: () => apply('redeem', { source_id: 'c1', ...detail('GOLDONLY'), order: makeOrder() }),
+      },
     ],
     cart_rule: [
       notApplicable('BIGCART'),
@@ -378,6 +403,7 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
       WEEK0: 'per_week_limit',
       MONTH0: 'per_month_limit',
       BIGCART: 'cart_rule',
+      GOLDONLY: 'tier_rule',
       PRICEY: 'product_rule',
       SKUZ: 'selection',
       OPEN: null,

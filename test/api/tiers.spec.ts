@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
 import { assertMatchesSpec } from '../support/openapi.js';
+import { makeOrder } from '../fixtures/records.js';
 import { verifyApplication } from '../../shared/usecases/verify-exactness.usecase.js';
 
 /** How long a test waits for the sweep's settle job (EXPIRY_SWEEP_MS is 100 here): a failure's deadline, not a measured bound. */
@@ -198,12 +199,71 @@ describe('wallets: tiers', function () {
     expect(l.tier).to.deep.include({ level: 'Member', held_level: 'Member', earned_points: 10 });
   });
 
+  it('when a campaign is for Gold members, then a Member is refused with its message and reason, and the same customer at Gold is not', async () => {
+    clock = Date.parse('2026-04-01T10:00:00Z');
+    const app = await shop({ period: 'year', levels: LEVELS });
+    const campaign = {
+      name: 'Gold ten',
+      code: 'GOLD10',
+      discount: { kind: 'discount', type: 'percentage', value: 10 },
+      tiers: { wallet_id: 'loyalty', levels: ['Gold'] },
+    };
+    const created = await must('POST', `/applications/${app.id}/campaigns`, campaign);
+    expect(created.tiers).to.deep.equal({ wallet_id: 'loyalty', levels: ['Gold'] });
+    const unknownLevel = await admin('POST', `/applications/${app.id}/campaigns`, {
+      ...campaign,
+      code: 'X1',
+      tiers: { wallet_id: 'loyalty', levels: ['Diamond'] },
+    });
+    expect([unknownLevel.status, unknownLevel.body.fields?.['tiers.levels']]).to.deep.equal([
+      400,
+      '"tiers.levels" names levels the wallet does not have: Diamond',
+    ]);
+    const body = { source_id: 'c1', coupon_details: [{ coupon_code: 'GOLD10' }], order: makeOrder() };
+    const before = await call(api.url, 'POST', '/coupons/validate', { auth: basic(app), body });
+    expect([before.status, before.body.is_applicable, before.body.message, before.headers.get('coupon-reason')]).to.deep.equal([
+      200,
+      false,
+      'coupon is for Gold members only',
+      'tier_rule',
+    ]);
+    const visitor = await call(api.url, 'POST', '/coupons/validate', { auth: basic(app), body: { ...body, source_id: undefined } });
+    expect(visitor.body.is_applicable, 'a visitor has no tier').to.equal(false);
+    const refused = await call(api.url, 'POST', '/coupons/apply?type=redeem', { auth: basic(app), body });
+    expect([refused.status, refused.headers.get('coupon-reason')]).to.deep.equal([400, 'tier_rule']);
+    await op(app, 'credit', 5000);
+    const after = await call(api.url, 'POST', '/coupons/validate', { auth: basic(app), body });
+    expect(after.body.is_applicable, JSON.stringify(after.body)).to.equal(true);
+    const redeemed = await call(api.url, 'POST', '/coupons/apply?type=redeem', { auth: basic(app), body });
+    expect(redeemed.status, redeemed.text).to.equal(200);
+    const listed = await call(api.url, 'POST', '/coupons/list/all', { auth: basic(app), body: { source_id: 'c1' } });
+    expect(listed.body.find((c: any) => c.coupon_code === 'GOLD10')?.is_applicable).to.equal(true);
+  });
+
   it('when tiers are sent wrong, then the admin API refuses them naming the field', async () => {
     const app = await shop({ period: 'month', levels: LEVELS });
     const cases: [unknown, string][] = [
       [{ period: 'year', levels: [{ name: 'A', min_points: 10 }] }, 'must be 0'],
-      [{ period: 'year', levels: [{ name: 'A', min_points: 0 }, { name: 'B', min_points: 0 }] }, 'more than the level before it'],
-      [{ period: 'year', levels: [{ name: 'A', min_points: 0 }, { name: 'a', min_points: 5 }] }, 'used twice'],
+      [
+        {
+          period: 'year',
+          levels: [
+            { name: 'A', min_points: 0 },
+            { name: 'B', min_points: 0 },
+          ],
+        },
+        'more than the level before it',
+      ],
+      [
+        {
+          period: 'year',
+          levels: [
+            { name: 'A', min_points: 0 },
+            { name: 'a', min_points: 5 },
+          ],
+        },
+        'used twice',
+      ],
       [{ period: 'year', rolling_months: 3, levels: [{ name: 'A', min_points: 0 }] }, 'period'],
       [{ period: 'week', levels: [{ name: 'A', min_points: 0 }] }, 'tiers.period'],
       [{ rolling_months: 25, levels: [{ name: 'A', min_points: 0 }] }, 'tiers.rolling_months'],

@@ -166,6 +166,10 @@ const fields = {
     notify_at: Joi.array().items(Joi.number().integer().min(1).max(99)).unique().max(10).default([]),
   }).allow(null),
   earning_multiplier: Joi.number().min(0).max(100).precision(2).allow(null),
+  tiers: Joi.object({
+    wallet_id: Joi.string().min(1).max(64).required(),
+    levels: Joi.array().items(Joi.string().trim().min(1).max(50)).min(1).max(10).unique().required(),
+  }).allow(null),
   discount: Joi.object({
     kind: Joi.string().valid('discount', 'cashback').required(),
     type: Joi.string()
@@ -476,6 +480,7 @@ export function toCampaignInput(
   if (a.budget !== undefined) out.budget = a.budget === null ? null : toBudget(a.budget);
   if (a.earning_multiplier !== undefined)
     out.earningMultiplier = a.earning_multiplier === null ? null : Math.round(a.earning_multiplier * 100);
+  if (a.tiers !== undefined) out.tierRequirement = a.tiers === null ? null : { walletId: a.tiers.wallet_id, levels: a.tiers.levels };
   if (a.discount !== undefined) out.discount = toDiscount(a.discount);
   if (a.discount_calculated_on_property !== undefined) out.discountCalculatedOn = a.discount_calculated_on_property;
   if (a.cart_conditions !== undefined) out.cartConditions = toConditions(a.cart_conditions);
@@ -559,6 +564,7 @@ export function toAdminCampaign(c: Campaign, sourceIds: string[]): AdminCampaign
     limits: Object.fromEntries(LIMIT_KEYS.map((k) => [k, c.limits[LIMIT_FIELDS[k]] ?? null])),
     budget: fromBudget(c.budget),
     earning_multiplier: c.earningMultiplier == null ? null : c.earningMultiplier / 100,
+    tiers: c.tierRequirement ? { wallet_id: c.tierRequirement.walletId, levels: c.tierRequirement.levels } : null,
     discount: fromDiscount(c.discount),
     discount_calculated_on_property: c.discountCalculatedOn,
     cart_conditions: fromConditions(c.cartConditions),

@@ -34,12 +34,24 @@ async function resolveAssigned(deps: Deps, applicationId: string, sourceIds: str
   return sourceIds.map((s) => known.get(s)!);
 }
 
-/** A cashback wallet must exist and not be archived. */
-async function checkWallet(deps: Deps, applicationId: string, c: Pick<Campaign, 'discount'>) {
+/** A cashback wallet must exist and not be archived; so must the wallet of the tiers it is for, with those levels. */
+async function checkWallet(deps: Deps, applicationId: string, c: Pick<Campaign, 'discount' | 'tierRequirement'>) {
   const walletId = c.discount.walletId;
   if (walletId && !(await deps.repos.wallets.findByWalletId(applicationId, walletId))) {
     const details = '"discount.wallet_id" is not a wallet of this application (or it is archived)';
     throw adminInvalid(details, { 'discount.wallet_id': details });
+  }
+  const tiers = c.tierRequirement;
+  if (!tiers) return;
+  const wallet = await deps.repos.wallets.findByWalletId(applicationId, tiers.walletId);
+  if (!wallet?.tiers) {
+    const details = '"tiers.wallet_id" is not a wallet of this application with tiers (or it is archived)';
+    throw adminInvalid(details, { 'tiers.wallet_id': details });
+  }
+  const unknown = tiers.levels.filter((l) => !wallet.tiers!.levels.some((x) => x.name === l));
+  if (unknown.length) {
+    const details = `"tiers.levels" names levels the wallet does not have: ${unknown.join(', ')}`;
+    throw adminInvalid(details, { 'tiers.levels': details });
   }
 }
 

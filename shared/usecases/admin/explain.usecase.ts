@@ -5,6 +5,7 @@
  * (shared/domain/engine.ts `explainCoupon`: the engine's own steps, in their order). Nothing is
  * redeemed, counted or recorded.
  */
+import { customerTiers } from '../customer-tiers.js';
 import Joi from 'joi';
 import { explainCoupon, type Explanation, type RuleCheck } from '../../domain/engine.js';
 import type { FreeGiftLine } from '../../domain/discount.js';
@@ -40,7 +41,7 @@ const INPUT = Joi.object({
   order: Joi.any(),
 });
 
-type Deps = Pick<Services, 'repos' | 'campaigns' | 'now'>;
+type Deps = Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>;
 
 export async function explainCart(deps: Deps, applicationId: string, input: unknown) {
   const body = validateInput(INPUT, input ?? {}) as { source_id?: string | null; code?: string; codes?: string[]; order?: unknown };
@@ -48,12 +49,18 @@ export async function explainCart(deps: Deps, applicationId: string, input: unkn
   const customer = await resolveOptionalCustomer(deps, app.id, body.source_id);
   const now = deps.now();
   const order = body.order === null ? undefined : body.order;
+  // The customer's levels for the campaigns for some tiers (read once; none when no campaign has a requirement).
+  const tiers = await customerTiers(deps, app.id, customer?.id, (await deps.campaigns.get(app)).byId.values());
+  const withTiers = tiers ? { customerTiers: tiers } : {};
   const explain = (campaign: Campaign, usage: UsageCounts) =>
-    explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order });
+    explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order, ...withTiers });
 
   const redeemRefusal = redeemRefusalOf(order);
   if (body.codes !== undefined)
-    return { ...(await explainStack(deps, app, customer, body.codes, order, now, body.source_id ?? null)), redeem_refusal: redeemRefusal };
+    return {
+      ...(await explainStack(deps, app, customer, body.codes, order, now, body.source_id ?? null, withTiers)),
+      redeem_refusal: redeemRefusal,
+    };
 
   if (body.code !== undefined) {
     // The same steps, and the same refusals, as validate (shared/usecases/validate-coupon.usecase.ts).
@@ -188,6 +195,7 @@ async function explainStack(
   order: unknown,
   now: Date,
   sourceId: string | null,
+  withTiers: { customerTiers?: ReadonlyMap<string, string> },
 ) {
   // The same first refusal as validate: more codes than the application takes (docs/stacking.md).
   if (codes.length > app.stacking.maxCoupons) throw tooManyCoupons(app.stacking.maxCoupons);
@@ -204,14 +212,14 @@ async function explainStack(
   });
   const coupons = [...entries, ...(await automaticPromotions(deps, app, customer))];
   const candidates = await withUsage(deps, app.id, coupons, customer?.id ?? null, periodKeys(now, app.timezone));
-  const stack = stackCoupons({ now, timezone: app.timezone, customerKnown: !!customer, order, candidates });
+  const stack = stackCoupons({ now, timezone: app.timezone, customerKnown: !!customer, order, candidates, ...withTiers });
   const results = stack.tried.map((i) => {
     const { campaign, usage } = candidates[i]!;
     const stacked = stack.coupons[i]!;
     const shown = present(
       campaign,
       coupons[i]!.code || null,
-      explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order }),
+      explainCoupon({ now, timezone: app.timezone, campaign, usage, customerKnown: !!customer, order, ...withTiers }),
     );
     const refusal = stacked.refusal;
     const leftOut = !!refusal && shown.applicable; // its own rules pass: the stacking rules left it out

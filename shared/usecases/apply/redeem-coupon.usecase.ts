@@ -8,6 +8,7 @@
  * journaled too, so overlapping runs agree. No multi-document transactions: every change is a
  * single-document update, and the journal's commit decides which attempt's changes stand.
  */
+import { customerTiers } from '../customer-tiers.js';
 import type { PeriodKeys } from '../../data/limit-counter.repository.js';
 import { redemptionKey, type CycleFields, type RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import { budgetCents, budgetLeft, capResult, withinBudget, type BudgetLeft } from '../../domain/budget.js';
@@ -62,6 +63,7 @@ export async function redeemCoupon(
     const { app, campaign } = await loadCampaign(deps, input);
     const now = deps.now();
     const periods = periodKeys(now, app.timezone);
+    const tiers = await customerTiers(deps, app.id, input.customerId, [campaign]);
     const evaluation = evaluateCoupon({
       now,
       timezone: app.timezone,
@@ -69,6 +71,7 @@ export async function redeemCoupon(
       usage: ZERO_USAGE,
       customerKnown: true,
       order: input.order,
+      ...(tiers ? { customerTiers: tiers } : {}),
     });
     if (!evaluation.applicable) {
       // A rule fails. An order already redeemed stays redeemed (docs/decisions.md#17); otherwise the refusal
@@ -87,6 +90,7 @@ export async function redeemCoupon(
         usage: usage.get(campaign.id)!,
         customerKnown: true,
         order: input.order,
+        ...(tiers ? { customerTiers: tiers } : {}),
       });
       throw real.applicable ? refusalOf(evaluation.reason, evaluation.message) : refusalOf(real.reason, real.message);
     }

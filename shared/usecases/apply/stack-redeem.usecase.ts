@@ -10,6 +10,7 @@
  * overlapping runs agree); an automatic promotion refused there is left out and the stack is
  * computed again without it.
  */
+import { customerTiers } from '../customer-tiers.js';
 import { redemptionKey, stackKey, type CycleFields, type StackRecord } from '../../data/redemption-journal.repository.js';
 import { budgetCents, budgetRefusal } from '../../domain/budget.js';
 import type { DiscountResult } from '../../domain/discount.js';
@@ -93,7 +94,13 @@ export async function redeemStack(
     const { app, coupons } = await cartOf(deps, input, excluded);
     const now = deps.now();
     const periods = periodKeys(now, app.timezone);
-    const common = { now, timezone: app.timezone, customerKnown: true, order: input.order };
+    const tiers = await customerTiers(
+      deps,
+      app.id,
+      input.customerId,
+      coupons.map((c) => c.campaign),
+    );
+    const common = { now, timezone: app.timezone, customerKnown: true, order: input.order, ...(tiers ? { customerTiers: tiers } : {}) };
     // The rules against the cart (the counters arbitrate the limits), then one read of the order's
     // stack records and of its cycles with the coupons that apply.
     const stack = stackCoupons({ ...common, candidates: coupons.map((c) => ({ campaign: c.campaign, usage: ZERO_USAGE })) });
