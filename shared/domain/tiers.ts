@@ -65,7 +65,6 @@ export interface TierContext {
 }
 
 const monthIndex = (key: string) => Number(key.slice(0, 4)) * 12 + Number(key.slice(5, 7)) - 1;
-const monthKey = (i: number) => `${String(Math.floor(i / 12)).padStart(4, '0')}-${String((i % 12) + 1).padStart(2, '0')}`;
 
 /** The month (`2026-12`) `at` falls in on the wall clock of `tz`. */
 export const monthOf = (at: Date, tz: string) => periodKeys(at, tz).month;
@@ -167,11 +166,21 @@ export function tierAsOf(ctx: TierContext, state: TierState | undefined, now: Da
 }
 
 /** The state after `hundredths` are earned at `now`, and what they counted (for a return). */
-export function earn(ctx: TierContext, state: TierState | undefined, hundredths: number, now: Date): { state: TierState; counted: TierCounted } {
+export function earn(
+  ctx: TierContext,
+  state: TierState | undefined,
+  hundredths: number,
+  now: Date,
+): { state: TierState; counted: TierCounted } {
   const s = tierAsOf(ctx, state, now);
   const month = monthOf(now, ctx.timezone);
   const had = s.earned.find((e) => e.month === month)?.hundredths ?? 0;
-  const earned = kept(ctx.program.basis, [...s.earned.filter((e) => e.month !== month), { month, hundredths: had + hundredths }], now, ctx.timezone);
+  const earned = kept(
+    ctx.program.basis,
+    [...s.earned.filter((e) => e.month !== month), { month, hundredths: had + hundredths }],
+    now,
+    ctx.timezone,
+  );
   const next = { ...s, earned };
   return { state: { ...next, level: levelAt(ctx, next, now) }, counted: { month, hundredths } };
 }
@@ -187,7 +196,9 @@ export function release(
   const s = tierAsOf(ctx, state, now);
   const had = s.earned.find((e) => e.month === counted.month)?.hundredths ?? 0;
   const back = Math.min(had, counted.hundredths, hundredths);
-  const earned = s.earned.map((e) => (e.month === counted.month ? { ...e, hundredths: e.hundredths - back } : e)).filter((e) => e.hundredths > 0);
+  const earned = s.earned
+    .map((e) => (e.month === counted.month ? { ...e, hundredths: e.hundredths - back } : e))
+    .filter((e) => e.hundredths > 0);
   const next = { ...s, earned };
   return { state: { ...next, level: levelAt(ctx, next, now) }, released: { month: counted.month, hundredths: back } };
 }

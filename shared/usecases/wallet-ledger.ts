@@ -206,7 +206,14 @@ const bucketsAfter = (balance: BalanceRecord, after: Bucket[]) => (balance.bucke
 
 function decideOperation(input: PostEntryInput, balance: BalanceRecord, now: Date): Decided {
   const { points: capped, ...counters } = periodMove(input, balance, now);
-  const base = { txnId: input.txnId, description: input.description, origin: input.origin, trigger: null, ...counters, ...sameTier(balance) };
+  const base = {
+    txnId: input.txnId,
+    description: input.description,
+    origin: input.origin,
+    trigger: null,
+    ...counters,
+    ...sameTier(balance),
+  };
   if (capped === 0)
     // Every point this order would earn is over a cap: an entry of nothing, recording the decision.
     return {
@@ -380,7 +387,15 @@ async function writeAt(
   if (mine) {
     // Ours; at the current slot it may not be applied yet: roll it forward (a no-op if it was).
     if (mine.stored === 'posted' && mine.seq === balance.version)
-      await repos.walletBalances.applyAtVersion(balance.id, mine.seq, mine.after!, mine.buckets ?? undefined, 1, mine.periodCounters, mine.tier);
+      await repos.walletBalances.applyAtVersion(
+        balance.id,
+        mine.seq,
+        mine.after!,
+        mine.buckets ?? undefined,
+        1,
+        mine.periodCounters,
+        mine.tier,
+      );
     return { status: 'mine', entry: mine };
   }
   // Another operation's entry holds this slot (its run crashed before moving the balance, or it
@@ -494,7 +509,10 @@ const SETTLE_RUN = 100;
  * Makes sure `txnId` never posts: records a void entry under it unless an entry exists already.
  * True when it voided (nothing had been posted); false when an entry was there first.
  */
-export async function voidEntry({ repos }: Pick<LedgerDeps, 'repos'>, input: Omit<PostEntryInput, 'type' | 'points' | 'tiers'>): Promise<boolean> {
+export async function voidEntry(
+  { repos }: Pick<LedgerDeps, 'repos'>,
+  input: Omit<PostEntryInput, 'type' | 'points' | 'tiers'>,
+): Promise<boolean> {
   return repos.walletTransactions.insert({
     applicationId: input.applicationId,
     customerId: input.customerId,

@@ -62,7 +62,10 @@ describe('tiers (shared/domain/tiers.ts)', () => {
     expect(s.held).to.equal('Gold');
     s = reassess(rolling3, s)!; // May: held from Feb-Apr = 2500
     expect(s.held, 'January left the window').to.equal('Silver');
-    expect(s.earned.map((e) => e.month), 'months no window needs from May (Mar-May) are dropped').to.deep.equal([]);
+    expect(
+      s.earned.map((e) => e.month),
+      'months no window needs from May (Mar-May) are dropped',
+    ).to.deep.equal([]);
     s = reassess(rolling3, s)!; // June: held from Mar-May = 0
     expect(s.level).to.equal('Member');
   });
@@ -77,7 +80,9 @@ describe('tiers (shared/domain/tiers.ts)', () => {
     const held: TierState = { ...back.state, held: 'Gold' };
     expect(release(yearly, held, earned.counted, 420_000, now).state.level, 'held Gold stays').to.equal('Gold');
     const gone = { ...back.state, earned: [] };
-    expect(release(yearly, gone, earned.counted, 100_000, now).released.hundredths, 'a month no longer kept gives nothing back').to.equal(0);
+    expect(release(yearly, gone, earned.counted, 100_000, now).released.hundredths, 'a month no longer kept gives nothing back').to.equal(
+      0,
+    );
   });
 
   it('when a read comes after period ends no entry posted yet, then it shows what the re-assessments will post', () => {

@@ -97,7 +97,9 @@ describe('wallet ledger: settling a run of transitions', () => {
       ...services.repos,
       walletBalances: { ...services.repos.walletBalances, applyAtVersion: () => Promise.reject(died) },
     };
-    const crashed = await settleBalance({ repos: crashing, now }, { ...key, trigger: 'settle:first', tiers: null }).catch((e: unknown) => e);
+    const crashed = await settleBalance({ repos: crashing, now }, { ...key, trigger: 'settle:first', tiers: null }).catch(
+      (e: unknown) => e,
+    );
     expect(crashed).to.equal(died);
     expect((await services.repos.walletBalances.findById(id))!.version, 'the balance never moved').to.equal(0);
 

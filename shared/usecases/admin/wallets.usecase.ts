@@ -189,7 +189,13 @@ export async function deleteWallet(deps: ChangeDeps, applicationId: string, wall
  * A customer's balance and a page of its ledger in one wallet (points in units, oldest first).
  * Archived customers and wallets are readable here.
  */
-export async function readLedger(deps: Deps & Pick<Services, 'now'>, applicationId: string, customerIdOrSource: string, walletId: string, query: unknown = {}) {
+export async function readLedger(
+  deps: Deps & Pick<Services, 'now'>,
+  applicationId: string,
+  customerIdOrSource: string,
+  walletId: string,
+  query: unknown = {},
+) {
   const q = parsePageQuery(query);
   const customer = await requireCustomer(deps, applicationId, customerIdOrSource);
   const wallet = await requireWallet(deps, applicationId, walletId);
