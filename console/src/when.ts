@@ -84,3 +84,23 @@ export function periodInWords(key: string): string {
   if ((m = key.match(/^(\d{4})-(\d{2})$/))) return `in ${month(m[1]!, m[2]!)}`;
   return `in ${key}`;
 }
+
+/** The calendar day (year, month 1–12, day) `timeZone`'s wall clock shows at `at` (the browser's for a zone it does not know). */
+export function calendarDayIn(at: Date, timeZone: string | null | undefined): { year: number; month: number; day: number } {
+  let parts: ReturnType<typeof wallClock>;
+  try {
+    parts = wallClock(at, timeZone);
+  } catch {
+    parts = wallClock(at, null);
+  }
+  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day) };
+}
+
+/** A calendar day in words: "31 December 2026". */
+export const dayInWords = (d: { year: number; month: number; day: number }): string =>
+  new Date(Date.UTC(d.year, d.month - 1, d.day)).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });

@@ -1,10 +1,11 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, ApiFailure, must, problemOf, type LedgerEntry, type Who } from '../api';
+import { admin, ApiFailure, everyPage, must, problemOf, type LedgerEntry, type Wallet, type Who } from '../api';
 import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { RedemptionsTable } from './Redemptions';
+import { tierInWords, tierOfLedger, tiersOfWallet } from '../tiers';
 
 /** An application's customers, paged; found by the beginning of their source id. */
 export function CustomersPage({ app }: { app: string }) {
@@ -82,6 +83,20 @@ export function CustomerPage({ app, customer, who }: { app: string; customer: st
     queryFn: () => must(admin.GET('/admin/applications/{app}/customers/{customer}', { params: { path: { app, customer } } })),
   });
   const [wallet, setWallet] = useState<string | null>(null);
+  /** The application's wallets, archived ones included: a ledger's tier is said with its wallet's levels, units and timezone. */
+  const wallets = useQuery({
+    queryKey: ['wallets', app, 'all'],
+    queryFn: () =>
+      everyPage(
+        (cursor) =>
+          must(
+            admin.GET('/admin/applications/{app}/wallets', {
+              params: { path: { app }, query: { cursor, limit: 100, include_archived: true } },
+            }),
+          ),
+        (p) => p.wallets,
+      ),
+  });
   const redemptions = useInfiniteQuery({
     queryKey: ['redemptions', app, { customer }],
     initialPageParam: undefined as string | undefined,
@@ -162,16 +177,21 @@ export function CustomerPage({ app, customer, who }: { app: string; customer: st
       {c && who.canChange && c.wallets.length > 0 && !c.archived_at && (
         <Adjust app={app} customer={c.id} wallets={c.wallets.map((w) => w.wallet_id)} />
       )}
-      {c && shownWallet && <Ledger app={app} customer={c.id} wallet={shownWallet} />}
+      {c && shownWallet && (
+        <Ledger app={app} customer={c.id} wallet={shownWallet} settings={wallets.data?.find((w) => w.wallet_id === shownWallet) ?? null} />
+      )}
       <h2>Redemptions</h2>
       <ErrorLine error={redemptions.error} />
-      <RedemptionsTable
-        rows={redemptions.data?.pages.flatMap((p) => p.redemptions) ?? []}
-        caption="The customer's redemptions, newest first"
-        customer={false}
-        currency={application.data?.currency}
-        timeZone={application.data?.timezone}
-      />
+      {/* A region that scrolls sideways on a phone, not the page (the table inside keeps its own tab stop). */}
+      <div className="scroll" role="region" aria-label="Redemptions, scrolls sideways">
+        <RedemptionsTable
+          rows={redemptions.data?.pages.flatMap((p) => p.redemptions) ?? []}
+          caption="The customer's redemptions, newest first"
+          customer={false}
+          currency={application.data?.currency}
+          timeZone={application.data?.timezone}
+        />
+      </div>
       <MoreButton list={redemptions} />
     </>
   );
@@ -200,7 +220,7 @@ function bucketMove(bucket: LedgerEntry['bucket']): string {
  * A wallet's ledger for the customer, oldest first, paged; above it the points not spendable yet
  * (pending) and the spendable points that will expire, each lot with its dates.
  */
-function Ledger({ app, customer, wallet }: { app: string; customer: string; wallet: string }) {
+function Ledger({ app, customer, wallet, settings }: { app: string; customer: string; wallet: string; settings: Wallet | null }) {
   const ledger = useInfiniteQuery({
     queryKey: ['ledger', app, customer, wallet],
     initialPageParam: undefined as string | undefined,
@@ -223,6 +243,7 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
         Ledger of <code>{wallet}</code> (oldest first)
       </h3>
       <ErrorLine error={ledger.error} />
+      {now && settings && <Tier ledger={now} wallet={settings} />}
       {now && (
         <div className="points-state" aria-label={`Pending and expiring points of ${wallet}`} role="group">
           <dl className="facts">
@@ -258,40 +279,66 @@ function Ledger({ app, customer, wallet }: { app: string; customer: string; wall
           )}
         </div>
       )}
-      <table tabIndex={0}>
-        <caption className="visually-hidden">Ledger entries</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Type</th>
-            <th scope="col">Points</th>
-            <th scope="col">Before → after</th>
-            <th scope="col">Description</th>
-            <th scope="col">Origin</th>
-            <th scope="col">State</th>
-            <th scope="col">Pending / expiry</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((e) => (
-            <tr key={e.txn_id}>
-              <td>{new Date(e.created_at).toLocaleString()}</td>
-              <td>{e.type}</td>
-              <td>{e.points}</td>
-              <td>
-                {e.before} → {e.after}
-              </td>
-              <td>{e.description}</td>
-              <td>{e.origin}</td>
-              <td>{e.state}</td>
-              <td data-testid="bucket-move">{bucketMove(e.bucket)}</td>
+      <div className="scroll" tabIndex={0} role="region" aria-label="Ledger entries, scrolls sideways">
+        <table>
+          <caption className="visually-hidden">Ledger entries</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Type</th>
+              <th scope="col">Points</th>
+              <th scope="col">Before → after</th>
+              <th scope="col">Description</th>
+              <th scope="col">Origin</th>
+              <th scope="col">State</th>
+              <th scope="col">Pending / expiry</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {entries.map((e) => (
+              <tr key={e.txn_id}>
+                <td>{new Date(e.created_at).toLocaleString()}</td>
+                <td>{e.type}</td>
+                <td>{e.points}</td>
+                <td>
+                  {e.before} → {e.after}
+                </td>
+                <td>{e.description}</td>
+                <td>{e.origin}</td>
+                <td>{e.state}</td>
+                <td data-testid="bucket-move">{bucketMove(e.bucket)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {ledger.isSuccess && entries.length === 0 && <p>No entries.</p>}
       <MoreButton list={ledger} />
     </section>
+  );
+}
+
+/**
+ * The customer's tier in the wallet and the progress to the next level, in words, with a bar of the
+ * points earned toward it; days on the wallet's clock. Nothing when the wallet has no tiers.
+ */
+function Tier({ ledger, wallet }: { ledger: object; wallet: Wallet }) {
+  const tier = tierOfLedger(ledger);
+  const tiers = tiersOfWallet(wallet);
+  if (!tier || !tiers) return null;
+  const units = { one: wallet.singular_unit_name, many: wallet.plural_unit_name };
+  const target = tier.next_level ? tier.earned_points + tier.next_level.points_needed : null;
+  const [level, ...rest] = tierInWords(tier, tiers, wallet.timezone, units);
+  return (
+    <div className="tier" role="group" aria-label={`Tier in ${wallet.wallet_name}`}>
+      <p data-testid="tier">
+        Tier: <strong>{level}</strong> · {rest.join(' · ')}
+      </p>
+      {tier.next_level && target !== null && (
+        <progress value={tier.earned_points} max={target} aria-label={`Points earned toward ${tier.next_level.name}`} />
+      )}
+      <p className="hint">Days on the wallet&apos;s clock ({wallet.timezone}).</p>
+    </div>
   );
 }
 

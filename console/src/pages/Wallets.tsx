@@ -8,6 +8,16 @@ import { formatWhen } from '../when';
 import { describeEarningRule, draftsOf, EarningRulesFields, rulesOf, type RuleDraft } from '../earning-rules';
 import { EarningCheck } from './earning-check';
 import {
+  assessmentInWords,
+  levelInWords,
+  tiersDetailsInWords,
+  tiersDraftOf,
+  TiersFields,
+  tiersOf,
+  tiersOfWallet,
+  type TiersDraft,
+} from '../tiers';
+import {
   describeExpiry,
   describePending,
   EXPIRY_KINDS,
@@ -24,7 +34,7 @@ import {
 const LATER_CREDITS_ONLY =
   'A change of points expiry or pending period applies to credits made after it is saved; points already credited keep their dates.';
 
-/** An application's wallets: create one, change its names, points expiry and pending period, archive or unarchive it. */
+/** An application's wallets: create one, change its names, points expiry, pending period, earning rules and tiers, archive or unarchive it. */
 export function WalletsPage({ app, who }: { app: string; who: Who }) {
   const queries = useQueryClient();
   const application = useApplication(app);
@@ -122,6 +132,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
             <th scope="col">Points expire</th>
             <th scope="col">Pending period</th>
             <th scope="col">Orders earn</th>
+            <th scope="col">Tiers</th>
             <th scope="col">Status</th>
             {who.canChange && <th scope="col">Actions</th>}
           </tr>
@@ -156,6 +167,9 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
                     Check an order
                   </button>
                 )}
+              </td>
+              <td data-testid={`tiers-${w.wallet_id}`}>
+                <TiersInWords wallet={w} />
               </td>
               <td>{w.archived_at ? `archived ${formatWhen(w.archived_at, application.data?.timezone)}` : 'active'}</td>
               {who.canChange && (
@@ -197,6 +211,23 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
       </table>
       {list.isSuccess && wallets.length === 0 && <p>No wallets yet.</p>}
       <MoreButton list={list} />
+    </>
+  );
+}
+
+/** A wallet's tiers for the list: how they are assessed, then each level. */
+function TiersInWords({ wallet }: { wallet: Wallet }) {
+  const tiers = tiersOfWallet(wallet);
+  if (!tiers) return <>none</>;
+  const units = { one: wallet.singular_unit_name, many: wallet.plural_unit_name };
+  return (
+    <>
+      Assessed {assessmentInWords(tiers)}:
+      <ul className="plain">
+        {tiers.levels.map((l, i) => (
+          <li key={l.name}>{levelInWords(l, i, units)}</li>
+        ))}
+      </ul>
     </>
   );
 }
@@ -245,6 +276,8 @@ function WalletForm({
   const [d, setDraft] = useState<SettingsDraft>(initialSettings);
   const [initialRules] = useState(() => draftsOf(wallet?.earning_rules));
   const [rules, setRules] = useState<RuleDraft[]>(initialRules);
+  const [initialTiers] = useState(() => tiersDraftOf(wallet ? tiersOfWallet(wallet) : null));
+  const [tiers, setTiers] = useState<TiersDraft>(initialTiers);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -267,6 +300,7 @@ function WalletForm({
         const pending = pendingOf(d, walletZone);
         if (JSON.stringify(pending) !== JSON.stringify(pendingOf(initialSettings, walletZone))) body.pending = pending;
         if (JSON.stringify(rulesOf(rules)) !== JSON.stringify(rulesOf(initialRules))) body.earning_rules = rulesOf(rules);
+        if (JSON.stringify(tiersOf(tiers)) !== JSON.stringify(tiersOf(initialTiers))) body.tiers = tiersOf(tiers);
         if (Object.keys(body).length === 0) {
           setFields({});
           setError('Nothing changed.');
@@ -282,6 +316,7 @@ function WalletForm({
       } else {
         const body: Record<string, unknown> = { points_expiry: expiryOf(d), pending: pendingOf(d, walletZone) };
         if (rules.length > 0) body.earning_rules = rulesOf(rules);
+        if (tiers.assessment !== 'none') body.tiers = tiersOf(tiers);
         // Left blank: the API's default.
         for (const k of NAME_FIELDS) if (names[k].trim() !== '') body[k] = names[k].trim();
         const made = await must(admin.POST('/admin/applications/{app}/wallets', { params: { path: { app } }, body: body as never }));
@@ -289,7 +324,7 @@ function WalletForm({
       }
     } catch (err) {
       setFields(err instanceof ApiFailure ? (err.body.fields ?? {}) : {});
-      setError(problemOf(err));
+      setError(tiersDetailsInWords(problemOf(err)));
     } finally {
       setSaving(false);
     }
@@ -305,7 +340,7 @@ function WalletForm({
       {...more}
     />
   );
-  const shownFields = [...NAME_FIELDS, 'points_expiry', 'pending', 'earning_rules'];
+  const shownFields = [...NAME_FIELDS, 'points_expiry', 'pending', 'earning_rules', 'tiers'];
   const elsewhere = Object.entries(fields).filter(([k]) => !shownFields.some((f) => k === f || k.startsWith(`${f}.`)));
   const title = wallet ? `Edit wallet ${wallet.wallet_name}` : 'New wallet';
   return (
@@ -406,6 +441,13 @@ function WalletForm({
         onChange={setRules}
         currency={wallet?.currency ?? (names.currency.trim() || application?.currency)}
         errors={Object.fromEntries(Object.entries(fields).filter(([k]) => k.startsWith('earning_rules')))}
+      />
+
+      <TiersFields
+        draft={tiers}
+        onChange={setTiers}
+        timeZone={walletZone}
+        errors={Object.fromEntries(Object.entries(fields).filter(([k]) => k === 'tiers' || k.startsWith('tiers.')))}
       />
 
       <p className="hint" data-testid="later-credits-only">
