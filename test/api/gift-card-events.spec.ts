@@ -138,4 +138,19 @@ describe('gift card events: a card spent at checkout, and given back', function 
     expect(all[2].data).to.deep.include({ amount: 25, previous_balance: 100, balance: 75 });
     expect(all[6].data).to.deep.include({ amount: 25, previous_balance: 75, balance: 100 });
   });
+
+  it('when a card alone pays a completed order of an application that earns on redeem, then nothing is earned: the card is not the order report', async () => {
+    const app = await shop({ loyalty: { earn_on_redeem: true } });
+    await must('POST', `/applications/${app.id}/wallets`, { wallet_id: 'loyalty', earning_rules: [{ name: 'Base', points: 1, per: 10 }] });
+    const card = await must('POST', `/applications/${app.id}/gift-cards`, { amount: 100 });
+    await apply(app, 'redeem', [card.code], cart('alone', 60));
+    const wallets = (await client(app, 'GET', '/wallets/customer/c0')).body as { wallet_id: string; loyalty_points: number }[];
+    expect(wallets.map((w) => [w.wallet_id, w.loyalty_points])).to.deep.equal([['loyalty', 0]]);
+    const ledger = await must('GET', `/applications/${app.id}/customers/c0/wallets/loyalty/ledger?limit=10`);
+    expect(ledger.entries).to.deep.equal([]);
+    expect((await events(app)).map((e) => e.type)).to.deep.equal(['gift_card.debited']);
+    // Reported by the storefront, the order earns as any other (the card paid 60.00: 6 points).
+    const reported = await client(app, 'POST', '/wallets/customer/c0/orders/loyalty', { order: cart('alone', 60) });
+    expect(reported.body).to.deep.include({ points: 6, loyalty_points: 6 });
+  });
 });
