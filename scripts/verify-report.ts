@@ -14,6 +14,7 @@ export function reportLines(r: VerifyReportBody): string[] {
   const head =
     `${r.application_id}: ${r.ok ? 'ok' : `${r.discrepancy_count} discrepanc${r.discrepancy_count === 1 ? 'y' : 'ies'}`} — ` +
     `${c.campaigns} campaigns, ${c.cycles} cycles, ${c.counters} counters, ${c.balances} balances, ${c.entries} ledger entries, ` +
+    `${c.gift_cards ? `${c.gift_cards} gift cards (${c.gift_card_entries} entries), ` : ''}` +
     `${c.events} events checked${r.events_skipped ? ` (events not checked: ${r.events_skipped})` : ''}; ` +
     `${r.in_flight_count} in flight, ${r.rechecked} rechecked; ${(ms / 1000).toFixed(1)} s`;
   const lines = [head];

@@ -147,3 +147,5 @@ export const customerArchived = () =>
 
 export const giftCardNotFound = () =>
   new DomainError('not_found', 'resource not found', 'gift card not found', { reason: 'gift_card_not_found' });
+export const storeCreditNotFound = () =>
+  new DomainError('not_found', 'resource not found', 'store credit not found', { reason: 'store_credit_not_found' });

@@ -9,7 +9,7 @@ import { bestDealRoute } from './best-deal.route.js';
 import { upsertCustomerRoute } from './customers.route.js';
 import { listCouponsRoute } from './list-coupons.route.js';
 import { validateCouponRoute } from './validate-coupon.route.js';
-import { readGiftCardRoute } from './gift-cards.route.js';
+import { readGiftCardRoute, readStoreCreditRoute } from './gift-cards.route.js';
 import { orderReportRoute, readWalletsRoute, walletTransactionRoute } from './wallets.route.js';
 
 /**
@@ -33,5 +33,7 @@ export function clientRouter(services: Services, jobs: JobGateway): Router {
   router.post('/wallets/customer/:sourceId/orders/:walletId', as('wallet'), orderReportRoute(services, jobs));
   // Beyond the contract: a gift card's balance (docs/gift-cards.md).
   router.get('/gift-cards/:code', as('gift_cards'), readGiftCardRoute(services));
+  // Beyond the contract: a customer's store credit (docs/gift-cards.md), with the customer upsert's 401.
+  router.get('/customers/:sourceId/store-credit', as('customers'), readStoreCreditRoute(services));
   return router;
 }

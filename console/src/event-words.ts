@@ -17,7 +17,10 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'wallet.points.available': 'Pending points became spendable',
   'wallet.points.expired': 'Points expired',
   'wallet.points.cancelled': 'Pending points were cancelled',
+  'wallet.tier.changed': "A customer's tier went up or down",
   'campaign.budget_spent': 'A campaign spent a set share of its budget',
+  'gift_card.debited': 'A gift card or store credit paid for an order',
+  'gift_card.credited': 'A gift card or store credit payment was given back',
 };
 export const EVENT_TYPES = Object.keys(EVENT_WORDS) as EventType[];
 

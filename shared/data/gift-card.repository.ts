@@ -179,6 +179,41 @@ export function giftCardRepository({ GiftCard, GiftCardEntry }: Models) {
       }).lean<GiftCardEntryDoc[]>();
       return ds.map(entryRecordOf).sort((a, b) => (a.cycle ?? 0) - (b.cycle ?? 0) || a.seq - b.seq);
     },
+    // --- The exactness verifier (shared/usecases/verify-exactness.usecase.ts) ---------------------
+
+    /** A page of the application's cards in `_id` order, after `after` (a card id): what the verifier recounts. */
+    async verifierPage(
+      applicationId: string,
+      after: string | null,
+      limit: number,
+    ): Promise<Pick<GiftCardRecord, 'id' | 'balance' | 'version'>[]> {
+      const ds = await GiftCard.find(
+        { application: new Types.ObjectId(applicationId), ...(after ? { _id: { $gt: new Types.ObjectId(after) } } : {}) },
+        { _id: 1, balance: 1, version: 1 },
+      )
+        .sort({ _id: 1 })
+        .limit(limit)
+        .lean<GiftCardDoc[]>();
+      return ds.map((d) => ({ id: String(d._id), balance: d.balance, version: d.version }));
+    },
+    /**
+     * The application's entries whose slot (`_id`, `<card>:<version>`) is in `range`, after `after`,
+     * in `_id` order: the slots of a page of cards (a range of the `_id` index).
+     */
+    async slotPage(
+      applicationId: string,
+      range: { from: string; to: string },
+      after: string | null,
+      limit: number,
+    ): Promise<{ _id: string; amount: number; after: number }[]> {
+      return GiftCardEntry.find(
+        { application: new Types.ObjectId(applicationId), _id: { $gt: after ?? range.from, $lt: range.to } },
+        { _id: 1, amount: 1, after: 1 },
+      )
+        .sort({ _id: 1 })
+        .limit(limit)
+        .lean<{ _id: string; amount: number; after: number }[]>();
+    },
     /** A card's ledger, oldest first. */
     async entries(applicationId: string, cardId: string, limit = 500): Promise<GiftCardEntryRecord[]> {
       const ds = await GiftCardEntry.find({ application: new Types.ObjectId(applicationId), card: new Types.ObjectId(cardId) })

@@ -17,6 +17,9 @@ export const EVENT_TYPES = [
   'wallet.points.cancelled',
   'wallet.tier.changed',
   'campaign.budget_spent',
+  // A gift card's (or store credit's) balance moved at checkout: a redeem spent it, a revert gave it back (docs/gift-cards.md).
+  'gift_card.debited',
+  'gift_card.credited',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -53,7 +56,8 @@ export function renderPing(p: { id: string; applicationId: string; webhookId: st
  * - a redemption cycle: `redemption:<campaign>:<order>:<cycle>` (completed, then reverted);
  * - a refused redeem: `refusal:<job id>` (each refused request is its own change);
  * - a ledger entry: `txn:<txn id>` (unique per application);
- * - a budget share reached: `budget:<campaign>:<share>` (once per campaign and share).
+ * - a budget share reached: `budget:<campaign>:<share>` (once per campaign and share);
+ * - a gift card's entry: `gift_card:<card>:<txn id>` (its txn id is unique per card).
  */
 export function eventIdOf(applicationId: string, type: EventType, changeKey: string): string {
   return `evt_${createHash('sha256').update(`${applicationId}\n${type}\n${changeKey}`).digest('hex').slice(0, 32)}`;
@@ -166,7 +170,36 @@ export interface TierEventData extends CustomerRef {
   kept_until: string | null;
 }
 
-export type EventData = RedemptionEventData | RefusalEventData | WalletEventData | WalletPointsEventData | TierEventData | BudgetEventData;
+/**
+ * `gift_card.debited` (a redeem spent from the card) and `gift_card.credited` (its revert gave the
+ * spend back). Amounts in the application's currency.
+ */
+export interface GiftCardEventData extends CustomerRef {
+  gift_card_id: string;
+  /** The card's code; null for store credit (named `STORE_CREDIT` at checkout). */
+  code: string | null;
+  kind: 'gift_card' | 'store_credit';
+  order_id: string;
+  /** `<card id>:<order ref>:<cycle>`: the same for a spend and the revert that gives it back. */
+  redemption_id: string;
+  /** 1 for an order's first spend on this card, +1 after each revert. */
+  cycle: number;
+  /** The card's ledger entry (`spend:<order>:<cycle>`, `refund:<order>:<cycle>`). */
+  txn_id: string;
+  amount: number;
+  previous_balance: number;
+  balance: number;
+  currency: string;
+}
+
+export type EventData =
+  | RedemptionEventData
+  | RefusalEventData
+  | WalletEventData
+  | WalletPointsEventData
+  | TierEventData
+  | BudgetEventData
+  | GiftCardEventData;
 
 /** One recorded event, as stored in the outbox and sent. */
 export interface EventRecord {

@@ -22,6 +22,9 @@
  *     balance's buckets are those the last entry recorded, consistent with the spendable points;
  *     each earning counter of a capped rule it keeps equals what its entries counted in that
  *     period (an order's earning adds, its return subtracts).
+ *  3. Each gift card and store credit (in `_id` order, with the ledger slots of a page of cards as
+ *     one range): its balance equals the sum of the entries at its slots below its version, every
+ *     such slot holds one, the last one's `after` is the balance, and neither is below 0.
  *
  * Memory: a page of documents, plus one count per customer or code counter of the campaign being
  * read — at most `maxKeys` at once: a campaign with more counters is read in several passes, each
@@ -100,7 +103,11 @@ export type DiscrepancyKind =
   /** A balance's earning counter of a capped rule differs from what its entries counted in that period. */
   | 'period_counter_mismatch'
   /** A completed or reverted cycle of an application with a webhook endpoint, without its event. */
-  | 'event_missing';
+  | 'event_missing'
+  /** A gift card's (or store credit's) balance differs from its ledger: the entries' sum, a missing entry, or one past its next slot. */
+  | 'gift_card_balance_mismatch'
+  /** A gift card's balance, or an entry's balance after it, is below 0. */
+  | 'gift_card_negative';
 
 /** A document by its collection and `_id`. */
 export interface DocumentRef {
@@ -129,7 +136,16 @@ export interface VerifyReport {
   startedAt: Date;
   finishedAt: Date;
   /** How much was read. */
-  checked: { campaigns: number; cycles: number; counters: number; balances: number; entries: number; events: number };
+  checked: {
+    campaigns: number;
+    cycles: number;
+    counters: number;
+    balances: number;
+    entries: number;
+    events: number;
+    gift_cards: number;
+    gift_card_entries: number;
+  };
   /** Why events were not checked, when they were not. */
   eventsSkipped: string | null;
   /** Counters that disagreed once and agreed when recounted. */
@@ -196,7 +212,7 @@ export async function verifyApplication(deps: Deps, applicationId: string, optio
   const o = { ...DEFAULTS, ...options };
   const startedAt = deps.now();
   const found = new Findings(o.maxListed);
-  const checked = { campaigns: 0, cycles: 0, counters: 0, balances: 0, entries: 0, events: 0 };
+  const checked = { campaigns: 0, cycles: 0, counters: 0, balances: 0, entries: 0, events: 0, gift_cards: 0, gift_card_entries: 0 };
   const events = await eventWindow(deps, applicationId, o, startedAt);
   let rechecked = 0;
   for (const campaign of await deps.repos.campaigns.listByApplication(applicationId)) {
@@ -217,6 +233,7 @@ export async function verifyApplication(deps: Deps, applicationId: string, optio
     checked.events += first.events;
   }
   await verifyBalances(deps, applicationId, o, found, checked);
+  await verifyGiftCards(deps, applicationId, o, found, checked);
   return {
     applicationId,
     startedAt,
@@ -810,4 +827,109 @@ function checkBuckets(st: BalanceState, balance: DocumentRef, found: Findings): 
       message: p,
       documents: [balance, ...(st.version > 0 ? [slotRef(st.id, st.version - 1)] : [])],
     });
+}
+
+// --- Gift cards and store credit (docs/gift-cards.md, shared/usecases/gift-card-ledger.ts) ---------
+
+/** One card of a page: what it holds, and what the entries at its applied slots add up to. */
+interface CardRecount {
+  id: string;
+  balance: number;
+  version: number;
+  sum: number;
+  seen: number;
+  /** The balance the entry at slot `version - 1` left (null: none read). */
+  lastAfter: number | null;
+}
+
+const cardRef = (id: string): DocumentRef => ({ collection: 'gift_cards', id });
+const cardEntryRef = (id: string): DocumentRef => ({ collection: 'gift_card_entries', id });
+
+/**
+ * Every gift card of the application against its ledger, a page of cards (and the slots of their
+ * range: ranges of consecutive pages meet) at a time. An entry at a card's next slot is in flight
+ * (the next writer rolls it forward); one of no card is an issue that failed before its card was
+ * created (the issue writes its entry first): never applied, so never a discrepancy.
+ */
+async function verifyGiftCards(
+  deps: Deps,
+  applicationId: string,
+  o: Required<VerifyOptions>,
+  found: Findings,
+  checked: VerifyReport['checked'],
+): Promise<void> {
+  const { giftCards } = deps.repos;
+  let from = '';
+  let after: string | null = null;
+  for (;;) {
+    const page = await giftCards.verifierPage(applicationId, after, o.pageSize);
+    const last = page.length < o.pageSize;
+    const to = last ? '~' : `${page[page.length - 1]!.id};`;
+    const cards = new Map<string, CardRecount>(page.map((c) => [c.id, { ...c, sum: 0, seen: 0, lastAfter: null }]));
+    for await (const e of rows((a) => giftCards.slotPage(applicationId, { from, to }, a, o.pageSize), o.pageSize)) {
+      checked.gift_card_entries++;
+      const cut = e._id.lastIndexOf(':');
+      const slot = Number(e._id.slice(cut + 1));
+      const card = cards.get(e._id.slice(0, cut));
+      if (!card) {
+        found.flight({ document: cardEntryRef(e._id), detail: 'an issue whose card was never created (never applied)' });
+        continue;
+      }
+      if (slot === card.version) {
+        found.flight({
+          document: cardEntryRef(e._id),
+          detail: "written at the card's next slot, not applied yet (the next writer rolls it forward)",
+        });
+        continue;
+      }
+      if (!Number.isInteger(slot) || slot > card.version) {
+        found.add({
+          kind: 'gift_card_balance_mismatch',
+          message: `an entry at slot ${e._id.slice(cut + 1)}, past the card's next slot ${card.version}`,
+          documents: [cardEntryRef(e._id), cardRef(card.id)],
+        });
+        continue;
+      }
+      card.sum += e.amount;
+      card.seen++;
+      if (slot === card.version - 1) card.lastAfter = e.after;
+      if (e.after < 0)
+        found.add({
+          kind: 'gift_card_negative',
+          message: `the entry at slot ${slot} leaves the card below 0`,
+          documents: [cardEntryRef(e._id), cardRef(card.id)],
+          found: e.after,
+        });
+    }
+    for (const card of cards.values()) {
+      checked.gift_cards++;
+      checkGiftCard(card, found);
+    }
+    if (last) return;
+    after = page[page.length - 1]!.id;
+    from = to;
+  }
+}
+
+/** A card against its applied entries (cents): balance == sum of their amounts, one per slot below the version, never below 0. */
+function checkGiftCard(card: CardRecount, found: Findings): void {
+  const ref = cardRef(card.id);
+  const lastSlot = card.version > 0 ? [cardEntryRef(`${card.id}:${card.version - 1}`)] : [];
+  if (card.seen !== card.version)
+    found.add({
+      kind: 'gift_card_balance_mismatch',
+      message: `${card.version - card.seen} of its ${card.version} applied slots hold no entry`,
+      documents: [ref],
+      expected: card.version,
+      found: card.seen,
+    });
+  else if (card.sum !== card.balance || (card.lastAfter !== null && card.lastAfter !== card.balance))
+    found.add({
+      kind: 'gift_card_balance_mismatch',
+      message: `the card holds ${card.balance}, its ledger sums to ${card.sum} and its last entry left ${card.lastAfter} (cents)`,
+      documents: [ref, ...lastSlot],
+      expected: card.sum,
+      found: card.balance,
+    });
+  if (card.balance < 0) found.add({ kind: 'gift_card_negative', message: 'the card is below 0', documents: [ref], found: card.balance });
 }

@@ -174,6 +174,53 @@ describe('gift cards: admin, balance read and checkout', function () {
     });
   });
 
+  describe('store credit read', () => {
+    it("when the storefront reads a customer's store credit, then its balance, currency and status; by the service's id too; disabled, it cannot pay", async () => {
+      const app = await shop(2);
+      const credit = await must('POST', `/applications/${app.id}/customers/c0/store-credit`, { amount: 30 });
+      const res = await client(app, 'GET', '/customers/c0/store-credit');
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({
+        source_id: 'c0',
+        balance: 30,
+        currency: 'INR',
+        status: 'active',
+        expires_at: null,
+        can_pay: true,
+        request_id: res.headers.get('x-request-id'),
+      });
+      const byId = await client(app, 'GET', `/customers/${credit.customer_id}/store-credit`);
+      expect(byId.body).to.include({ source_id: 'c0', balance: 30 });
+      // Spent at checkout, then disabled by an operator.
+      expect((await apply(app, 'redeem', 'STORE_CREDIT', cart('sc1', 12))).status).to.equal(200);
+      await must('PATCH', `/applications/${app.id}/gift-cards/${credit.id}`, { status: 'disabled' });
+      const off = await client(app, 'GET', '/customers/c0/store-credit');
+      expect(off.body).to.deep.include({ balance: 18, status: 'disabled', can_pay: false, message: 'gift card is disabled' });
+    });
+
+    it('when the customer is unknown or has no store credit, then 404 naming which; bad credentials, 401; a gift card code is not a customer', async () => {
+      const app = await shop(2);
+      const card = await issue(app, { amount: 5 });
+      const none = await client(app, 'GET', '/customers/c1/store-credit');
+      expect(none.status).to.equal(404);
+      expect(none.body).to.deep.equal({
+        code: 404,
+        message: 'resource not found',
+        details: 'store credit not found',
+        request_id: none.headers.get('x-request-id'),
+      });
+      expect(none.headers.get('coupon-reason')).to.equal('store_credit_not_found');
+      const nobody = await client(app, 'GET', '/customers/nobody/store-credit');
+      expect(nobody.status).to.equal(404);
+      expect(nobody.body).to.include({ message: 'resource not found', details: 'customer not found' });
+      expect(nobody.headers.get('coupon-reason')).to.equal('customer_not_found');
+      expect((await client(app, 'GET', `/customers/${card.code}/store-credit`)).status).to.equal(404);
+      const unauth = await client({ api_key: app.api_key, secret: 'wrong' }, 'GET', '/customers/c1/store-credit');
+      expect(unauth.status).to.equal(401);
+      expect(unauth.body).to.include({ message: 'Unauthorized', details: 'app id or app secret invalid' });
+    });
+  });
+
   describe('checkout', () => {
     it('when the application has not opted in, then a card code in validate and apply answers exactly as an unknown code', async () => {
       const app = await shop(1, false);

@@ -38,7 +38,7 @@ interface Fixture {
   stalled: TestApi;
   /** `Basic …` of an application that stacks (docs/stacking.md): three coupons per request, automatic promotions. */
   stackAuth: string;
-  /** An application that takes gift cards at checkout (docs/gift-cards.md), its customer c1, and a card of 1,000.00. */
+  /** An application that takes gift cards at checkout (docs/gift-cards.md), its customers c1 (with store credit) and c2 (without), and a card of 1,000.00. */
   giftAuth: string;
   giftAppId: string;
   giftCode: string;
@@ -68,6 +68,7 @@ const ORDER_REPORT = '/wallets/customer/{source_id}/orders/{wallet_id}';
 const APPS = '/admin/applications';
 const APP = `${APPS}/{app}`;
 const GIFT_CARD = '/gift-cards/{code}';
+const STORE_CREDIT = '/customers/{source_id}/store-credit';
 const GIFT_ADMIN = `${APP}/gift-cards`;
 const HUGE = JSON.stringify({ source_id: 'c1', padding: 'x'.repeat(1_100_000) });
 
@@ -93,6 +94,23 @@ const clientCases: Case[] = [
   ['read an unknown gift card', 'GET', GIFT_CARD, 404, (f) => ({ path: '/gift-cards/NO-SUCH-CARD', auth: f.giftAuth })],
   ['read a gift card without credentials', 'GET', GIFT_CARD, 401, (f) => ({ path: `/gift-cards/${f.giftCode}`, auth: null })],
   ['read a gift card over the rate limit', 'GET', GIFT_CARD, 429, (f) => ({ path: '/gift-cards/ANY-CODE', auth: f.limitedAuth })],
+  ["read a customer's store credit", 'GET', STORE_CREDIT, 200, (f) => ({ path: '/customers/c1/store-credit', auth: f.giftAuth })],
+  [
+    'read the store credit of a customer who has none',
+    'GET',
+    STORE_CREDIT,
+    404,
+    (f) => ({ path: '/customers/c2/store-credit', auth: f.giftAuth }),
+  ],
+  [
+    'read the store credit of an unknown customer',
+    'GET',
+    STORE_CREDIT,
+    404,
+    (f) => ({ path: '/customers/nobody/store-credit', auth: f.giftAuth }),
+  ],
+  ['read store credit without credentials', 'GET', STORE_CREDIT, 401, () => ({ path: '/customers/c1/store-credit', auth: null })],
+  ['read store credit over the rate limit', 'GET', STORE_CREDIT, 429, (f) => ({ path: '/customers/c1/store-credit', auth: f.limitedAuth })],
   [
     'validate a gift card',
     'POST',
@@ -1099,8 +1117,9 @@ describe('openapi.yaml matches real responses', function () {
     f.stackAuth = stacking.auth;
     const gifts = await createTestApplication(f.api.services);
     await f.api.services.repos.applications.update(gifts.id, { giftCardsAtCheckout: true });
-    await createCustomers(f.api.services, gifts.id, ['c1']);
+    await createCustomers(f.api.services, gifts.id, ['c1', 'c2']);
     const card = await prerequisite(f, 'POST', `${APPS}/${gifts.id}/gift-cards`, { amount: 1000 }, ADMIN);
+    await prerequisite(f, 'POST', `${APPS}/${gifts.id}/customers/c1/store-credit`, { amount: 20 }, ADMIN);
     Object.assign(f, { giftAuth: gifts.auth, giftAppId: gifts.id, giftCode: card.code, giftCardId: card.id });
     f.receiver = await new WebhookReceiver().up();
     f.webhookId = (await prerequisite(f, 'POST', `${APPS}/${app.id}/webhooks`, { url: f.receiver.url }, ADMIN)).id;

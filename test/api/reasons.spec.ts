@@ -295,7 +295,14 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
         send: async () => apply('redeem', { source_id: 'c2', ...detail('OPEN'), order: await redeemed('OPEN', 'c1') }),
       },
     ],
-    customer_not_found: [{ label: 'credit nobody', status: 404, send: () => wallet('nobody', 'loyalty', { type: 'credit', points: 1 }) }],
+    customer_not_found: [
+      { label: 'credit nobody', status: 404, send: () => wallet('nobody', 'loyalty', { type: 'credit', points: 1 }) },
+      {
+        label: "read nobody's store credit",
+        status: 404,
+        send: () => call(api().url, 'GET', '/customers/nobody/store-credit', { auth: app.auth }),
+      },
+    ],
     customer_archived: [
       {
         label: 'upsert an archived customer',
@@ -308,6 +315,13 @@ describe('reasons: why a coupon is not applicable or a request was refused, besi
     gift_card_empty: cardRefusal('CARD-EMPTY'),
     gift_card_not_found: [
       { label: 'read an unknown gift card', status: 404, send: () => call(api().url, 'GET', '/gift-cards/NO-SUCH', { auth: app.auth }) },
+    ],
+    store_credit_not_found: [
+      {
+        label: 'read the store credit of a customer who has none',
+        status: 404,
+        send: () => call(api().url, 'GET', '/customers/c1/store-credit', { auth: app.auth }),
+      },
     ],
     wallet_not_found: [{ label: 'credit an unknown wallet', status: 404, send: () => wallet('c1', 'nope', { type: 'credit', points: 1 }) }],
     type_missing: [{ label: 'update without type', status: 400, send: () => wallet('c1', 'loyalty', { points: 1 }) }],

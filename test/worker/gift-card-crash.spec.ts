@@ -8,7 +8,8 @@ import { exitOf, startWorkerProcess, tailOf, type WorkerProcess } from '../suppo
  * A worker SIGKILLed in the middle of a gift card's spend or refund at checkout (docs/gift-cards.md):
  * the worker kills itself at a named point (WORKER_FAILPOINT) — once the ledger entry is written but
  * before the card moved, or once it moved — a second worker re-runs the stalled job, and the card
- * is debited (or credited back) exactly once: its balance equals its ledger, one entry per step.
+ * is debited (or credited back) exactly once: its balance equals its ledger, one entry per step —
+ * and its event (`gift_card.debited`, `gift_card.credited`) is recorded once.
  */
 describe('worker: a gift card redeem or revert killed mid-way', function () {
   this.timeout(240_000);
@@ -19,7 +20,7 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
   let card: { id: string; code: string };
   const workers: WorkerProcess[] = [];
   before(async () => {
-    api = await startTestApi({}, { inProcessWorker: false });
+    api = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' }, { inProcessWorker: false });
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => (w.alive() ? w.stop() : null)));
@@ -36,6 +37,8 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
     const issued = await admin('POST', `/applications/${app.id}/gift-cards`, { amount: 100 });
     expect(issued.status, issued.text).to.equal(201);
     card = issued.body;
+    // An endpoint, so that events are recorded (nothing listens there).
+    expect((await admin('POST', `/applications/${app.id}/webhooks`, { url: 'http://127.0.0.1:9/hooks' })).status).to.equal(201);
   });
 
   const start = async (env: NodeJS.ProcessEnv = {}) => {
@@ -86,6 +89,14 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
     expect(stored!.version).to.equal(entries.length);
     return { balance: stored!.balance, kinds: entries.map((e) => `${e.kind} ${e.amount}`) };
   }
+  /** The application's events in sequence order: type and what they name. */
+  async function events() {
+    const res = await admin('GET', `/applications/${app.id}/events?limit=100`);
+    expect(res.status, res.text).to.equal(200);
+    return (res.body.events as { type: string; sequence: number; data: { txn_id?: string; coupon_code: string } }[])
+      .sort((a, b) => a.sequence - b.sequence)
+      .map((e) => [e.type, e.data.txn_id ?? e.data.coupon_code]);
+  }
 
   for (const at of ['gift-card-after-entry', 'gift-card-after-move'] as const)
     it(`when the worker dies in a redeem at ${at}, then the re-run answers it and the card is debited once`, async () => {
@@ -93,6 +104,7 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
       expect(res.status, res.text).to.equal(200);
       expect(res.body.gift_card).to.deep.equal({ amount: 30, balance: 70 });
       expect(await ledger()).to.deep.equal({ balance: 7000, kinds: ['issue 10000', 'spend -3000'] });
+      expect(await events()).to.deep.equal([['gift_card.debited', `spend:o-${at}:1`]]);
     });
 
   for (const at of ['gift-card-after-entry', 'gift-card-after-move'] as const)
@@ -104,6 +116,10 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
       expect(res.status, res.text).to.equal(200);
       expect(res.body.gift_card).to.deep.equal({ amount: 30, balance: 100 });
       expect(await ledger()).to.deep.equal({ balance: 10000, kinds: ['issue 10000', 'spend -3000', 'refund 3000'] });
+      expect(await events()).to.deep.equal([
+        ['gift_card.debited', 'spend:o-r:1'],
+        ['gift_card.credited', 'refund:o-r:1'],
+      ]);
     });
 
   it('when the worker dies in a redeem of coupons and a card (stacking) once the card entry is written, then the re-run redeems the coupon once and debits the card once', async () => {
@@ -139,6 +155,10 @@ describe('worker: a gift card redeem or revert killed mid-way', function () {
     expect(await ledger()).to.deep.equal({ balance: 7500, kinds: ['issue 10000', 'spend -2500'] });
     const redemptions = await admin('GET', `/applications/${app.id}/redemptions?order_id=o-s`);
     expect(redemptions.body.redemptions.map((r: { state: string }) => r.state)).to.deep.equal(['completed']);
+    expect(await events()).to.deep.equal([
+      ['redemption.completed', 'FIVE'],
+      ['gift_card.debited', 'spend:o-s:1'],
+    ]);
   });
 
   it('when a spend was written but its worker died before moving the card, then the next writer (an admin top-up) rolls it forward first', async () => {

@@ -88,11 +88,17 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
         const outcome = await run(() => applyOrderReport(services, input, runOf(job, observed)));
         return recorded({ name: JOB.orderReport, input, jobId, queueName, outcome, observed });
       }
-      // A gift card at checkout (docs/gift-cards.md): no events yet.
-      case JOB.redeemGiftCard:
-        return run(() => redeemGiftCard(services, job.data as JobPayloads['redeem-gift-card']));
-      case JOB.revertGiftCard:
-        return run(() => revertGiftCard(services, job.data as JobPayloads['revert-gift-card']));
+      // A gift card alone at checkout (docs/gift-cards.md): it does not count as the order's report (no earning).
+      case JOB.redeemGiftCard: {
+        const input = job.data as JobPayloads['redeem-gift-card'];
+        const outcome = await run(() => redeemGiftCard(services, input));
+        return recorded({ name: JOB.redeemGiftCard, input, jobId, queueName, outcome, observed });
+      }
+      case JOB.revertGiftCard: {
+        const input = job.data as JobPayloads['revert-gift-card'];
+        const outcome = await run(() => revertGiftCard(services, input));
+        return recorded({ name: JOB.revertGiftCard, input, jobId, queueName, outcome, observed });
+      }
       case JOB.walletSettle: {
         const input = job.data as JobPayloads['wallet-settle'];
         const outcome = await run(() => settleWallet(services, input));

@@ -9,11 +9,13 @@
  * Every fact carries the key of the change it reports, so recording it again (a re-run of the
  * job, or a repeat request answered from the journal) yields the same event id.
  */
-import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
+import { orderRef, type RedemptionRecord } from '../../data/redemption-journal.repository.js';
+import type { GiftCardEntryRecord } from '../../data/gift-card.repository.js';
 import type { StoredEntry } from '../../data/wallet-transaction.repository.js';
 import type {
   BudgetEventData,
   TierEventData,
+  GiftCardEventData,
   RedemptionEventData,
   RefusalEventData,
   WalletEventData,
@@ -21,10 +23,12 @@ import type {
 } from '../../domain/events.js';
 import { laneChange } from '../limit-counters.js';
 import { fromHundredths } from '../../domain/points.js';
+import { fromCents } from '../../domain/money.js';
 import { reasonOf } from '../../errors.js';
 import type { Outcome, Refusal } from '../../queue/outcome.js';
 import type { Services } from '../../services.js';
 import type {
+  GiftCardApplyInput,
   OrderReportInput,
   RedeemInput,
   RevertInput,
@@ -47,6 +51,8 @@ export type FinishedOperation = (
   | { name: 'wallet-transaction'; input: WalletOperationInput; outcome: Outcome<unknown> }
   | { name: 'order-report'; input: OrderReportInput; outcome: Outcome<unknown> }
   | { name: 'wallet-settle'; input: WalletSettleInput; outcome: Outcome<unknown> }
+  | { name: 'redeem-gift-card'; input: GiftCardApplyInput; outcome: Outcome<unknown> }
+  | { name: 'revert-gift-card'; input: GiftCardApplyInput; outcome: Outcome<unknown> }
 ) & { jobId: string; queueName: string; observed?: readonly Committed[] };
 
 type WithoutCustomer<T> = Omit<T, 'source_id' | 'customer_id'>;
@@ -58,7 +64,8 @@ export type ChangeFact =
   | { type: 'wallet.transaction.completed'; changeKey: string; data: WithoutCustomer<WalletEventData> }
   | { type: WalletPointsType; changeKey: string; data: WithoutCustomer<WalletPointsEventData> }
   | { type: 'wallet.tier.changed'; changeKey: string; data: WithoutCustomer<TierEventData> }
-  | { type: 'campaign.budget_spent'; changeKey: string; data: WithoutCustomer<BudgetEventData> };
+  | { type: 'campaign.budget_spent'; changeKey: string; data: WithoutCustomer<BudgetEventData> }
+  | { type: 'gift_card.debited' | 'gift_card.credited'; changeKey: string; data: WithoutCustomer<GiftCardEventData> };
 
 type WalletPointsType = 'wallet.points.pending' | 'wallet.points.available' | 'wallet.points.expired' | 'wallet.points.cancelled';
 
@@ -351,13 +358,68 @@ async function orderEarningChanges(deps: Deps, op: FinishedOperation, orderId: s
   return { facts: each.flatMap((c) => c.facts), fresh: each.every((c) => c.fresh || c.facts.length === 0) };
 }
 
-/** The changes a finished operation made, in the order they are reported: its own, then an order's earnings it moved. */
+/**
+ * The changes a finished operation made, in the order they were applied and are reported: its own,
+ * then the gift card it spent or gave back, then an order's earnings it moved.
+ */
 export async function changesOf(deps: Deps, op: FinishedOperation): Promise<Changes> {
   const own = await operationChangesOf(deps, op);
+  const card = await giftCardChanges(deps, op);
+  const withCard = { facts: [...own.facts, ...card.facts], fresh: own.fresh && card.fresh };
   const redeem = op.name === 'redeem' || op.name === 'redeem-stack';
-  if ((!redeem && op.name !== 'revert' && op.name !== 'revert-stack') || !op.outcome.ok) return own;
+  if ((!redeem && op.name !== 'revert' && op.name !== 'revert-stack') || !op.outcome.ok) return withCard;
   const earned = await orderEarningChanges(deps, op, (op.input as { orderId: string }).orderId, redeem ? 'earned' : 'taken back');
-  return { facts: [...own.facts, ...earned.facts], fresh: own.fresh && earned.fresh };
+  return { facts: [...withCard.facts, ...earned.facts], fresh: withCard.fresh && earned.fresh };
+}
+
+/**
+ * The move of the gift card (or store credit) a redeem spent or a revert gave back, alone or after
+ * the coupons of a stacked order (docs/gift-cards.md), read from the card's ledger: a redeem's is
+ * the order's latest spend not given back, a revert's the refund of the order's latest spend. So a
+ * re-run, or a repeat answered from the ledger, reports the same entry under the same key. An
+ * entry of 0 (the coupons left nothing to pay) moved nothing: no event.
+ */
+async function giftCardChanges(deps: Deps, op: FinishedOperation): Promise<Changes> {
+  const none: Changes = { facts: [], fresh: true };
+  if (!op.outcome.ok) return none;
+  const cardId =
+    op.name === 'redeem-gift-card' || op.name === 'revert-gift-card'
+      ? op.input.cardId
+      : op.name === 'redeem-stack' || op.name === 'revert-stack'
+        ? op.input.giftCard?.cardId
+        : undefined;
+  if (!cardId) return none;
+  const { applicationId, orderId } = op.input as { applicationId: string; orderId: string };
+  const entries = await deps.repos.giftCards.orderEntries(applicationId, cardId, orderId);
+  const spend = entries.filter((e) => e.kind === 'spend').at(-1);
+  const refund = spend && entries.find((e) => e.kind === 'refund' && e.cycle === spend.cycle);
+  const redeem = op.name === 'redeem-gift-card' || op.name === 'redeem-stack';
+  const entry = redeem ? (refund ? undefined : spend) : refund;
+  if (!entry || entry.amount === 0) return none;
+  const [card, app] = await Promise.all([deps.repos.giftCards.findById(applicationId, cardId), deps.applications.get(applicationId)]);
+  if (!card) return none;
+  // Read from the ledger: a re-run, or a repeat, may find it recorded.
+  return { facts: [giftCardFact(entry, card.code, orderId, app?.currency ?? '')], fresh: false };
+}
+
+function giftCardFact(e: GiftCardEntryRecord, code: string | null, orderId: string, currency: string): ChangeFact {
+  return {
+    type: e.amount < 0 ? 'gift_card.debited' : 'gift_card.credited',
+    changeKey: `gift_card:${e.cardId}:${e.txnId}`,
+    data: {
+      gift_card_id: e.cardId,
+      code,
+      kind: code ? 'gift_card' : 'store_credit',
+      order_id: orderId,
+      redemption_id: `${e.cardId}:${orderRef(orderId)}:${e.cycle}`,
+      cycle: e.cycle ?? 1,
+      txn_id: e.txnId,
+      amount: fromCents(Math.abs(e.amount)),
+      previous_balance: fromCents(e.before),
+      balance: fromCents(e.after),
+      currency,
+    },
+  };
 }
 
 /** The changes of the operation itself. */
@@ -431,5 +493,9 @@ async function operationChangesOf(deps: Deps, op: FinishedOperation): Promise<Ch
       if (!outcome.ok) return { facts: [], fresh: false };
       return { facts: await transitionFacts(deps, op, settleTrigger(input), input.walletId), fresh: false };
     }
+    case 'redeem-gift-card':
+    case 'revert-gift-card':
+      // The card's own move is its only change (giftCardChanges).
+      return { facts: [], fresh: true };
   }
 }
