@@ -193,13 +193,7 @@ export interface GiftCardEventData extends CustomerRef {
 }
 
 export type EventData =
-  | RedemptionEventData
-  | RefusalEventData
-  | WalletEventData
-  | WalletPointsEventData
-  | TierEventData
-  | BudgetEventData
-  | GiftCardEventData;
+  RedemptionEventData | RefusalEventData | WalletEventData | WalletPointsEventData | TierEventData | BudgetEventData | GiftCardEventData;
 
 /** One recorded event, as stored in the outbox and sent. */
 export interface EventRecord {
