@@ -1,10 +1,11 @@
 /**
  * A model-based test of orders (docs/wallets.md "Earning rules", "Caps per period", "Orders reported
- * by the storefront", "Partial returns"): random completed orders, repeats, partial and whole
- * returns, spending and clock jumps across month ends and the nights clocks change in the wallet's
- * timezone (Europe/Berlin) run through the real API and worker; after every step the balance, the
- * answer and what the capped rule has left equal a simple model that shares no code with the
- * service.
+ * by the storefront", "Partial returns", "Tiers"): random completed orders, repeats, partial and
+ * whole returns, spending and clock jumps across month ends and the nights clocks change in the
+ * wallet's timezone (Europe/Berlin) run through the real API and worker, in a wallet with tiers over
+ * a rolling window of two months whose upper level earns 1.5×; after every step the balance, the
+ * answer, what the capped rule has left and the customer's tier and window equal a simple model
+ * that shares no code with the service.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -42,6 +43,16 @@ describe('orders against a model: earning, caps per period, partial and whole re
     return `${local.getUTCFullYear()}-${String(local.getUTCMonth() + 1).padStart(2, '0')}`;
   }
 
+  /** The first instant of the Berlin month after the one `t` falls in. */
+  function berlinMonthEnd(t: number): number {
+    const [y, m] = berlinMonth(t).split('-').map(Number) as [number, number];
+    const next = Date.UTC(y, m, 1); // 00:00 UTC on the 1st of the next month
+    return [next - 2 * 3_600_000, next - 3_600_000].find((c) => berlinMonth(c) !== berlinMonth(c - 1))!;
+  }
+  const monthIndex = (k: string) => Number(k.slice(0, 4)) * 12 + Number(k.slice(5, 7)) - 1;
+  /** Tiers: Silver from 40 points earned in this Berlin month and the one before, 1.5× points; kept until the month after ends. */
+  const SILVER = 4000;
+
   type Order = { lines: number[]; earned: number; taken: number; countedA: number; period: string; returns: Map<string, number> };
   const step = fc.oneof(
     {
@@ -59,6 +70,8 @@ describe('orders against a model: earning, caps per period, partial and whole re
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('whole' as const), pick: fc.nat() }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('spend' as const), share: fc.integer({ min: 1, max: 100 }) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), hours: fc.integer({ min: 1, max: 200 }) }) },
+    // Weeks at once: the tier window (two months) rolls past months with earnings, and held levels expire.
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), hours: fc.integer({ min: 240, max: 960 }) }) },
   );
 
   it('when random orders, returns, spending and clock jumps run through the service, then balance, answers and the cap left equal the model at every step', async () => {
@@ -77,7 +90,51 @@ describe('orders against a model: earning, caps per period, partial and whole re
             { name: 'A', points: 1, per: 10, max_per_period: { points: CAP / 100, period: 'month' } },
             { name: 'B', points: 1, per: 100 },
           ],
+          tiers: {
+            rolling_months: 2,
+            levels: [
+              { name: 'Member', min_points: 0 },
+              { name: 'Silver', min_points: SILVER / 100, earning_multiplier: 1.5 },
+            ],
+          },
         });
+        // The tier model: points earned per Berlin month, the level held until the month's end.
+        const tier = { earned: new Map<string, number>(), held: 'Member', until: null as number | null };
+        const windowSum = (t: number) => {
+          const m = monthIndex(berlinMonth(t));
+          let sum = 0;
+          for (const [k, v] of tier.earned) if (monthIndex(k) === m || monthIndex(k) === m - 1) sum += v;
+          return sum;
+        };
+        const levelOf = (h: number) => (h >= SILVER ? 'Silver' : 'Member');
+        const higher = (a: string, b: string) => (a === 'Silver' || b === 'Silver' ? 'Silver' : 'Member');
+        /** The month ends passed by `t`: each re-assesses on the window that closed (nothing changes at Member). */
+        const settle = (t: number) => {
+          while (tier.until !== null && tier.until <= t) {
+            const e = tier.until;
+            if (higher(tier.held, levelOf(windowSum(e - 1))) === 'Member') {
+              tier.until = berlinMonthEnd(t);
+              break;
+            }
+            tier.held = levelOf(windowSum(e - 1));
+            tier.until = berlinMonthEnd(e);
+          }
+        };
+        const levelNow = () => {
+          settle(clock);
+          return higher(tier.held, levelOf(windowSum(clock)));
+        };
+        const earnTier = (h: number) => {
+          settle(clock);
+          tier.until ??= berlinMonthEnd(clock);
+          const month = berlinMonth(clock);
+          tier.earned.set(month, (tier.earned.get(month) ?? 0) + h);
+        };
+        const releaseTier = (o: Order, ask: number) => {
+          settle(clock);
+          const had = tier.earned.get(o.period) ?? 0;
+          tier.earned.set(o.period, had - Math.min(had, o.earned, ask));
+        };
         const orders: Order[] = [];
         let balance = 0;
         let counter = { period: '', used: 0 };
@@ -94,6 +151,7 @@ describe('orders against a model: earning, caps per period, partial and whole re
           const share = (upTo: number) => (o.earned === 0 ? 0 : Math.floor((o.countedA * upTo) / o.earned));
           const release = share(o.taken + ask) - share(o.taken);
           if (counter.period === o.period) counter = { ...counter, used: counter.used - Math.min(counter.used, release) };
+          if (tier.until !== null) releaseTier(o, ask);
           o.taken += ask;
           const moved = Math.min(ask, balance);
           balance -= moved;
@@ -106,10 +164,13 @@ describe('orders against a model: earning, caps per period, partial and whole re
             const cents = s.lines.reduce((a, b) => a + b, 0);
             const period = berlinMonth(clock);
             if (counter.period !== period) counter = { period, used: 0 };
-            const a = Math.min(ruleA(cents), CAP - counter.used);
-            const earned = a + ruleB(cents);
+            // The tier's multiplier, once, before each rule's single rounding (down, to whole points).
+            const m = levelNow() === 'Silver' ? 150 : 100;
+            const a = Math.min(Math.floor((cents * m) / 100_000) * 100, CAP - counter.used);
+            const earned = a + Math.floor((cents * m) / 1_000_000) * 100;
             counter = { period, used: counter.used + a };
             balance += earned;
+            if (earned > 0) earnTier(earned);
             const id = `o-${orders.length}`;
             orders.push({ lines: s.lines, earned, taken: 0, countedA: a, period, returns: new Map() });
             const got = await send({
@@ -170,6 +231,8 @@ describe('orders against a model: earning, caps per period, partial and whole re
             customer: 'c1',
           });
           expect(explained.body.rules[0].period, `cap after ${what}`).to.deep.equal({ period: berlinMonth(clock), left: left() / 100 });
+          const ledger = await must('GET', `/applications/${app.id}/customers/c1/wallets/loyalty/ledger?limit=1`);
+          expect([ledger.tier.level, ledger.tier.earned_points], `tier after ${what}`).to.deep.equal([levelNow(), windowSum(clock) / 100]);
         }
         expect((await verifyApplication(api.services, app.id, { recheckMs: 0, eventGraceMs: 0 })).discrepancies).to.deep.equal([]);
       }),
