@@ -15,6 +15,7 @@
  *   console              the promotions console's pages' server times with 10,000 campaigns
  *   expiry               1,000,000 point buckets falling due at once: time to expire, loads meanwhile (docs/wallets.md)
  *   stacking             validate and redeem of 3 coupons vs 1, the best deal over 20 candidates vs a validate: CPU per request of all processes
+ *   tiers                100,000 customers' tier re-assessments falling due at one month end: time, CPU per customer, redeems meanwhile
  *   earning              an order reported completed (points earned by the wallet's rules) vs a plain wallet credit, at the same offered rate
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
@@ -25,6 +26,7 @@ import { consoleBench } from './console.js';
 import { expiryBench } from './expiry.js';
 import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { earningBench } from './earning.js';
+import { tiersBench } from './tiers.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
 import { flashBudgetBench } from './flash-budget.js';
@@ -49,6 +51,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   expiry: expiryBench,
   stacking: stackingBench,
   earning: earningBench,
+  tiers: tiersBench,
 };
 
 async function main() {
