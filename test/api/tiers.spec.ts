@@ -273,6 +273,19 @@ describe('wallets: tiers', function () {
       expect(res.status, JSON.stringify(tiers)).to.equal(400);
       expect(res.text, JSON.stringify(tiers)).to.contain(text);
     }
+    const named = await admin('PATCH', `/applications/${app.id}/wallets/loyalty`, {
+      tiers: {
+        period: 'year',
+        levels: [
+          { name: 'A', min_points: 0 },
+          { name: 'B', min_points: 5 },
+          { name: 'C', min_points: 5 },
+        ],
+      },
+    });
+    expect(Object.keys(named.body.fields), 'the level is named, for the console to show it beside the level').to.deep.equal([
+      'tiers.levels.2.min_points',
+    ]);
     const cleared = await must('PATCH', `/applications/${app.id}/wallets/loyalty`, { tiers: null });
     expect(cleared.tiers).to.equal(null);
   });

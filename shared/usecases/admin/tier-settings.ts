@@ -51,12 +51,15 @@ export function toTierProgram(v: TiersInput | null): TierProgram | null {
     minHundredths: toHundredths(l.min_points),
     multiplier: Math.round(l.earning_multiplier * 100),
   }));
-  if (levels[0]!.minHundredths !== 0) throw adminInvalid('"tiers.levels[0].min_points" must be 0: every customer is at the first level');
+  // Each refusal names its field as a Joi refusal does (`tiers.levels.2.min_points`): the console shows it beside the level.
+  const refuse = (path: string, message: string) => adminInvalid(message, { [path]: message });
+  if (levels[0]!.minHundredths !== 0)
+    throw refuse('tiers.levels.0.min_points', '"tiers.levels[0].min_points" must be 0: every customer is at the first level');
   levels.forEach((l, i) => {
     if (i > 0 && l.minHundredths <= levels[i - 1]!.minHundredths)
-      throw adminInvalid(`"tiers.levels[${i}].min_points" must be more than the level before it`);
+      throw refuse(`tiers.levels.${i}.min_points`, `"tiers.levels[${i}].min_points" must be more than the level before it`);
     if (levels.findIndex((o) => o.name.toLowerCase() === l.name.toLowerCase()) !== i)
-      throw adminInvalid(`"tiers.levels[${i}].name" is used twice`);
+      throw refuse(`tiers.levels.${i}.name`, `"tiers.levels[${i}].name" is used twice`);
   });
   const basis = v.period ? { kind: 'calendar' as const, period: v.period } : { kind: 'rolling' as const, months: v.rolling_months! };
   return { basis, levels };
