@@ -138,6 +138,11 @@ describe('wallets: tiers', function () {
     const app = await shop({ period: 'year', levels: LEVELS }, { earning_rules: [{ name: 'Base', points: 1, per: 1 }] });
     expect((await report(app, order('o-1', 1000))).points, 'Member: 1x').to.equal(1000);
     expect((await report(app, order('o-2', 100))).points, 'Silver now: 1.25x').to.equal(125);
+    const explained = await must('POST', `/applications/${app.id}/wallets/loyalty/earning/explain`, {
+      order: order('x', 100),
+      customer: 'c1',
+    });
+    expect([explained.tier_multiplier, explained.points], "explain values the order at the customer's tier").to.deep.equal([1.25, 125]);
     await report(app, order('o-1', 1000, 'returned'));
     const l = await ledger(app);
     expect([l.tier.level, l.tier.earned_points], 'o-1 came back: 125 earned this year').to.deep.equal(['Member', 125]);

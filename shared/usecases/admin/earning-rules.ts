@@ -27,6 +27,8 @@ import { adminInvalid } from '../../admin-errors.js';
 import { foundOr404, validateInput } from './admin-input.js';
 import { fromSelector, selector } from './campaign-format.js';
 import { requireApplication } from './applications.usecase.js';
+import { tierMultiplierOf } from '../../domain/tiers.js';
+import { tierContextOf } from '../wallet-operation.usecase.js';
 
 /** At most this many rules per wallet: what an order earns is their sum. */
 export const MAX_EARNING_RULES = 20;
@@ -136,8 +138,9 @@ export function fromEarningRules(rules: NamedEarningRule[] | null | undefined): 
 const EXPLAIN_INPUT = Joi.object({
   // The order as a storefront sends it (validate's shape).
   order: Joi.any().required(),
-  // Multipliers as factors (1.5 = one and a half times), until tiers and campaigns carry them.
-  tier_multiplier: Joi.number().min(0).max(100).precision(2).default(1),
+  // Multipliers as factors (1.5 = one and a half times): a stand-in tier's (absent: the named
+  // customer's tier in a wallet with tiers, else 1) and a campaign's.
+  tier_multiplier: Joi.number().min(0).max(100).precision(2),
   campaign_multiplier: Joi.number().min(0).max(100).precision(2).default(1),
   // A customer (source_id) whose counters the period caps read; absent: the caps as for a customer who earned nothing yet.
   customer: Joi.string().min(1).max(256),
@@ -157,7 +160,7 @@ const presentStep = (s: EarningStep) => ({
 export async function explainEarning(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, walletId: string, input: unknown) {
   const body = validateInput(EXPLAIN_INPUT, input ?? {}) as {
     order: unknown;
-    tier_multiplier: number;
+    tier_multiplier?: number;
     campaign_multiplier: number;
     customer?: string;
   };
@@ -165,13 +168,18 @@ export async function explainEarning(deps: Pick<Services, 'repos' | 'now'>, appl
   const wallet = await foundOr404(deps.repos.wallets.findByWalletId(applicationId, walletId, { includeArchived: true }), 'wallet');
   const parsed = parseOrder(body.order);
   if (!parsed.ok) throw adminInvalid(`"order" ${parsed.message}`, { order: parsed.message });
-  const ctx = { tierMultiplier: Math.round(body.tier_multiplier * 100), campaignMultiplier: Math.round(body.campaign_multiplier * 100) };
-  const counters = body.customer ? await customerCounters(deps, applicationId, wallet.id, body.customer) : [];
   const now = deps.now();
+  const balance = body.customer ? await customerBalance(deps, applicationId, wallet.id, body.customer) : null;
+  const counters = balance?.periodCounters ?? [];
+  const tiers = tierContextOf(wallet);
+  const tierMultiplier =
+    body.tier_multiplier !== undefined ? Math.round(body.tier_multiplier * 100) : tiers ? tierMultiplierOf(tiers, balance?.tier, now) : 100;
+  const ctx = { tierMultiplier, campaignMultiplier: Math.round(body.campaign_multiplier * 100) };
   const earned = orderEarns(wallet.earningRules, parsed.order, ctx, (rule) => periodLeftOf(rule, counters, now, wallet.timezone));
   return {
     wallet_id: wallet.walletId,
     points: fromHundredths(earned.hundredths),
+    tier_multiplier: tierMultiplier / 100,
     rules: earned.rules.map((r) => ({
       name: r.name,
       points: fromHundredths(r.hundredths),
@@ -188,9 +196,8 @@ export async function explainEarning(deps: Pick<Services, 'repos' | 'now'>, appl
   };
 }
 
-/** A customer's period counters in a wallet (404 when the application has no such customer). */
-async function customerCounters(deps: Pick<Services, 'repos'>, applicationId: string, walletDbId: string, sourceId: string) {
+/** A customer's balance in a wallet — its period counters and tier (404 when the application has no such customer). */
+async function customerBalance(deps: Pick<Services, 'repos'>, applicationId: string, walletDbId: string, sourceId: string) {
   const customer = await foundOr404(deps.repos.customers.resolve(applicationId, sourceId), 'customer');
-  const balance = await deps.repos.walletBalances.findById(balanceIdOf(applicationId, customer.id, walletDbId));
-  return balance?.periodCounters ?? [];
+  return deps.repos.walletBalances.findById(balanceIdOf(applicationId, customer.id, walletDbId));
 }
