@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
+import { until as poll } from '../support/poll.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
 import { makeOrder } from '../fixtures/records.js';
 
@@ -42,15 +43,7 @@ describe('wallets: expiring and pending points', function () {
     must('GET', `/applications/${app.id}/customers/${customer}/wallets/loyalty/ledger?limit=100`);
   const events = async (app: AdminApp, type: string) =>
     ((await must('GET', `/applications/${app.id}/events?type=${type}`)).events as any[]).map((e) => e.data);
-  async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>): Promise<T> {
-    const deadline = Date.now() + SETTLE_DEADLINE_MS;
-    for (;;) {
-      const v = await probe();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = <T>(what: string, probe: () => Promise<T | undefined | null | false>) => poll(what, probe, SETTLE_DEADLINE_MS);
   /** Every applied entry starts where the one before ended, and the balance is where the last one ended. */
   function expectChained(l: any) {
     const applied = (l.entries as any[]).filter((e) => e.state === 'applied');

@@ -7,6 +7,7 @@
  */
 import { expect } from 'chai';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
+import { until as poll } from '../support/poll.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
 import { assertMatchesSpec } from '../support/openapi.js';
 import { makeOrder } from '../fixtures/records.js';
@@ -52,15 +53,7 @@ describe('wallets: tiers', function () {
     ((await must('GET', `/applications/${app.id}/events?type=wallet.tier.changed`)).events as any[])
       .sort((a, b) => a.sequence - b.sequence)
       .map((e) => e.data);
-  async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>): Promise<T> {
-    const deadline = Date.now() + SETTLE_DEADLINE_MS;
-    for (;;) {
-      const v = await probe();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = <T>(what: string, probe: () => Promise<T | undefined | null | false>) => poll(what, probe, SETTLE_DEADLINE_MS);
   const order = (order_id: string, subtotal: number, status = 'completed') => ({
     order_id,
     status,
