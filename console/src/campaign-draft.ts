@@ -92,6 +92,16 @@ export interface BudgetDraft {
   notify_at: string;
 }
 
+/**
+ * Who can use it by loyalty tier, as chosen: `only` false is every customer; otherwise customers at
+ * one of `levels` (level names) of the tiers of the wallet `wallet_id`.
+ */
+export interface TierRuleDraft {
+  only: boolean;
+  wallet_id: string;
+  levels: string[];
+}
+
 /** Whether a discount type takes `value` (a percentage or an amount); the promotion kinds have their own fields. */
 export const takesValue = (type: Schemas['DiscountType']) => type === 'percentage' || type === 'flat';
 
@@ -117,6 +127,7 @@ export interface Draft {
   budget: BudgetDraft;
   /** The points multiplier of orders redeemed with it, as typed ('' : normal points). */
   earning_multiplier: string;
+  tiers: TierRuleDraft;
   base: Schemas['DiscountBase'];
   cart_conditions: ConditionRow[];
   item_selector: SelectorDraft;
@@ -172,6 +183,7 @@ export function emptyDraft(): Draft {
     },
     budget: { enabled: false, caps: noCaps(), when_exceeded: 'refuse', notify_at: '' },
     earning_multiplier: '',
+    tiers: { only: false, wallet_id: '', levels: [] },
     base: 'selling_price_subtotal',
     cart_conditions: [],
     item_selector: noSelector(),
@@ -269,6 +281,7 @@ export function draftOf(c: Campaign): Draft {
         }
       : emptyDraft().budget,
     earning_multiplier: text(c.earning_multiplier),
+    tiers: c.tiers ? { only: true, wallet_id: c.tiers.wallet_id, levels: [...c.tiers.levels] } : emptyDraft().tiers,
     base: c.discount_calculated_on_property ?? 'selling_price_subtotal',
     cart_conditions: conditionRows(c.cart_conditions),
     item_selector: selectorDraft(c.item_selector),
@@ -343,6 +356,7 @@ export function toBody(d: Draft, editing: boolean): Record<string, unknown> {
     discount: discountBody(d.discount),
     budget: budgetBody(d.budget),
     earning_multiplier: optionalNumber(d.earning_multiplier),
+    tiers: d.tiers.only ? { wallet_id: d.tiers.wallet_id, levels: d.tiers.levels } : null,
     discount_calculated_on_property: d.base,
     cart_conditions: conditions(d.cart_conditions),
     item_selector: selectorBody(d.item_selector),

@@ -157,8 +157,28 @@ export function describeBudget(b: Campaign['budget'] | undefined, currency: stri
   return `${caps.length ? `Stops when it has given away ${allOf(caps)}.` : 'A budget with no cap yet.'} A discount that would go over it: ${when}.${notify}`;
 }
 
+/** "Gold", "Gold or Platinum", "Silver, Gold or Platinum": as the engine's refusal names them. */
+const anyOf = (parts: string[]) => (parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`);
+
+/** The levels a campaign is for, short, for the campaigns list: "Gold or Platinum members only"; '' for every customer. */
+export function tierRuleInShort(tiers: Campaign['tiers'] | undefined): string {
+  return tiers ? `${anyOf(tiers.levels)} members only` : '';
+}
+
+/**
+ * Who can use it by loyalty tier, in one sentence: "Only customers at Gold or Platinum in Loyalty
+ * points can use it." `walletName` names the wallet (its id when unknown).
+ */
+export function describeTierRule(tiers: Campaign['tiers'] | undefined, walletName: (walletId: string) => string | undefined): string {
+  if (!tiers) return 'Customers at every tier can use it.';
+  if (!tiers.wallet_id) return 'Only customers at some tiers: no wallet chosen yet.';
+  const wallet = walletName(tiers.wallet_id) ?? tiers.wallet_id;
+  if (!tiers.levels.length) return `Only customers at some tiers of ${wallet}: no level chosen yet.`;
+  return `Only customers at ${anyOf(tiers.levels)} in ${wallet} can use it.`;
+}
+
 const WHOLE = 'Enter a whole number, 1 or more.';
-/** What to change, in a promotion manager's words, for each promotion-kind or budget field the admin API refuses (by path; `N` any index). */
+/** What to change, in a promotion manager's words, for each promotion-kind, budget or tier field the admin API refuses (by path; `N` any index). */
 const FIELD_WORDS: [RegExp, string | ((tierType: string) => string)][] = [
   [/^discount\.(buy|get)\.quantity$/, WHOLE],
   [/^discount\.max_repeats$/, WHOLE],
@@ -176,9 +196,11 @@ const FIELD_WORDS: [RegExp, string | ((tierType: string) => string)][] = [
   [/^discount\.price$/, "Enter the set's price: an amount of 0 or more."],
   [/^budget\.(total|per_day|per_week|per_month|per_customer)$/, 'Enter an amount above 0, or leave it empty for no cap.'],
   [/^budget\.notify_at$/, 'List whole percentages from 1 to 99, each once, e.g. 50, 80.'],
+  [/^tiers\.wallet_id$/, 'Choose a wallet that has tiers.'],
+  [/^tiers\.levels(\.\d+)?$/, "Tick one or more of the wallet's levels (only levels it has now)."],
 ];
 
-/** The plain words for a refused field of a promotion kind or budget; undefined: say the API's message. */
+/** The plain words for a refused field of a promotion kind, budget or tier rule; undefined: say the API's message. */
 export function fieldWords(path: string, tierType: string): string | undefined {
   const found = FIELD_WORDS.find(([pattern]) => pattern.test(path))?.[1];
   return typeof found === 'function' ? found(tierType) : found;

@@ -1,40 +1,22 @@
 /**
  * A wallet's tiers (docs/wallets.md "Tiers") in a promotion manager's words: the wallet form's
- * "Tiers" section, the wallets list's sentence, and a customer's tier and progress on the customer
- * page. The form keeps what was typed (numbers as text) and sends a number where the text is one,
- * the text otherwise, so the admin API — the one place tiers are checked — refuses it with its
- * message beside the level.
- *
- * The admin API's `tiers` of a wallet and `tier` of a ledger read (shared/usecases/admin/
- * tier-settings.ts) are not in openapi.yaml yet: their shapes are declared here, and read off the
- * client's types, until the spec carries them and `Schemas` replaces these declarations.
+ * "Tiers" section, the wallets list's sentence, a customer's tier and progress on the customer
+ * page, and the campaign editor's choice of levels. The form keeps what was typed (numbers as text)
+ * and sends a number where the text is one, the text otherwise, so the admin API — the one place
+ * tiers are checked — refuses it with its message beside the level.
  */
+import type { Schemas } from '@coupons/client';
 import { sentenceOf } from './field-errors';
 import { calendarDayIn, dayInWords } from './when';
 
-export type TierPeriod = 'month' | 'quarter' | 'year';
-export interface TierLevelSetting {
-  name: string;
-  min_points: number;
-  earning_multiplier: number;
-}
-/** A wallet's tiers: a calendar period assessed at its end, or the last N months assessed at every month end; null: none. */
-export type WalletTiers = (({ period: TierPeriod } | { rolling_months: number }) & { levels: TierLevelSetting[] }) | null;
-/** A customer's tier in a ledger read; null when the wallet has no tiers. */
-export interface CustomerTier {
-  level: string;
-  held_level: string;
-  /** The end of the current assessment period (an ISO instant). */
-  until: string;
-  earned_points: number;
-  earning_multiplier: number;
-  next_level: { name: string; points_needed: number } | null;
-}
-
-/** The wallet's tiers, read off an admin wallet (absent from the client's types until the spec has them). */
-export const tiersOfWallet = (wallet: object): WalletTiers => (wallet as { tiers?: WalletTiers }).tiers ?? null;
-/** The customer's tier, read off a ledger read. */
-export const tierOfLedger = (ledger: object): CustomerTier | null => (ledger as { tier?: CustomerTier | null }).tier ?? null;
+/** A wallet's tiers: a calendar `period` assessed at its end, or the last `rolling_months` months assessed at every month end; null: none. */
+export type WalletTiers = Schemas['Tiers'];
+type Tiers = NonNullable<WalletTiers>;
+export type TierPeriod = NonNullable<Tiers['period']>;
+/** One level; a missing `earning_multiplier` is 1×. */
+export type TierLevelSetting = Tiers['levels'][number];
+/** A customer's tier in a ledger read (null there when the wallet has no tiers). */
+export type CustomerTier = NonNullable<Schemas['CustomerTier']>;
 
 export const ASSESSMENTS = ['none', 'month', 'quarter', 'year', 'rolling'] as const;
 export type Assessment = (typeof ASSESSMENTS)[number];
@@ -66,9 +48,9 @@ const FIRST_LEVEL: LevelDraft = { name: '', min_points: '0', multiplier: '1' };
 export function tiersDraftOf(t: WalletTiers): TiersDraft {
   if (!t) return { assessment: 'none', months: '12', levels: [{ ...FIRST_LEVEL }] };
   return {
-    assessment: 'period' in t ? t.period : 'rolling',
-    months: 'rolling_months' in t ? String(t.rolling_months) : '12',
-    levels: t.levels.map((l) => ({ name: l.name, min_points: String(l.min_points), multiplier: String(l.earning_multiplier) })),
+    assessment: t.period ?? 'rolling',
+    months: t.rolling_months !== undefined ? String(t.rolling_months) : '12',
+    levels: t.levels.map((l) => ({ name: l.name, min_points: String(l.min_points), multiplier: String(l.earning_multiplier ?? 1) })),
   };
 }
 
@@ -93,18 +75,18 @@ export const multiplierInWords = (m: number, plural: string) => `${grouped(m)}×
 const pointsInWords = (n: number, units: { one: string; many: string }) => `${grouped(n)} ${n === 1 ? units.one : units.many}`;
 
 /** How the tiers are assessed, for the list: "every calendar year", "over the last 3 months, checked every month". */
-export function assessmentInWords(t: NonNullable<WalletTiers>): string {
-  if ('period' in t) return ASSESSMENT_LABELS[t.period].toLowerCase();
+export function assessmentInWords(t: Tiers): string {
+  if (t.period) return ASSESSMENT_LABELS[t.period].toLowerCase();
   return `over the last ${t.rolling_months === 1 ? 'month' : `${t.rolling_months} months`}, checked every month`;
 }
 
 /** One level for the list: "Gold: from 1,000 points earned, 1.5× points". */
 export const levelInWords = (l: TierLevelSetting, i: number, units: { one: string; many: string }) =>
-  `${l.name}: ${i === 0 ? 'every customer' : `from ${pointsInWords(l.min_points, units)} earned`}, ${multiplierInWords(l.earning_multiplier, units.many)}`;
+  `${l.name}: ${i === 0 ? 'every customer' : `from ${pointsInWords(l.min_points, units)} earned`}, ${multiplierInWords(l.earning_multiplier ?? 1, units.many)}`;
 
 /** The points window a customer's progress counts, in words: "this year", "in the last 3 months". */
-function windowInWords(t: NonNullable<WalletTiers>): string {
-  if ('period' in t) return `this ${t.period}`;
+function windowInWords(t: Tiers): string {
+  if (t.period) return `this ${t.period}`;
   return t.rolling_months === 1 ? 'this month' : `in the last ${t.rolling_months} months`;
 }
 
@@ -129,18 +111,13 @@ export function keepingInWords(assessment: Assessment, months: string): string {
  * reaches is kept until the end of the next assessment period; one only held from the last
  * assessment, until the end of this one. Days on `timeZone`'s clock (the wallet's).
  */
-export function tierInWords(
-  tier: CustomerTier,
-  tiers: NonNullable<WalletTiers>,
-  timeZone: string,
-  units: { one: string; many: string },
-): string[] {
+export function tierInWords(tier: CustomerTier, tiers: Tiers, timeZone: string, units: { one: string; many: string }): string[] {
   const index = tiers.levels.findIndex((l) => l.name === tier.level);
   const parts = [tier.level, multiplierInWords(tier.earning_multiplier, units.many)];
   if (index > 0) {
     const reached = tier.earned_points >= tiers.levels[index]!.min_points;
     const lastDay = calendarDayIn(new Date(new Date(tier.until).getTime() - 1), timeZone);
-    const span = 'period' in tiers ? { month: 1, quarter: 3, year: 12 }[tiers.period] : 1;
+    const span = tiers.period ? { month: 1, quarter: 3, year: 12 }[tiers.period] : 1;
     const keptTo = reached
       ? (() => {
           // The last day of the next period: day 0 of the month after it.

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { admin, ApiFailure, must, problemOf, type Who } from '../api';
 import { copyDraftOf, draftOf, emptyDraft, type Draft } from '../campaign-draft';
 import { AppCrumbs, ErrorLine } from '../parts';
+import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { BudgetUse, useCampaignUsage } from './budget-use';
 import { CampaignForm } from './campaign-editor/campaign-form';
@@ -31,6 +32,10 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
     queryKey: ['wallets', app],
     queryFn: () => must(admin.GET('/admin/applications/{app}/wallets', { params: { path: { app }, query: { limit: 100 } } })),
   });
+  const walletNames = wallets.data?.wallets.map((w): [string, string] => [w.wallet_id, w.wallet_name]) ?? [];
+  const tierWallets = wallets.data?.wallets.flatMap((w) =>
+    w.tiers ? [{ wallet_id: w.wallet_id, wallet_name: w.wallet_name, levels: w.tiers.levels.map((l) => l.name) }] : [],
+  );
   const currency = useApplication(app).data?.currency ?? null;
   const usage = useCampaignUsage(app, campaign);
   const { body, preview, refusal } = useCampaignPreview(app, campaign, draft);
@@ -69,7 +74,9 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
       err={err}
       editing={editing}
       currency={currency}
-      wallets={wallets.data?.wallets.map((w): [string, string] => [w.wallet_id, w.wallet_name]) ?? []}
+      wallets={walletNames}
+      tierWallets={tierWallets}
+      walletsHref={hrefOf({ page: 'wallets', app })}
     />
   );
   // Problems not shown beside a field (a field the form does not render, or none at all) are said above Save.
@@ -113,7 +120,7 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
             {who.canChange && <button type="submit">{editing ? 'Save changes' : 'Create campaign'}</button>}
           </fieldset>
         </form>
-        <PreviewPanel preview={preview} body={body} currency={currency} />
+        <PreviewPanel preview={preview} body={body} currency={currency} walletNames={new Map(walletNames)} />
       </div>
     </>
   );

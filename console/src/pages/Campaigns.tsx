@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { admin, must, problemOf, type Campaign, type Who } from '../api';
 import { useFlash } from '../flash';
 import { ErrorLine, MoreButton } from '../parts';
-import { describeDiscount } from '../promotion-words';
+import { describeDiscount, tierRuleInShort } from '../promotion-words';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { instantIn } from '../when';
@@ -225,7 +225,10 @@ function CampaignRow({
         </a>
       </th>
       <td>{campaign.archived_at ? 'archived' : campaign.status === 'disabled' ? 'paused' : 'active'}</td>
-      <td>{describeDiscount(campaign.discount, currency)}</td>
+      <td>
+        {describeDiscount(campaign.discount, currency)}
+        {campaign.tiers && <div data-testid="tier-rule">{tierRuleInShort(campaign.tiers)}</div>}
+      </td>
       <td data-testid="redeemed">{u ? u.redeemed : '…'}</td>
       <td>{u ? u.reverted : '…'}</td>
       <td>

@@ -5,7 +5,7 @@ import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { RedemptionsTable } from './Redemptions';
-import { tierInWords, tierOfLedger, tiersOfWallet } from '../tiers';
+import { tierInWords, type CustomerTier } from '../tiers';
 
 /** An application's customers, paged; found by the beginning of their source id. */
 export function CustomersPage({ app }: { app: string }) {
@@ -243,7 +243,7 @@ function Ledger({ app, customer, wallet, settings }: { app: string; customer: st
         Ledger of <code>{wallet}</code> (oldest first)
       </h3>
       <ErrorLine error={ledger.error} />
-      {now && settings && <Tier ledger={now} wallet={settings} />}
+      {now && settings && <Tier tier={now.tier} wallet={settings} />}
       {now && (
         <div className="points-state" aria-label={`Pending and expiring points of ${wallet}`} role="group">
           <dl className="facts">
@@ -322,9 +322,8 @@ function Ledger({ app, customer, wallet, settings }: { app: string; customer: st
  * The customer's tier in the wallet and the progress to the next level, in words, with a bar of the
  * points earned toward it; days on the wallet's clock. Nothing when the wallet has no tiers.
  */
-function Tier({ ledger, wallet }: { ledger: object; wallet: Wallet }) {
-  const tier = tierOfLedger(ledger);
-  const tiers = tiersOfWallet(wallet);
+function Tier({ tier, wallet }: { tier: CustomerTier | null; wallet: Wallet }) {
+  const tiers = wallet.tiers;
   if (!tier || !tiers) return null;
   const units = { one: wallet.singular_unit_name, many: wallet.plural_unit_name };
   const target = tier.next_level ? tier.earned_points + tier.next_level.points_needed : null;

@@ -7,16 +7,7 @@ import { useApplication } from '../use-application';
 import { formatWhen } from '../when';
 import { describeEarningRule, draftsOf, EarningRulesFields, rulesOf, type RuleDraft } from '../earning-rules';
 import { EarningCheck } from './earning-check';
-import {
-  assessmentInWords,
-  levelInWords,
-  tiersDetailsInWords,
-  tiersDraftOf,
-  TiersFields,
-  tiersOf,
-  tiersOfWallet,
-  type TiersDraft,
-} from '../tiers';
+import { assessmentInWords, levelInWords, tiersDetailsInWords, tiersDraftOf, TiersFields, tiersOf, type TiersDraft } from '../tiers';
 import {
   describeExpiry,
   describePending,
@@ -217,7 +208,7 @@ export function WalletsPage({ app, who }: { app: string; who: Who }) {
 
 /** A wallet's tiers for the list: how they are assessed, then each level. */
 function TiersInWords({ wallet }: { wallet: Wallet }) {
-  const tiers = tiersOfWallet(wallet);
+  const tiers = wallet.tiers;
   if (!tiers) return <>none</>;
   const units = { one: wallet.singular_unit_name, many: wallet.plural_unit_name };
   return (
@@ -276,7 +267,7 @@ function WalletForm({
   const [d, setDraft] = useState<SettingsDraft>(initialSettings);
   const [initialRules] = useState(() => draftsOf(wallet?.earning_rules));
   const [rules, setRules] = useState<RuleDraft[]>(initialRules);
-  const [initialTiers] = useState(() => tiersDraftOf(wallet ? tiersOfWallet(wallet) : null));
+  const [initialTiers] = useState(() => tiersDraftOf(wallet?.tiers ?? null));
   const [tiers, setTiers] = useState<TiersDraft>(initialTiers);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);

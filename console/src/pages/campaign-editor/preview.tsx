@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { admin, must, type Campaign } from '../../api';
 import { takesValue, toBody, type Draft } from '../../campaign-draft';
-import { describeBudget, describeDiscount } from '../../promotion-words';
+import { describeBudget, describeDiscount, describeTierRule } from '../../promotion-words';
 
 /**
  * The draft as the admin API's campaign format, and the API's campaign preview of it (nothing
@@ -38,19 +38,22 @@ export function useCampaignPreview(app: string, campaign: string | undefined, dr
 }
 
 /**
- * The campaign in short (what the customer gets, its money budget, from the draft as typed), then
+ * The campaign in short (what the customer gets, its money budget, who can use it by tier, from the draft as typed), then
  * what customers can be told: the validity period, and the messages the campaign's rules can give.
  */
 export function PreviewPanel({
   preview,
   body,
   currency,
+  walletNames,
 }: {
   preview: ReturnType<typeof useCampaignPreview>['preview'];
   body: Record<string, unknown> | null;
   currency: string | null;
+  /** Each wallet's name by its id. */
+  walletNames: Map<string, string>;
 }) {
-  const campaign = body as Partial<Pick<Campaign, 'discount' | 'budget'>> | null;
+  const campaign = body as Partial<Pick<Campaign, 'discount' | 'budget' | 'tiers'>> | null;
   return (
     <aside aria-label="What customers can be told" className="preview">
       {campaign?.discount && (
@@ -58,6 +61,7 @@ export function PreviewPanel({
           <h2>In short</h2>
           <p data-testid="summary-discount">{describeDiscount(campaign.discount, currency)}.</p>
           <p data-testid="summary-budget">{describeBudget(campaign.budget ?? null, currency)}</p>
+          <p data-testid="summary-tiers">{describeTierRule(campaign.tiers, (id) => walletNames.get(id))}</p>
         </>
       )}
       <h2>What customers can be told</h2>

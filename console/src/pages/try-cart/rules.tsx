@@ -29,6 +29,7 @@ const LIMIT_WORDS: Record<string, string> = {
 const RULE_WORDS: Record<string, string> = {
   availability: 'When it applies',
   assignment: 'Who may use it',
+  tiers: 'Loyalty tier',
   budget: 'Money budget',
   'budget.amount': 'Budget for this order',
   order: 'The order',
