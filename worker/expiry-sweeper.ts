@@ -79,9 +79,12 @@ export class ExpirySweeper {
   /**
    * One tick. While settle jobs this sweep queued still wait, the partitions are busy with
    * customer operations (settle jobs run only when none waits): nothing more is queued and the
-   * budget halves. Otherwise up to `budget` balances due after the cursor are queued and, when the
-   * budget was used up (more is due), it doubles. So a mass expiry runs as fast as idle partitions
-   * take it and shrinks to a trickle under load: the checkouts keep the machine (docs/wallets.md).
+   * budget halves. While customer operations wait on any partition, the machine is busy with
+   * checkouts even where a partition is idle (settle jobs on idle partitions would take the CPU
+   * from them): the budget halves, down to a trickle of MIN_BUDGET per tick. Otherwise up to `budget`
+   * balances due after the cursor are queued and, when the budget was used up (more is due), it
+   * doubles. So a mass expiry or tier re-assessment runs as fast as an idle machine takes it and
+   * shrinks to a trickle under load: the checkouts keep the machine (docs/wallets.md).
    *
    * The cursor: due instants only grow behind it (a credit's instants are in its future; a settle
    * job moves a balance past its now), so nothing is missed by not reading the range again; every
@@ -93,22 +96,30 @@ export class ExpirySweeper {
       this.cursor = null;
       this.passStarted = Date.now();
     }
-    if (this.backlog && (await this.waitingSettles()) > 0) {
+    const waiting = this.backlog ? await this.waitingJobs() : { settles: 0, operations: 0 };
+    if (waiting.settles > 0) {
       this.budget = Math.max(MIN_BUDGET, Math.floor(this.budget / 2));
       return 0;
     }
+    if (waiting.operations > 0) this.budget = Math.max(MIN_BUDGET, Math.floor(this.budget / 2));
     const { jobs, last } = await dueSettleJobs(this.services, this.budget, this.cursor ?? undefined);
     if (last) this.cursor = last;
     await this.send(jobs);
     this.backlog = jobs.length === this.budget;
-    if (this.backlog) this.budget = Math.min(MAX_BUDGET, this.budget * 2);
+    if (this.backlog && waiting.operations === 0) this.budget = Math.min(MAX_BUDGET, this.budget * 2);
     return jobs.length;
   }
 
-  /** Settle jobs queued and not started, over every partition (one command each, sent together). */
-  private async waitingSettles(): Promise<number> {
-    const counts = await Promise.all(this.queues.map((q) => q.getJobCountByTypes('prioritized')));
-    return counts.reduce((a, b) => a + b, 0);
+  /**
+   * Jobs queued and not started over every partition (one command each, sent together): settle
+   * jobs (prioritized) and customer operations (waiting) apart.
+   */
+  private async waitingJobs(): Promise<{ settles: number; operations: number }> {
+    const counts = await Promise.all(this.queues.map((q) => q.getJobCounts('prioritized', 'wait')));
+    return {
+      settles: counts.reduce((a, c) => a + (c.prioritized ?? 0), 0),
+      operations: counts.reduce((a, c) => a + (c.wait ?? 0), 0),
+    };
   }
 
   private async send(jobs: SettleJob[]): Promise<void> {
