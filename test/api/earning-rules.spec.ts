@@ -78,6 +78,7 @@ describe('admin: a wallet earning rules and what an order would earn', () => {
     // Base: 123.45 / 10 × 1 × 1.5 = 18.5175 → 18 (down, whole points). Shoes: 80 / 10 × 2 × 1.5 = 24 → capped at 15.
     expect(res.body).to.deep.equal({
       wallet_id: 'loyalty',
+      tier_multiplier: 1.5,
       points: 33,
       rules: [
         {
@@ -109,7 +110,8 @@ describe('admin: a wallet earning rules and what an order would earn', () => {
     expect(below.body.points).to.equal(0);
     expect(below.body.rules[0].steps.at(-1)).to.deep.equal({ step: 'min_order', points: 0, limited: true });
     await must('PATCH', `/applications/${app.id}/wallets/loyalty`, { earning_rules: null });
-    expect((await explain('loyalty', { order })).body).to.deep.equal({ wallet_id: 'loyalty', points: 0, rules: [] });
+    // No stand-in and no customer in a wallet without tiers: valued at 1x.
+    expect((await explain('loyalty', { order })).body).to.deep.equal({ wallet_id: 'loyalty', points: 0, tier_multiplier: 1, rules: [] });
   });
 
   it('when a rule is wrong, then 400 in words naming the field, and nothing is stored', async () => {
