@@ -115,10 +115,10 @@ describe('console: wallet tiers in a real browser, 360 px wide', function () {
       'Gold',
       'Platinum',
     ]);
-    // Gold below Silver's points: the API's refusal said with the level and the form's label.
+    // Gold below Silver's points: the API names the level's field, so the refusal is said beside that level with the form's label.
     await level(form, 3).getByLabel('Points needed (earned in the period)').fill('300');
     await form.getByRole('button', { name: 'Save wallet' }).click();
-    await form.getByRole('alert').filter({ hasText: 'Level 3: points needed must be more than the level before it.' }).waitFor();
+    await level(form, 3).locator('.field-error').filter({ hasText: 'Points needed must be more than the level before it' }).waitFor();
     expect(await walletTiers(app)).to.equal(null);
     await level(form, 3).getByLabel('Points needed (earned in the period)').fill('1000');
     await level(form, 2).getByLabel('Points needed (earned in the period)').fill('500');
