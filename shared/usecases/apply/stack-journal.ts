@@ -45,30 +45,41 @@ async function pendingOf(deps: Pick<Services, 'applications' | 'campaigns'>, c: 
  * cycle). `observe`: this run committed the stack just now, so it tells what it wrote.
  */
 export async function writeStackCycles(deps: Deps, stack: StackRecord, run: JobRun | null): Promise<void> {
-  await Promise.all(
+  const written = await Promise.all(
     stack.cycles.map(async (c) => {
       const wrote = await deps.repos.redemptions.commitCycle({ ...c, stack: stack.key }, stack.attempt, 'completed');
-      if (wrote) run?.observe?.({ kind: 'cycle', state: 'completed', cycle: c });
-      if (c.cashbackCents <= 0) return;
-      const posted = await creditCashback(deps, c, await pendingOf(deps, c));
-      if (wrote) run?.observe?.({ kind: 'ledger', txnId: cashbackTxnId(c.key), posted });
+      const posted = c.cashbackCents > 0 ? await creditCashback(deps, c, await pendingOf(deps, c)) : undefined;
+      return { wrote, posted };
     }),
   );
+  // Told in the stack's order, not the order the writes finished in: its events follow the order
+  // the coupons were computed (docs/events.md), each cycle's cashback after it.
+  stack.cycles.forEach((c, i) => {
+    const { wrote, posted } = written[i]!;
+    if (!wrote) return;
+    run?.observe?.({ kind: 'cycle', state: 'completed', cycle: c });
+    if (posted) run?.observe?.({ kind: 'ledger', txnId: cashbackTxnId(c.key), posted });
+  });
 }
 
 /** Moves a reverted stack's cycles to `reverted` and takes their cashback back (idempotent). */
 export async function revertStackCycles(deps: Deps, stack: StackRecord, run: JobRun | null): Promise<void> {
   const attempt = stack.revertAttempt!;
-  await Promise.all(
+  const moves = await Promise.all(
     stack.cycles.map(async (c) => {
       // The cycle may not be written yet (its redeem died after the commit): write it first.
       await deps.repos.redemptions.commitCycle({ ...c, stack: stack.key }, stack.attempt, 'completed');
       const moved = await deps.repos.redemptions.commitRevert(c.key, attempt, stack.revertJobId!);
-      if (moved) run?.observe?.({ kind: 'cycle', state: 'reverted', cycle: c });
-      const posted = await revertCashback(deps, c);
-      if (moved && c.cashbackCents > 0) run?.observe?.({ kind: 'ledger', txnId: cashbackRevertTxnId(c.key), posted });
+      return { moved, posted: await revertCashback(deps, c) };
     }),
   );
+  // In the stack's order, as the redeem's (above).
+  stack.cycles.forEach((c, i) => {
+    const { moved, posted } = moves[i]!;
+    if (!moved) return;
+    run?.observe?.({ kind: 'cycle', state: 'reverted', cycle: c });
+    if (c.cashbackCents > 0) run?.observe?.({ kind: 'ledger', txnId: cashbackRevertTxnId(c.key), posted });
+  });
 }
 
 /** A stacked redeem's or revert's answer: the first coupon in the contract's fields, every coupon in `coupons`. */
