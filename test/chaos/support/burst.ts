@@ -11,7 +11,8 @@
  *  - 503 with `applied: false`: retry the request as first sent (an unkeyed one without a key:
  *    the contract says it is safe, so a wrong `applied: false` shows as a double apply);
  *  - 503 naming a key without `applied: false`: retry with header `Idempotency-Key: <that key>`;
- *    every retry waits the Retry-After (jittered);
+ *    every retry waits the Retry-After (jittered), or longer after several 503s in a row: the
+ *    shipped client's doubling pause (full jitter, capped at 5 s);
  *  - 503 of a dependency (no key: "nothing of the request was applied"): retry as it was sent;
  *  - connection refused (never sent): retry as it was sent;
  *  - connection reset or no answer: retry only with a key; an unkeyed request got no advice and
@@ -90,6 +91,11 @@ const LATENESS_PROBE_MS = 1000;
 export const LATENESS_MARGIN = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The shipped client's retry pause (client/src/index.ts): doubling from this, full jitter… */
+const BASE_BACKOFF_MS = 200;
+/** …capped at this. */
+export const MAX_BACKOFF_MS = 5000;
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const ERROR_ID = `(?: \\(error id ${UUID}\\))?`;
@@ -336,6 +342,7 @@ export class Burst {
     const { method, path, body } = this.request(op);
     const payload = JSON.stringify(body); // the same bytes on every retry
     let key: string | undefined = op.keyed ? `key-${op.id}` : undefined;
+    let busy = 0; // 503s in a row
     for (;;) {
       if (Date.now() > (deadline ?? this.deadline)) {
         op.final = 'unresolved';
@@ -409,8 +416,11 @@ export class Burst {
       // Otherwise the operation may be queued: from now on only with the key the 503 names.
       if (kind === 'not_applied') key = op.keyed ? key : undefined;
       if (kind === 'pending') key = exchange.body.idempotency_key;
-      // Retry-After: 1 (checked above), jittered so retries do not arrive in step.
-      await sleep(500 + this.random() * 500);
+      // Retry-After: 1 (checked above), jittered so retries do not arrive in step; and, as the
+      // shipped client (client/src/index.ts retryingFetch), a pause that doubles with each 503 in a
+      // row (full jitter, capped at 5 s): a backlog's clients then stop multiplying the API's load.
+      busy++;
+      await sleep(Math.max(500 + this.random() * 500, this.random() * Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (busy - 1))));
     }
   }
 }

@@ -12,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { audit, type AuditReport } from './audit.js';
-import { Burst, LATENESS_MARGIN, type Op } from './burst.js';
+import { Burst, LATENESS_MARGIN, MAX_BACKOFF_MS, type Op } from './burst.js';
 import { CHAOS_ENV, type Scenario } from './scenario.js';
 import type { ServiceProcess } from './processes.js';
 import { timeoutFromNow } from '../../support/pace.js';
@@ -74,8 +74,8 @@ const RATE_SHARE = 0.5;
 
 /** The API's own bound on any answer (api/app.ts: JOB_WAIT_TIMEOUT_MS + 5 s). */
 const ANSWER_BOUND_MS = Number(CHAOS_ENV.JOB_WAIT_TIMEOUT_MS) + 5000;
-/** After the fault: a Retry-After (1 s), a job a dead or frozen worker held (its lock, then the stall check), a worker's retry backoff (2 s cap). */
-const RECOVERY_MS = 1000 + Number(CHAOS_ENV.JOB_LOCK_MS) + Number(CHAOS_ENV.STALLED_INTERVAL_MS) + 2000;
+/** After the fault: the client's longest pause between retries (5 s, burst.ts), a job a dead or frozen worker held (its lock, then the stall check), a worker's retry backoff (2 s cap). */
+const RECOVERY_MS = MAX_BACKOFF_MS + Number(CHAOS_ENV.JOB_LOCK_MS) + Number(CHAOS_ENV.STALLED_INTERVAL_MS) + 2000;
 
 export interface Bounds {
   /** Operations per second the service finished in the capacity probe (beside the burst). */
