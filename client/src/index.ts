@@ -16,8 +16,10 @@
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, operations, paths } from './schema.js';
+import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS, retryPauseMs } from './retry.js';
 
 export type { components, operations, paths };
+export { retryPauseMs, type RetryPause } from './retry.js';
 /** Every schema of the spec by name, e.g. `Schemas['CouponResult']`. */
 export type Schemas = components['schemas'];
 
@@ -131,8 +133,8 @@ export function retryingFetch(
   send: (input: Request) => Promise<Response> = (input) => globalThis.fetch(input),
 ): (input: Request) => Promise<Response> {
   const attempts = Math.max(1, options.attempts ?? 5);
-  const baseDelayMs = options.baseDelayMs ?? 200;
-  const maxDelayMs = options.maxDelayMs ?? 5000;
+  const baseDelayMs = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
   const statuses = options.statuses ?? [502, 503, 504];
   return async (request) => {
     if (attempts === 1 || !isSafeToRepeat(request)) return send(request);
@@ -141,8 +143,7 @@ export function retryingFetch(
     for (let attempt = 1; ; attempt++) {
       const response = await send(attempt === 1 ? request : original.clone());
       if (attempt >= attempts || !statuses.includes(response.status)) return response;
-      const backoff = Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      const delayMs = Math.max(backoff, retryAfterMs(response) ?? 0);
+      const delayMs = retryPauseMs({ attempt, baseDelayMs, maxDelayMs, retryAfterMs: retryAfterMs(response) });
       await response.body?.cancel();
       await options.onRetry?.({ attempt: attempt + 1, status: response.status, delayMs, request: original });
       await new Promise((resolve) => setTimeout(resolve, delayMs));

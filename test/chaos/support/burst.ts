@@ -26,6 +26,7 @@ import { COUPON_CODE, WALLET_ID, type Scenario } from './scenario.js';
 import { makeOrder } from '../../fixtures/records.js';
 import { Rng } from '../../fixtures/random-stacks.js';
 import { deadlineAfterFinal, latenessSince, type Drain, type DrainBound, type Probe } from './drain.js';
+import { DEFAULT_MAX_DELAY_MS, retryPauseMs } from '../../../client/src/retry.js';
 
 export type OpKind = 'redeem' | 'revert' | 'credit' | 'debit';
 
@@ -92,10 +93,8 @@ export const LATENESS_MARGIN = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The shipped client's retry pause (client/src/index.ts): doubling from this, full jitter… */
-const BASE_BACKOFF_MS = 200;
-/** …capped at this. */
-export const MAX_BACKOFF_MS = 5000;
+/** The longest pause between retries: the shipped client's (client/src/retry.ts). */
+export const MAX_BACKOFF_MS = DEFAULT_MAX_DELAY_MS;
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const ERROR_ID = `(?: \\(error id ${UUID}\\))?`;
@@ -159,6 +158,8 @@ export class Burst {
   /** Set once every operation has ended: the probes stop. */
   private probingDone = false;
   private generating = true;
+  /** Operations started per second now (`start`, `setRate`). */
+  private rateHz: number;
   private generator: Promise<void> | undefined;
   private readonly random: () => number;
   /** Acknowledged redeems not yet chosen for a revert. */
@@ -169,6 +170,7 @@ export class Burst {
     private readonly scenario: Scenario,
     private readonly opts: BurstOptions,
   ) {
+    this.rateHz = opts.rateHz;
     const rng = new Rng(opts.seed); // the same seed gives the same mix of operations
     this.random = () => rng.next();
   }
@@ -176,15 +178,20 @@ export class Burst {
   /** Starts the stream at `rateHz` operations a second (default: the one given at construction). */
   start(rateHz = this.opts.rateHz): this {
     this.probing = this.probeLateness();
+    this.rateHz = rateHz;
     this.generator = (async () => {
-      const interval = 1000 / rateHz;
-      const t0 = Date.now();
-      for (let n = 0; this.generating; n++) {
+      for (let next = Date.now(); this.generating;) {
         this.launch(this.nextOp());
-        await sleep(Math.max(0, t0 + (n + 1) * interval - Date.now()));
+        next += 1000 / this.rateHz;
+        await sleep(Math.max(0, next - Date.now()));
       }
     })();
     return this;
+  }
+
+  /** Operations started per second from now on. */
+  setRate(rateHz: number): void {
+    this.rateHz = rateHz;
   }
 
   /**
@@ -417,10 +424,10 @@ export class Burst {
       if (kind === 'not_applied') key = op.keyed ? key : undefined;
       if (kind === 'pending') key = exchange.body.idempotency_key;
       // Retry-After: 1 (checked above), jittered so retries do not arrive in step; and, as the
-      // shipped client (client/src/index.ts retryingFetch), a pause that doubles with each 503 in a
+      // shipped client (client/src/retry.ts retryPauseMs), a pause that doubles with each 503 in a
       // row (full jitter, capped at 5 s): a backlog's clients then stop multiplying the API's load.
       busy++;
-      await sleep(Math.max(500 + this.random() * 500, this.random() * Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (busy - 1))));
+      await sleep(retryPauseMs({ attempt: busy, retryAfterMs: 500 + this.random() * 500, random: this.random }));
     }
   }
 }

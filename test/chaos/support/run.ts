@@ -71,6 +71,8 @@ const MARGIN = 3;
  * can keep the API from reading new requests for over a minute).
  */
 const RATE_SHARE = 0.5;
+/** How many times at most the burst is lowered before the fault, when the capacity measured beside it fell. */
+const RESIZINGS = 3;
 
 /** The API's own bound on any answer (api/app.ts: JOB_WAIT_TIMEOUT_MS + 5 s). */
 const ANSWER_BOUND_MS = Number(CHAOS_ENV.JOB_WAIT_TIMEOUT_MS) + 5000;
@@ -109,10 +111,23 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
   const afterMs = plan.afterMs ?? 3000;
   const burst = new Burst(scenario, { rateHz: plan.rateHz ?? 10, target: plan.target, seed: 0x5eed + (startedAt % 1000) });
   const idleCapacity = await measureCapacity(scenario, burst);
-  const rateHz = Math.max(1, Math.min(plan.rateHz ?? 10, RATE_SHARE * idleCapacity));
+  let rateHz = Math.max(1, Math.min(plan.rateHz ?? 10, RATE_SHARE * idleCapacity));
   burst.start(rateHz);
   await sleep(plan.beforeMs ?? 3000);
-  const capacity = await measureCapacity(scenario, burst);
+  let capacity = await measureCapacity(scenario, burst);
+  // The machine may have got busier since the first measurement (other lanes starting up): a burst
+  // above its share of what the service finishes now (the probe's operations a second beside it,
+  // plus the burst's own) would grow a queue before the fault even begins. It is lowered to that
+  // share and the capacity measured again, until they agree.
+  const sizings = [`${rateHz.toFixed(1)} ops/s (≤ ${RATE_SHARE} × ${idleCapacity.toFixed(1)} ops/s measured before it)`];
+  for (let i = 0; i < RESIZINGS && rateHz > 1 && rateHz > RATE_SHARE * (capacity + rateHz); i++) {
+    const total = capacity + rateHz;
+    rateHz = Math.max(1, RATE_SHARE * total);
+    burst.setRate(rateHz);
+    sizings.push(`${rateHz.toFixed(1)} ops/s (${RATE_SHARE} × (${capacity.toFixed(1)} ops/s measured beside the burst + its own))`);
+    await sleep(plan.beforeMs ?? 3000);
+    capacity = await measureCapacity(scenario, burst);
+  }
   const faultStartedAt = Date.now();
   const slowestBefore = slowestAnswer(burst.ops, faultStartedAt);
   await plan.fault(burst);
@@ -132,7 +147,7 @@ export async function runChaos(scenario: Scenario, plan: ChaosPlan): Promise<Cha
     graceMs,
     hangMs,
     derivation:
-      `burst ${rateHz.toFixed(1)} ops/s (≤ ${RATE_SHARE} × ${idleCapacity.toFixed(1)} ops/s measured before it); ` +
+      `burst ${sizings.join(', then ')}; ` +
       `measured before the fault: capacity ${capacity.toFixed(1)} ops/s, slowest answer ${slowestBefore} ms; ` +
       `backlog ${backlog} + ${arriving} arriving → every final answer within ${(graceMs / 1000).toFixed(1)} s of the fault's end ` +
       `(= answer bound ${ANSWER_BOUND_MS / 1000} s + recovery ${RECOVERY_MS / 1000} s + ${MARGIN} × drain ${(drainMs / 1000).toFixed(1)} s), ` +
