@@ -19,7 +19,8 @@ import { httpMetrics } from './ops/http-metrics.js';
 import type { Metrics } from '../shared/ops/metrics.js';
 import { opsRouter } from './ops/ops.router.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
-import { answerWithin, limitBodyDepth } from './middleware/limits.js';
+import { answerWithin, limitBodyDepth, shedWhenLate } from './middleware/limits.js';
+import { eventLoopLatenessMs } from '../shared/ops/event-loop.js';
 import { echoRequestId, requestIdFrom } from './middleware/request-id.js';
 import { clientRouter } from './routes/client.router.js';
 import { queuesOf } from './queues.js';
@@ -73,9 +74,11 @@ export function buildApp({ services, logger, jobs, metrics, webhooks, extraRoute
     '/admin',
     adminRouter(services, webhooks, () => jobs.redis, jobs),
   );
-  // Queued operations answer by the job wait; anything else hanging is cut a little later.
+  // Queued operations answer by the job wait; anything else hanging is cut a little later. A
+  // process too starved of CPU to answer in time answers at once instead, having done nothing.
   const handleError = errorHandler(services.config.bodyLimit);
-  app.use(answerWithin(services.config.jobWaitTimeoutMs + 5000, handleError), clientRouter(services, jobs));
+  const shed = shedWhenLate(services.config.shedLatenessMs, eventLoopLatenessMs, metrics.httpShed);
+  app.use(answerWithin(services.config.jobWaitTimeoutMs + 5000, handleError), clientRouter(services, jobs, shed));
 
   app.use(notFoundRoute);
   app.use(handleError);

@@ -300,6 +300,12 @@ export const SETTINGS = {
     section: 'service',
     read: (v) => (v.DB_SOCKET_TIMEOUT_MS as number | undefined) ?? defaultSocketTimeoutMs(v.JOB_RETRY_BUDGET_MS as number),
   }),
+  shedLatenessMs: setting<number>({
+    env: 'SHED_LATENESS_MS',
+    schema: ms(0, 5000),
+    doc: "while the API's event loop is later than this (a process starved of CPU), client requests are answered at once with the dependency 503, nothing done, instead of being answered at their deadline after their database work; 0 turns it off (docs/reliability.md)",
+    section: 'service',
+  }),
   requestTimeoutMs: setting<number>({
     env: 'REQUEST_TIMEOUT_MS',
     schema: ms(1000, 10_000),

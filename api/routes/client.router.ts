@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { Services } from '../../shared/services.js';
 import type { ClientRoute } from '../../shared/client-errors.js';
@@ -17,20 +17,24 @@ import { orderReportRoute, readWalletsRoute, walletTransactionRoute } from './wa
  * application's own customer upsert, best deal and order reports (beyond the contract:
  * docs/customers.md, docs/best-deal.md, docs/wallets.md).
  */
-export function clientRouter(services: Services, jobs: JobGateway): Router {
+export function clientRouter(services: Services, jobs: JobGateway, shed: (queued: boolean) => RequestHandler): Router {
   const router = Router();
   const limit = rateLimit(services.config, () => jobs.redis);
-  /** Basic auth with the route's own 401 body, then the application's rate limit (docs/rate-limits.md). */
-  const as = (route: ClientRoute) => [basicAuth(services, route), limit];
+  const [shedRead, shedQueued] = [shed(false), shed(true)];
+  /**
+   * Shedding while the process is too late (middleware/limits.ts), Basic auth with the route's own
+   * 401 body, then the application's rate limit (docs/rate-limits.md).
+   */
+  const as = (route: ClientRoute, queued = false) => [queued ? shedQueued : shedRead, basicAuth(services, route), limit];
   router.post('/coupons/list/all', as('list'), listCouponsRoute(services));
   router.post('/coupons/validate', as('validate'), validateCouponRoute(services));
-  router.post('/coupons/apply', as('apply'), applyCouponRoute(services, jobs));
+  router.post('/coupons/apply', as('apply', true), applyCouponRoute(services, jobs));
   router.post('/coupons/best-deal', as('best_deal'), bestDealRoute(services));
   router.get('/wallets/customer/:sourceId', as('wallet'), readWalletsRoute(services));
-  router.put('/wallets/customer/:sourceId/transactions/:walletId', as('wallet'), walletTransactionRoute(services, jobs));
+  router.put('/wallets/customer/:sourceId/transactions/:walletId', as('wallet', true), walletTransactionRoute(services, jobs));
   router.put('/customers/:sourceId', as('customers'), upsertCustomerRoute(services));
   // Beyond the contract: orders reported to earn points (docs/wallets.md), with the wallet routes' 401.
-  router.post('/wallets/customer/:sourceId/orders/:walletId', as('wallet'), orderReportRoute(services, jobs));
+  router.post('/wallets/customer/:sourceId/orders/:walletId', as('wallet', true), orderReportRoute(services, jobs));
   // Beyond the contract: a gift card's balance (docs/gift-cards.md).
   router.get('/gift-cards/:code', as('gift_cards'), readGiftCardRoute(services));
   // Beyond the contract: a customer's store credit (docs/gift-cards.md), with the customer upsert's 401.

@@ -15,7 +15,7 @@ import { toOutcome } from '../../shared/queue/outcome.js';
 import type { Services } from '../../shared/services.js';
 import { checkIdempotencyKey, claimOperation, operationOf, type Operation } from '../../shared/usecases/idempotency.js';
 import { sendJobAnswer } from '../answers.js';
-import { dependencyUnavailable } from '../../shared/client-errors.js';
+import { dependencyUnavailable, operationUnavailable } from '../../shared/client-errors.js';
 
 export interface QueuedRequest {
   applicationId: string;
@@ -38,6 +38,15 @@ export async function answerQueuedOperation(services: Services, jobs: JobGateway
   const op = operationOf(key);
   const { operationKey } = op;
   res.setHeader('Idempotency-Key', operationKey);
+  // Nobody waits for this request's answer any more (its deadline gave it, or its client left):
+  // what it has not begun is dropped — nothing applied, and its time goes to the requests waiting.
+  const dropIfAbandoned = () => {
+    if (res.locals.abandoned?.aborted) throw dependencyUnavailable(randomUUID());
+  };
+  dropIfAbandoned();
+  // This process is too late to take it on (middleware/limits.ts shedWhenLate): nothing was done.
+  // Only a key generated here is certainly not queued; a client's key may name an earlier request's job.
+  if (res.locals.shed) throw operationUnavailable(op.fresh ? 'not_applied' : 'pending', operationKey, res.locals.shed);
   const claim = await claimOperation(services, {
     applicationId: q.applicationId,
     key,
@@ -48,6 +57,7 @@ export async function answerQueuedOperation(services: Services, jobs: JobGateway
   });
   // The route's checks, then the gateway: the job queued and waited for, or the answer the API proved.
   const perform = async (op: Operation): Promise<JobAnswer> => {
+    dropIfAbandoned();
     const prepared = await toOutcome(() => q.prepare(op));
     if (!prepared.ok) return { answered: true, outcome: prepared };
     const { job, answered } = prepared.value;
@@ -55,6 +65,7 @@ export async function answerQueuedOperation(services: Services, jobs: JobGateway
     // Once the deadline has answered (nothing applied), nothing may be queued any more; from now on
     // a deadline answer names the operation's key (middleware/limits.ts answerWithin).
     if (res.headersSent) throw dependencyUnavailable(randomUUID());
+    dropIfAbandoned();
     res.locals.queuedOperation = operationKey;
     return jobs.queueAndWait(job, { applicationId: q.applicationId, ...op });
   };

@@ -13,6 +13,8 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   /** `coupons_http_requests_in_flight` (API): requests received and not yet answered or abandoned. */
   httpInFlight: Gauge;
+  /** `coupons_http_requests_shed_total` (API): client requests answered 503 at once, the event loop too late (docs/reliability.md). */
+  httpShed: Counter;
   /** `coupons_job_duration_seconds{name, outcome}` (worker). */
   jobDuration: Histogram<'name' | 'outcome'>;
   /** `coupons_redemptions_total{type, outcome, reason}` (API, as job outcomes come back). */
@@ -77,6 +79,11 @@ export function createMetrics(component: 'api' | 'worker', queues: () => readonl
     httpInFlight: new Gauge({
       name: 'coupons_http_requests_in_flight',
       help: 'HTTP requests received and not yet answered (or closed by the client), the scrape included',
+      registers: [registry],
+    }),
+    httpShed: new Counter({
+      name: 'coupons_http_requests_shed_total',
+      help: 'Client requests answered 503 at once, without any work, while the event loop was later than SHED_LATENESS_MS',
       registers: [registry],
     }),
     jobDuration: new Histogram({
