@@ -3,16 +3,10 @@ import { report } from './support/audit.js';
 import type { ServiceProcess } from './support/processes.js';
 import { runChaos, sleep } from './support/run.js';
 import { Scenario } from './support/scenario.js';
+import { METRICS_TOKEN, metricAt } from './support/metrics.js';
 
-const METRICS_TOKEN = 'chaos-metrics-token-0123456789';
-
-/** `coupons_http_requests_in_flight` of an API process, read from its /metrics. */
-async function inFlightAt(api: ServiceProcess): Promise<number> {
-  const res = await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  const m = /^coupons_http_requests_in_flight\{[^}]*\} (\S+)$/m.exec(await res.text());
-  if (!m) throw new Error('no coupons_http_requests_in_flight in /metrics');
-  return Number(m[1]);
-}
+/** `coupons_http_requests_in_flight` of an API process. */
+const inFlightAt = (api: ServiceProcess) => metricAt(api, 'coupons_http_requests_in_flight');
 
 /**
  * Chaos 4: the API SIGKILLed while keyed and unkeyed requests wait on it; from then on the load and

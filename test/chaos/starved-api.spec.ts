@@ -3,9 +3,9 @@ import { report } from './support/audit.js';
 import type { ServiceProcess } from './support/processes.js';
 import { runChaos, sleep } from './support/run.js';
 import { Scenario } from './support/scenario.js';
+import { METRICS_TOKEN, metricAt } from './support/metrics.js';
 import { parseConfig } from '../../shared/config.js';
 
-const METRICS_TOKEN = 'chaos-metrics-token-0123456789';
 /** The API's default SHED_LATENESS_MS: the scenario runs it as shipped. */
 const SHED_LATENESS_MS = parseConfig({}).shedLatenessMs;
 /** Each cycle of the fault: the API frozen this long (longer than SHED_LATENESS_MS)… */
@@ -13,13 +13,8 @@ const FROZEN_MS = 6000;
 /** …then running this long: a tenth of the time, as an API among 40 runnable tasks on 2 cores. */
 const RUNNING_MS = 600;
 
-/** `coupons_http_requests_shed_total` of an API process, read from its /metrics. */
-async function shedAt(api: ServiceProcess): Promise<number> {
-  const res = await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  const m = /^coupons_http_requests_shed_total\{[^}]*\} (\S+)$/m.exec(await res.text());
-  if (!m) throw new Error('no coupons_http_requests_shed_total in /metrics');
-  return Number(m[1]);
-}
+/** `coupons_http_requests_shed_total` of an API process. */
+const shedAt = (api: ServiceProcess) => metricAt(api, 'coupons_http_requests_shed_total');
 
 /**
  * Chaos 8: the API starved of CPU for 20 s mid-burst — frozen (SIGSTOP) 6 s of every 6.6 s —
