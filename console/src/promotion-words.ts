@@ -107,7 +107,11 @@ const items = (n: number) => (n === 1 ? '1 item' : `${n} items`);
 type DiscountLike = Partial<Omit<Campaign['discount'], 'kind' | 'type'>> & Pick<Campaign['discount'], 'kind' | 'type'>;
 
 /** What the customer gets, in one sentence: "Buy 2, get 1 of the same items free, at most once per order". */
-export function describeDiscount(d: DiscountLike, currency: string | null | undefined): string {
+export function describeDiscount(
+  d: DiscountLike,
+  currency: string | null | undefined,
+  walletName: (walletId: string) => string | undefined = () => undefined,
+): string {
   const money = (n: unknown) => (typeof n === 'number' ? formatMoney(n, currency) : String(n ?? '?'));
   const cap = typeof d.max === 'number' ? `, at most ${money(d.max)}` : '';
   const what = ((): string => {
@@ -143,7 +147,7 @@ export function describeDiscount(d: DiscountLike, currency: string | null | unde
         return `Free shipping${cap}`;
     }
   })();
-  return d.kind === 'cashback' ? `Cashback: ${what}${d.wallet_id ? ` to ${d.wallet_id}` : ''}` : what;
+  return d.kind === 'cashback' ? `Cashback: ${what}${d.wallet_id ? ` to ${walletName(d.wallet_id) ?? d.wallet_id}` : ''}` : what;
 }
 
 /** A money budget in one sentence: "Stops after €500.00 in total and €50.00 in one day; over it: give what is left; …". */

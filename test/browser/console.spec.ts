@@ -1095,7 +1095,7 @@ describe('console: the promotions console in a real browser', function () {
     await createCustomers(api.services, app.id, ['editor-buyer']);
     const wallet = await call(api.url, 'POST', `/admin/applications/${app.id}/wallets`, {
       headers: ADMIN_HEADERS,
-      body: { wallet_id: 'points' },
+      body: { wallet_id: 'points', wallet_name: 'Reward points' },
     });
     expect(wallet.status, wallet.text).to.equal(201);
     const page = await signedIn('owner');
@@ -1191,6 +1191,9 @@ describe('console: the promotions console in a real browser', function () {
     await page.getByRole('button', { name: 'Save changes' }).click();
     const row = page.getByRole('row').filter({ hasText: 'Editor subtotal' }).first();
     await row.getByText('5 of 5 left').waitFor();
+    // A cashback names its wallet as people know it, not by its id.
+    const cashbackRow = page.getByRole('row').filter({ hasText: 'Editor cashback subtotal' });
+    await cashbackRow.getByText('Cashback: 10% off to Reward points').waitFor();
     await page.context().close();
 
     const actions = await auditedActions(app.id);

@@ -6,6 +6,7 @@ import { ErrorLine, MoreButton } from '../parts';
 import { describeDiscount, tierRuleInShort } from '../promotion-words';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
+import { useWalletNames } from '../use-wallets';
 import { instantIn } from '../when';
 import { BudgetCell, useCampaignUsage } from './budget-use';
 
@@ -26,6 +27,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
   const campaigns = list.data?.pages.flatMap((p) => p.campaigns) ?? [];
   const application = useApplication(app);
   const currency = application.data?.currency ?? null;
+  const walletNames = useWalletNames(app);
   const saved = useFlash();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const toggle = (id: string, on: boolean) => {
@@ -93,6 +95,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
               app={app}
               campaign={c}
               currency={currency}
+              walletNames={walletNames}
               select={who.canChange ? { on: selected.has(c.id), toggle: (on) => toggle(c.id, on) } : undefined}
             />
           ))}
@@ -196,11 +199,13 @@ function CampaignRow({
   app,
   campaign,
   currency,
+  walletNames,
   select,
 }: {
   app: string;
   campaign: Campaign;
   currency: string | null;
+  walletNames: Map<string, string>;
   select: { on: boolean; toggle: (on: boolean) => void } | undefined;
 }) {
   const usage = useCampaignUsage(app, campaign.id);
@@ -226,7 +231,7 @@ function CampaignRow({
       </th>
       <td>{campaign.archived_at ? 'archived' : campaign.status === 'disabled' ? 'paused' : 'active'}</td>
       <td>
-        {describeDiscount(campaign.discount, currency)}
+        {describeDiscount(campaign.discount, currency, (id) => walletNames.get(id))}
         {campaign.tiers && <div data-testid="tier-rule">{tierRuleInShort(campaign.tiers)}</div>}
       </td>
       <td data-testid="redeemed">{u ? u.redeemed : '…'}</td>

@@ -59,7 +59,7 @@ export function PreviewPanel({
       {campaign?.discount && (
         <>
           <h2>In short</h2>
-          <p data-testid="summary-discount">{describeDiscount(campaign.discount, currency)}.</p>
+          <p data-testid="summary-discount">{describeDiscount(campaign.discount, currency, (id) => walletNames.get(id))}.</p>
           <p data-testid="summary-budget">{describeBudget(campaign.budget ?? null, currency)}</p>
           <p data-testid="summary-tiers">{describeTierRule(campaign.tiers, (id) => walletNames.get(id))}</p>
         </>
