@@ -152,7 +152,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
     async applicationPage(applicationId: string, after: string | null, limit: number): Promise<WalletBalanceDoc[]> {
       return WalletBalance.find(
         { application: applicationId, _id: { $gt: after ?? `${applicationId}:`, $lt: `${applicationId};` } },
-        { _id: 1, points: 1, version: 1, buckets: 1, periodCounters: 1 },
+        { _id: 1, points: 1, version: 1, buckets: 1, periodCounters: 1, tier: 1 },
       )
         .sort({ _id: 1 })
         .limit(limit)

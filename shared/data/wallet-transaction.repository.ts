@@ -106,7 +106,10 @@ export type NewEntry = Omit<StoredEntry, 'createdAt' | 'id' | 'buckets' | 'bucke
   };
 
 /** An entry as the verifier reads it by slot. */
-type SlotRow = Pick<WalletTransactionDoc, '_id' | 'seq' | 'type' | 'before' | 'after' | 'state' | 'buckets' | 'periodCounted'>;
+type SlotRow = Pick<
+  WalletTransactionDoc,
+  '_id' | 'seq' | 'type' | 'before' | 'after' | 'state' | 'buckets' | 'periodCounted' | 'tier' | 'tierCounted'
+>;
 
 /** The document of a new entry. */
 const docOf = (entry: NewEntry, at: Date) => ({
@@ -222,7 +225,7 @@ export function walletTransactionRepository({ WalletTransaction, WalletBalance }
     async slotPage(applicationId: string, range: { from: string; to: string }, after: string | null, limit: number): Promise<SlotRow[]> {
       return WalletTransaction.find(
         { application: applicationId, _id: { $gt: after ?? range.from, $lt: range.to } },
-        { _id: 1, seq: 1, type: 1, before: 1, after: 1, state: 1, buckets: 1, periodCounted: 1 },
+        { _id: 1, seq: 1, type: 1, before: 1, after: 1, state: 1, buckets: 1, periodCounted: 1, tier: 1, tierCounted: 1 },
       )
         .sort({ _id: 1 })
         .limit(limit)

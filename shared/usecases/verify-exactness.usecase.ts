@@ -21,7 +21,9 @@
  *     ended (the first at 0), none goes below 0, the last one's `after` is the balance, and the
  *     balance's buckets are those the last entry recorded, consistent with the spendable points;
  *     each earning counter of a capped rule it keeps equals what its entries counted in that
- *     period (an order's earning adds, its return subtracts).
+ *     period (an order's earning adds, its return subtracts); its tier is the one its last entry
+ *     recorded, and each month of points earned toward it that the tier still keeps equals what the
+ *     entries since the tier last started counted in that month (a credit adds, a take-back subtracts).
  *  3. Each gift card and store credit (in `_id` order, with the ledger slots of a page of cards as
  *     one range): its balance equals the sum of the entries at its slots below its version, every
  *     such slot holds one, the last one's `after` is the balance, and neither is below 0.
@@ -36,6 +38,7 @@ import { stackKeyOfAttempt, type JournalRow } from '../data/redemption-journal.r
 import type { LimitCounterDoc, PeriodCount } from '../data/limit-counter.schema.js';
 import type { Bucket } from '../domain/point-buckets.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
+import type { TierRecord } from '../domain/tiers.js';
 import { eventIdOf } from '../domain/events.js';
 import type { Campaign } from '../domain/types.js';
 import type { Services } from '../services.js';
@@ -102,6 +105,8 @@ export type DiscrepancyKind =
   | 'buckets_mismatch'
   /** A balance's earning counter of a capped rule differs from what its entries counted in that period. */
   | 'period_counter_mismatch'
+  /** A balance's tier differs from the one its last entry recorded, or a month's points earned toward it from what its entries counted. */
+  | 'tier_mismatch'
   /** A completed or reverted cycle of an application with a webhook endpoint, without its event. */
   | 'event_missing'
   /** A gift card's (or store credit's) balance differs from its ledger: the entries' sum, a missing entry, or one past its next slot. */
@@ -663,6 +668,11 @@ interface BalanceState {
   /** The balance's earning counters of capped rules, and the applied entries' recount of them (`<rule>\u0000<period>`: credits add, returns subtract). */
   periodCounters: EarnedInPeriod[];
   recounted: Map<string, number>;
+  /** The balance's tier, and the one the entry at the last applied slot recorded (undefined: it recorded none). */
+  tier: TierRecord | undefined;
+  lastTier: TierRecord | null | undefined;
+  /** The applied entries that touched the tier, by slot: a cleared tier (null), or what they counted (signed). */
+  tierMoves: Map<number, { month: string; hundredths: number } | null>;
 }
 
 /** Every balance of the application against its ledger, a page of balances (and the slots of their range) at a time. */
@@ -698,6 +708,9 @@ async function verifyBalances(
             lastBuckets: undefined,
             periodCounters: b.periodCounters ?? [],
             recounted: new Map(),
+            tier: b.tier ?? undefined,
+            lastTier: undefined,
+            tierMoves: new Map(),
           },
         ];
       }),
@@ -734,7 +747,13 @@ async function verifyBalances(
       st.seen[slot] = 1;
       st.before[slot] = e.before!;
       st.after[slot] = e.after!;
-      if (slot === st.version - 1) st.lastBuckets = e.buckets ?? undefined;
+      if (slot === st.version - 1) {
+        st.lastBuckets = e.buckets ?? undefined;
+        st.lastTier = e.tier;
+      }
+      if (e.tier === null) st.tierMoves.set(slot, null);
+      else if (e.tierCounted)
+        st.tierMoves.set(slot, { month: e.tierCounted.month, hundredths: (e.type === 'debit' ? -1 : 1) * e.tierCounted.hundredths });
       for (const c of e.periodCounted ?? []) {
         const key = `${c.rule}\u0000${c.period}`;
         st.recounted.set(key, (st.recounted.get(key) ?? 0) + (e.type === 'debit' ? -c.hundredths : c.hundredths));
@@ -799,6 +818,7 @@ function checkBalance(st: BalanceState, found: Findings): void {
     });
   if (st.points < 0) found.add({ kind: 'balance_mismatch', message: 'the balance is below 0', documents: [balance], found: st.points });
   checkBuckets(st, balance, found);
+  if (gaps.length === 0) checkTier(st, balance, found);
   for (const c of st.periodCounters) {
     const recount = st.recounted.get(`${c.rule}\u0000${c.period}`) ?? 0;
     if (gaps.length === 0 && recount !== c.hundredths)
@@ -827,6 +847,52 @@ function checkBuckets(st: BalanceState, balance: DocumentRef, found: Findings): 
       message: p,
       documents: [balance, ...(st.version > 0 ? [slotRef(st.id, st.version - 1)] : [])],
     });
+}
+
+const tierKey = (t: TierRecord | null | undefined) =>
+  t
+    ? JSON.stringify([
+        t.level,
+        t.held,
+        +new Date(t.until),
+        t.due ? +new Date(t.due) : null,
+        [...t.earned].sort((a, b) => a.month.localeCompare(b.month)).map((e) => [e.month, e.hundredths]),
+      ])
+    : null;
+
+/**
+ * A balance's tier against its entries (shared/domain/tiers.ts): the tier its last entry recorded,
+ * and each month the tier keeps against the entries' recount since it last started (a month it no
+ * longer keeps, dropped at a re-assessment, is not compared).
+ */
+function checkTier(st: BalanceState, balance: DocumentRef, found: Findings): void {
+  const last = st.version > 0 ? [slotRef(st.id, st.version - 1)] : [];
+  if (st.lastTier !== undefined && tierKey(st.lastTier) !== tierKey(st.tier))
+    found.add({
+      kind: 'tier_mismatch',
+      message: `the tier is ${st.tier ? `"${st.tier.level}"` : 'none'}, its last entry recorded ${st.lastTier ? `"${st.lastTier.level}"` : 'none'}${st.tier?.level === st.lastTier?.level ? ' with other figures' : ''}`,
+      documents: [balance, ...last],
+      expected: st.lastTier?.level ?? 'none',
+      found: st.tier?.level ?? 'none',
+    });
+  if (!st.tier) return;
+  const recount = new Map<string, number>();
+  for (const slot of [...st.tierMoves.keys()].sort((a, b) => a - b)) {
+    const move = st.tierMoves.get(slot)!;
+    if (move === null) recount.clear();
+    else recount.set(move.month, (recount.get(move.month) ?? 0) + move.hundredths);
+  }
+  for (const e of st.tier.earned) {
+    const counted = recount.get(e.month) ?? 0;
+    if (counted !== e.hundredths)
+      found.add({
+        kind: 'tier_mismatch',
+        message: `the tier counts ${e.hundredths} earned in ${e.month}, its ledger ${counted} (hundredths)`,
+        documents: [balance, ...last],
+        expected: counted,
+        found: e.hundredths,
+      });
+  }
 }
 
 // --- Gift cards and store credit (docs/gift-cards.md, shared/usecases/gift-card-ledger.ts) ---------

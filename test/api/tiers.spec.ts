@@ -6,6 +6,7 @@
  * Wallet-Tier header, the tier's points multiplier and the wallet.tier.changed events.
  */
 import { expect } from 'chai';
+import { Types } from 'mongoose';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
 import { until as poll } from '../support/poll.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
@@ -186,6 +187,30 @@ describe('wallets: tiers', function () {
     expect((await verifyApplication(api.services, app.id)).discrepancies, 'the verifier finds the ledger whole').to.deep.equal([]);
   });
 
+  it("when a balance's tier counts more than its entries did, then the verifier reports the month with both figures and the tier against its last entry", async () => {
+    clock = Date.parse('2026-05-02T10:00:00Z');
+    const app = await shop({ period: 'year', levels: LEVELS }, { earning_rules: [{ name: 'Base', points: 1, per: 1 }] });
+    await report(app, order('o-1', 1000));
+    await report(app, order('o-2', 100));
+    await report(app, order('o-1', 1000, 'returned'));
+    clock = Date.parse('2026-06-02T10:00:00Z');
+    await op(app, 'credit', 40);
+    expect((await verifyApplication(api.services, app.id)).discrepancies, 'May: 1000 + 125 - 1000; June: 40').to.deep.equal([]);
+    const Balance = api.services.db.models.WalletBalance.collection;
+    const planted = await Balance.findOneAndUpdate(
+      { application: new Types.ObjectId(app.id), 'tier.earned.month': '2026-05' },
+      { $inc: { 'tier.earned.$.hundredths': 300 } },
+    );
+    expect(planted, 'the balance with a tier').to.not.equal(null);
+    const found = (await verifyApplication(api.services, app.id)).discrepancies;
+    expect(found.map((d) => [d.kind, d.expected, d.found])).to.deep.equal([
+      ['tier_mismatch', 'Member', 'Member'],
+      ['tier_mismatch', 12500, 12800],
+    ]);
+    expect(found[1]!.message).to.equal('the tier counts 12800 earned in 2026-05, its ledger 12500 (hundredths)');
+    expect(found[1]!.documents[0]).to.deep.equal({ collection: 'wallet_balances', id: planted!._id });
+  });
+
   it('when an operation comes after a period ended but before the sweep, then the re-assessment is posted first, before its entry', async () => {
     clock = Date.parse('2026-01-20T10:00:00Z');
     const app = await shop({ rolling_months: 1, levels: LEVELS });
@@ -195,6 +220,10 @@ describe('wallets: tiers', function () {
     const l = await ledger(app);
     expect(l.entries.map((e: any) => e.type)).to.deep.equal(['credit', 'tier', 'tier', 'credit']);
     expect(l.tier).to.deep.include({ level: 'Member', held_level: 'Member', earned_points: 10 });
+    expect(
+      (await verifyApplication(api.services, app.id)).discrepancies,
+      "January's points, dropped with its window, are not compared",
+    ).to.deep.equal([]);
   });
 
   it('when a campaign is for Gold members, then a Member is refused with its message and reason, and the same customer at Gold is not', async () => {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createCustomers } from '../fixtures/records.js';
 import { createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
+import { verifyApplication } from '../../shared/usecases/verify-exactness.usecase.js';
 
 const CUSTOMERS = 400;
 
@@ -107,6 +108,7 @@ describe('worker: a worker killed during a tier re-assessment run', function () 
         ),
     );
     expect(wrong, JSON.stringify(wrong.slice(0, 2))).to.deep.equal([]);
+    expect((await verifyApplication(services, app.id)).discrepancies, 'every balance and tier equals its ledger').to.deep.equal([]);
     console.log(`      re-assessed ${byTheFirst} customers before the kill, ${CUSTOMERS - byTheFirst} after, each once`);
   });
 });
