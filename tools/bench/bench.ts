@@ -17,6 +17,7 @@
  *   stacking             validate and redeem of 3 coupons vs 1, the best deal over 20 candidates vs a validate: CPU per request of all processes
  *   tiers                100,000 customers' tier re-assessments falling due at one month end: time, CPU per customer, redeems meanwhile
  *   earning              an order reported completed (points earned by the wallet's rules) vs a plain wallet credit, at the same offered rate
+ *   idle                 what an idle API and an idle worker (64 and 16 partitions, owners off and on) cost per second: CPU of all processes, Redis commands
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
 import { cpus } from 'node:os';
@@ -30,6 +31,7 @@ import { tiersBench } from './tiers.js';
 import { eventsBench } from './events.js';
 import { flashBench } from './flash.js';
 import { flashBudgetBench } from './flash-budget.js';
+import { idleBench } from './idle.js';
 import { partitionsBench } from './partitions.js';
 import { recordingBench } from './recording.js';
 import { replicasBench } from './replicas.js';
@@ -52,6 +54,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   stacking: stackingBench,
   earning: earningBench,
   tiers: tiersBench,
+  idle: idleBench,
 };
 
 async function main() {
