@@ -2,7 +2,7 @@
  * `npm run bench -- idle`: what a replica costs while nothing happens — the fixed cost every
  * operation of a lightly loaded deployment pays a share of (issue 45, "a second worker ≤ 1.05×").
  * One process at a time, alone with Redis and the database, for IDLE_SECONDS (default 30) after
- * it has settled: an API; a worker with the default partitions (every partition, owners off); the
+ * it has settled (SETTLE_MS): an API; a worker with the default partitions (every partition, owners off); the
  * same worker with partition owners on (WORKER_HEARTBEAT_MS=1000); and a worker of 16 partitions.
  * Each phase reports the CPU of every process (ms per second of wall time) and the Redis commands
  * per second it caused (INFO commandstats, by command), ROUNDS times interleaved, medians kept,
@@ -14,8 +14,13 @@ import { probeCpuMs } from './cpu.js';
 import { log, ROUNDS, startStack, stopChild, withStackCpu } from './stack.js';
 
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
-/** How long a new process is left before it is measured: its start-up, first fetches and first stall checks. */
-const SETTLE_MS = 8000;
+/**
+ * How long a new process is left before it is measured: its start-up, first fetches and stall
+ * checks, and V8's memory reducer — the full collections it runs once a process turns idle (a CPU
+ * profile of an idle worker and API showed them 15-25 s after start: 50-80 ms of collection a
+ * second for 2-3 s, a one-off that an 8-s settle left inside the window, doubling some figures).
+ */
+const SETTLE_MS = 30_000;
 
 interface Phase {
   label: string;
