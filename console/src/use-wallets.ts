@@ -9,8 +9,11 @@ export function useWallets(app: string) {
   });
 }
 
+/** Each wallet's id and name, in the API's order (none while they load). */
+export const walletPairs = (data: { wallets: { wallet_id: string; wallet_name: string }[] } | undefined): [string, string][] =>
+  data?.wallets.map((w): [string, string] => [w.wallet_id, w.wallet_name]) ?? [];
+
 /** Each wallet's name by its id: pages name a wallet, never show its id. */
 export function useWalletNames(app: string): Map<string, string> {
-  const wallets = useWallets(app);
-  return new Map(wallets.data?.wallets.map((w): [string, string] => [w.wallet_id, w.wallet_name]) ?? []);
+  return new Map(walletPairs(useWallets(app).data));
 }

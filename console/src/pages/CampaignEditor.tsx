@@ -5,7 +5,7 @@ import { copyDraftOf, draftOf, emptyDraft, type Draft } from '../campaign-draft'
 import { AppCrumbs, ErrorLine } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
-import { useWallets } from '../use-wallets';
+import { useWallets, walletPairs } from '../use-wallets';
 import { BudgetUse, useCampaignUsage } from './budget-use';
 import { CampaignForm } from './campaign-editor/campaign-form';
 import { PreviewPanel, useCampaignPreview } from './campaign-editor/preview';
@@ -30,7 +30,7 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
     if (saved.data && draft === null) setDraft(editing ? draftOf(saved.data) : copyDraftOf(saved.data));
   }, [saved.data, draft, editing]);
   const wallets = useWallets(app);
-  const walletNames = wallets.data?.wallets.map((w): [string, string] => [w.wallet_id, w.wallet_name]) ?? [];
+  const walletNames = walletPairs(wallets.data);
   const tierWallets = wallets.data?.wallets.flatMap((w) =>
     w.tiers ? [{ wallet_id: w.wallet_id, wallet_name: w.wallet_name, levels: w.tiers.levels.map((l) => l.name) }] : [],
   );
