@@ -76,10 +76,16 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
   async function listed(page: Page, name: string) {
     const button = page.getByRole('button', { name });
     const more = page.getByRole('button', { name: 'Load more' });
+    const rows = page.getByRole('button', { name: /^Promotion settings of / });
     await button.or(more).first().waitFor();
     while ((await button.count()) === 0) {
+      const shown = await rows.count();
       await more.click();
-      await button.or(more).first().waitFor();
+      // Wait for the next page's first application (a page has a next only when rows follow it).
+      // Not for "Load more" again: the button still reads so until React renders "Loading…" (React
+      // Query notifies on a timer), and a second click then waited for a button the last page
+      // removes — 30 s and a failure when the application sought was on the last page (a CI run).
+      await rows.nth(shown).waitFor();
     }
     return button;
   }
