@@ -11,7 +11,7 @@ import { auditedChange } from '../../shared/usecases/admin/audit.usecase.js';
 import { createApplicationFromAdmin } from '../../shared/usecases/admin/applications.usecase.js';
 import { createCampaign, updateCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
 import { withCpu } from './cpu.js';
-import { log, pct, ROUNDS, SECONDS, startStack } from './stack.js';
+import { log, median, pct, ROUNDS, SECONDS, startStack } from './stack.js';
 
 const CONCURRENCY = 4;
 
@@ -58,7 +58,6 @@ export async function auditBench(): Promise<string[]> {
       withAudit.push(await timed(audited));
       log(`round ${r + 1}/${ROUNDS}: ${plain.at(-1)!.perSecond.toFixed(0)} vs ${withAudit.at(-1)!.perSecond.toFixed(0)} updates/s`);
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const summary = (rs: typeof plain) => {
       const groups = Object.keys(rs[0]!.cpuMs);
       const cpu = Object.fromEntries(groups.map((g) => [g, median(rs.map((x) => x.cpuMs[g]!))]));

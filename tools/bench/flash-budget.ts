@@ -15,12 +15,10 @@ import mongoose from 'mongoose';
 import { campaignCounterId } from '../../shared/data/limit-counter.repository.js';
 import { createCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
 import { benchOrder, loadRedeemApp } from './dataset.js';
-import { log, measure, startStack, type Result } from './stack.js';
+import { log, measure, median, startStack, type Result } from './stack.js';
 
 const TOTAL = Number(process.env.FLASH_BUDGET_REDEMPTIONS ?? 100_000);
 const BLOCK = Math.min(10_000, Math.ceil(TOTAL / 4));
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function flashBudgetBench(): Promise<string[]> {
   const stack = await startStack();

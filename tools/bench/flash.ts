@@ -14,7 +14,7 @@ import { campaignCounterId, customerCounterId } from '../../shared/data/limit-co
 import { createCampaign } from '../../shared/usecases/admin/campaigns.usecase.js';
 import { probeCpuMs } from './cpu.js';
 import { benchOrder, loadRedeemApp } from './dataset.js';
-import { log, measure, startStack, type Result } from './stack.js';
+import { log, measure, median, startStack, type Result } from './stack.js';
 
 const TOTAL = Number(process.env.FLASH_REDEMPTIONS ?? 100_000);
 const BLOCK = 10_000;
@@ -111,7 +111,6 @@ export async function flashBench(): Promise<string[]> {
     const blocks: Result[] = [];
     /** Per block: ms of CPU per redemption (API + workers + Redis + database), and the machine's speed gauge. */
     const costs: { cpuMs: number; probeMs: number }[] = [];
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     try {
       for (let b = 0; b < TOTAL / BLOCK; b++) {
         const probes: number[] = [];

@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { probeCpuMs } from './cpu.js';
-import { log, ROUNDS, startStack, stopChild, withStackCpu } from './stack.js';
+import { log, median, redisCommandCalls, ROUNDS, startStack, stopChild, withStackCpu } from './stack.js';
 
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
 /**
@@ -45,15 +45,10 @@ interface Sample {
   probeMs: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 export async function idleBench(): Promise<string[]> {
   const stack = await startStack();
   try {
-    const calls = async () =>
-      new Map(
-        [...(await stack.redis.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])] as const),
-      );
+    const calls = () => redisCommandCalls(stack.redis);
     const baseline: Sample[] = [];
     const samples = new Map<string, Sample[]>(PHASES.map((p) => [p.label, []]));
     const sample = async (): Promise<Sample> => {

@@ -7,7 +7,7 @@
  * worker's fetches that find a busy partition show there).
  */
 import { freshQueueLoads, loadRedeemApp, queueLoads } from './dataset.js';
-import { log, measure, medianOf, pct, ROUNDS, row, startStack, stopChild, TABLE_HEAD, type Result } from './stack.js';
+import { log, measure, medianOf, pct, redisCommandCalls, ROUNDS, row, startStack, stopChild, TABLE_HEAD, type Result } from './stack.js';
 
 export async function partitionsBench(): Promise<string[]> {
   const stack = await startStack();
@@ -15,11 +15,7 @@ export async function partitionsBench(): Promise<string[]> {
     log('loading data set');
     const data = await loadRedeemApp(stack.services, log);
     const results: Result[] = [];
-    /** Calls per command name since Redis started (INFO commandstats). */
-    const calls = async () =>
-      new Map(
-        [...(await stack.redis.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])] as const),
-      );
+    const calls = () => redisCommandCalls(stack.redis);
     const perJob: string[] = [];
     for (const partitions of [16, 64]) {
       const env = { QUEUE_PARTITIONS: String(partitions), QUEUE_PREFIX: `${stack.config.queuePrefix}-p${partitions}` };

@@ -138,6 +138,13 @@ async function measureLoad(name: string, url: string | string[], load: Load): Pr
   return r;
 }
 
+/** The median of some figures (the upper one of an even count). */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Calls per command name since Redis started (INFO commandstats; commands inside scripts included). */
+export const redisCommandCalls = async (redis: RedisClient) =>
+  new Map([...(await redis.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])] as const));
+
 /** The run with the median throughput of several, named `name`, its throughput range in `spread`. */
 export function medianOf(runs: Result[], name: string): Result {
   const sorted = [...runs].sort((a, b) => a.rps - b.rps);
