@@ -30,6 +30,7 @@ async function main() {
     await closeHttpServer(server); // every accepted request answered, those waiting on a job included
     await jobs.close();
     await webhooks.close();
+    await services.tally.close(); // the results' tallies counted and not written yet
     await services.changes.close();
     await db.close();
   });

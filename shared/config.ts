@@ -342,6 +342,12 @@ export const SETTINGS = {
     doc: 'how often in-process caches re-check credentials and campaigns: the fallback, since admin API changes reach every process at once (docs/admin-api.md)',
     section: 'service',
   }),
+  resultsTallyMs: setting<number>({
+    env: 'RESULTS_TALLY_MS',
+    schema: Joi.number().integer().min(50).max(60_000).default(2000),
+    doc: "how often each process writes the refusals and first-time customers it counted for campaign results (docs/results.md); a process killed loses at most this long's",
+    section: 'service',
+  }),
   webhookConcurrency: setting<number>({
     env: 'WEBHOOK_CONCURRENCY',
     schema: Joi.number().integer().min(0).max(500).default(10),

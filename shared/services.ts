@@ -27,6 +27,8 @@ import { RecheckCache } from './cache/recheck-cache.js';
 import { auditEntryRepository } from './data/audit-entry.repository.js';
 import { ALL_APPLICATIONS, ConfigChanges } from './cache/config-changes.js';
 import type { Logger } from './logger.js';
+import { campaignTallyRepository } from './data/campaign-tally.repository.js';
+import { ResultsTally } from './cache/results-tally.js';
 import type { ApplicationRecord } from './data/application.repository.js';
 import type { WalletRecord } from './data/wallet.repository.js';
 import type { WebhookEndpointRecord } from './data/webhook-endpoint.repository.js';
@@ -49,6 +51,7 @@ export function createRepositories(db: Database) {
     webhookDeliveries: webhookDeliveryRepository(db.models),
     operators: operatorRepository(db.models),
     audit: auditEntryRepository(db.models),
+    campaignTallies: campaignTallyRepository(db.models),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
@@ -63,6 +66,8 @@ export interface Services {
   /** Wallets by `<application>:<wallet_id>` (wallet updates, cashback). */
   wallets: RecheckCache<WalletRecord | null>;
   campaigns: CampaignCache;
+  /** Refusals and first-time customers counted for campaign results, written in batches (docs/results.md). */
+  tally: ResultsTally;
   /** Campaigns this process saw refused at a campaign-wide limit (the API's sold-out refusals). */
   soldOut: SoldOutHints;
   /**
@@ -119,6 +124,7 @@ export function createServices(config: Config, db: Database, logger?: Logger): S
     applications,
     wallets,
     campaigns,
+    tally: new ResultsTally(repos, config.resultsTallyMs, logger),
     soldOut: new SoldOutHints(),
     webhookEndpoints,
     changes: new ConfigChanges(forget, config.redisUrl, config.queuePrefix, logger),

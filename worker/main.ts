@@ -52,6 +52,7 @@ async function main() {
     await webhooks.close();
     await partitions.close();
     await redis.quit();
+    await services.tally.close(); // the results' tallies counted and not written yet
     await services.changes.close();
     await db.close();
   });

@@ -4,6 +4,7 @@
  * that calls one admin use case. admin.router.ts builds the router from the rows; everything a row
  * needs is stated in it — nothing is worked out from the path.
  */
+import { CsvAnswer } from '../../shared/usecases/admin/results.usecase.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { StampedModel } from '../../shared/data/audit-entry.repository.js';
 import { may, refusalOf, type Actor, type AdminAction } from '../../shared/domain/roles.js';
@@ -121,6 +122,9 @@ export function handlerOf(deps: AdminDeps, route: AdminRoute): RequestHandler {
       return route.custom(call, (named, change, stateOf) =>
         auditedChange(deps.services, actor, auditRecordOf(route.audit, call, named), change, stateOf),
       );
-    res.status(route.status).json(await run(deps, route, call));
+    const body = await run(deps, route, call);
+    // A CSV export (docs/results.md): sent as a file to download.
+    if (body instanceof CsvAnswer) res.status(route.status).type('text/csv; charset=utf-8').attachment(body.filename).send(body.text);
+    else res.status(route.status).json(body);
   };
 }

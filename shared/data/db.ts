@@ -3,6 +3,7 @@
  * processes' composition roots (api/server.ts, worker/main.ts, the CLI, the tests) and passed
  * down explicitly; nothing else opens connections.
  */
+import { campaignCustomerSchema, campaignTallySchema, type CampaignCustomerDoc, type CampaignTallyDoc } from './campaign-tally.schema.js';
 import mongoose, { type Connection, type Model } from 'mongoose';
 import { applyDriverFixes } from './driver-fixes.js';
 import { retryTransient } from './transient.js';
@@ -52,6 +53,8 @@ function bindModels(connection: Connection) {
     OperatorToken: connection.model<OperatorTokenDoc>('OperatorToken', operatorTokenSchema),
     OperatorSession: connection.model<OperatorSessionDoc>('OperatorSession', operatorSessionSchema),
     AuditEntry: connection.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
+    CampaignTally: connection.model<CampaignTallyDoc>('CampaignTally', campaignTallySchema),
+    CampaignCustomer: connection.model<CampaignCustomerDoc>('CampaignCustomer', campaignCustomerSchema),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

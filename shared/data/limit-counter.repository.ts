@@ -26,6 +26,8 @@ export interface CounterSpec {
 export const campaignCounterId = (campaignId: string) => campaignId;
 export const customerCounterId = (campaignId: string, customerId: string) => `${campaignId}:u:${customerId}`;
 export const codeCounterId = (campaignId: string, codeId: string) => `${campaignId}:b:${codeId}`;
+/** A campaign's results in a local hour `YYYY-MM-DDTHH` (docs/results.md). */
+export const resultsCounterId = (campaignId: string, hour: string) => `${campaignId}:r:${hour}`;
 
 const PERIOD_FIELDS = [
   ['d', 'day'],
@@ -41,6 +43,31 @@ export interface LaneStep {
   periods: PeriodKeys | null;
   /** The money the change counts, in cents (a budget's amount; 0 without one). */
   cents: number;
+  /** On a results counter: the amounts the change counts (docs/results.md); null or absent: none. */
+  tally?: Tally | null;
+}
+
+/** What a redemption counts in its campaign's results, in cents: its discount, its cashback, the basket it was used on. */
+export interface Tally {
+  discount: number;
+  cashback: number;
+  basket: number;
+}
+
+/**
+ * A results counter's fields changed by `step` of a change counting `tally`, as pipeline
+ * expressions: `total` counts the redemptions that stand, `rv` those given back (a revert), and
+ * the amounts are those of the redemptions that stand. `sign` -1 undoes the change.
+ */
+function tallied(step: 1 | -1, tally: Tally | null | undefined, sign: 1 | -1): Record<string, unknown> {
+  const set: Record<string, unknown> = {};
+  if (step < 0) set.rv = plus('$rv', sign);
+  if (!tally) return set;
+  const by = step * sign;
+  if (tally.discount) set.disc = plus('$disc', by * tally.discount);
+  if (tally.cashback) set.cb = plus('$cb', by * tally.cashback);
+  if (tally.basket) set.bsk = plus('$bsk', by * tally.basket);
+  return set;
 }
 
 /** `$field + delta`, a missing field counting 0. */
@@ -58,7 +85,12 @@ export function limitCounterRepository({ LimitCounter }: Models) {
    * reached. A take creates the counter when it does not exist (upsert); a give-back never does.
    * On refusal returns the counter as it is now (null when there is none).
    */
-  async function change(spec: CounterSpec, lane: string, entry: CounterLane, { step, periods, cents }: LaneStep): Promise<ReserveResult> {
+  async function change(
+    spec: CounterSpec,
+    lane: string,
+    entry: CounterLane,
+    { step, periods, cents, tally }: LaneStep,
+  ): Promise<ReserveResult> {
     const take = step > 0;
     const money = step * cents;
     const budget = spec.budget ?? {};
@@ -74,6 +106,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       [`lanes.${lane}`]: { $literal: entry },
     };
     if (money !== 0) set.amt = plus('$amt', money);
+    if (spec.kind === 'results') Object.assign(set, tallied(step, tally, 1));
     if (spec.kind === 'campaign' && periods) {
       for (const [field, name] of PERIOD_FIELDS) {
         const key = periods[name];
@@ -121,6 +154,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       const money = done.step * done.cents;
       const set: Record<string, unknown> = { total: { $subtract: ['$total', done.step] } };
       if (money !== 0) set.amt = plus('$amt', -money);
+      if (spec.kind === 'results') Object.assign(set, tallied(done.step, done.tally, -1));
       if (spec.kind === 'campaign' && done.periods) {
         for (const [field, name] of PERIOD_FIELDS) {
           // A period that is no longer the current one keeps what it counted.
@@ -160,6 +194,17 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       const from = after === null ? { $gte: campaignId } : { $gt: after };
       return (await col
         .find({ _id: { ...from, $lt: `${campaignId};` } as never }, { sort: { _id: 1 }, limit })
+        .toArray()) as unknown as LimitCounterDoc[];
+    },
+    /**
+     * The results counters (docs/results.md) of these campaigns' hours from `fromHour` to `toHour`
+     * (both included, `YYYY-MM-DDTHH`), with their lanes: one `_id` range per campaign, in one query.
+     */
+    async resultsRange(campaignIds: string[], fromHour: string, toHour: string): Promise<LimitCounterDoc[]> {
+      if (campaignIds.length === 0) return [];
+      const ranges = campaignIds.map((c) => ({ _id: { $gte: resultsCounterId(c, fromHour), $lte: resultsCounterId(c, toHour) } }));
+      return (await col
+        .find({ $or: ranges } as never, { projection: { campaign: 1, kind: 1, total: 1, amt: 1, rv: 1, disc: 1, cb: 1, bsk: 1, lanes: 1 } })
         .toArray()) as unknown as LimitCounterDoc[];
     },
     /** How many counters a campaign has (the verifier sizes its passes by it). */

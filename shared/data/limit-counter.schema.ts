@@ -25,10 +25,16 @@ const fields = {
   _id: { type: String, required: true },
   application: { type: Schema.Types.ObjectId, required: true },
   campaign: { type: Schema.Types.ObjectId, required: true },
-  kind: { type: String, enum: ['campaign', 'customer', 'code'], required: true },
+  kind: { type: String, enum: ['campaign', 'customer', 'code', 'results'], required: true },
   total: { type: Number, required: true, default: 0 },
   /** Money counted, in cents: what a budgeted campaign gave away (docs/budgets.md); absent: 0. */
   amt: { type: Number },
+  /** A results counter's reverts: redemptions of its hour given back since (docs/results.md); absent: 0. */
+  rv: { type: Number },
+  /** A results counter's amounts of the redemptions that stand, in cents: discount, cashback, basket; absent: 0. */
+  disc: { type: Number },
+  cb: { type: Number },
+  bsk: { type: Number },
   d: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
   w: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
   m: typed<PeriodCount | undefined>()({ type: Schema.Types.Mixed }),
@@ -43,6 +49,10 @@ const options = { collection: 'limit_counters', versionKey: false } as const;
  *    campaign-wide limit (total, per day, per week, per month).
  *  - `customer`: `_id` `<campaign>:u:<customer>`; per-customer limit.
  *  - `code`: `_id` `<campaign>:b:<coupon code>`; a bulk code's own usage limit.
+ *  - `results`: `_id` `<campaign>:r:<local hour>`; every redemption of the campaign made in that
+ *    hour of the application's timezone, without a limit (docs/results.md): `total` those that
+ *    stand, `rv` those reverted since, `disc` / `cb` / `bsk` the amounts of those that stand, `amt`
+ *    what they count in a budget (a campaign with one).
  * Invariant: `total` (and each period's `n`) = completed redemptions + the lanes' steps that are
  * not settled yet; `amt` (and each period's `a`) the same in money — the completed redemptions'
  * budget amounts plus the lanes' amounts not settled yet. Changed only by single-document updates guarded by the limit and the lane.

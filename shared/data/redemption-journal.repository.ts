@@ -12,12 +12,14 @@ import type { FreeGiftLine } from '../domain/discount.js';
 
 export type RedemptionRecord = Omit<
   RecordOf<RedemptionDoc, 'application' | 'campaign' | 'customer' | 'couponCode', 'att' | 'updatedAt' | 'stk'>,
-  'state' | 'budgetCents' | 'gifts'
+  'state' | 'budgetCents' | 'basketCents' | 'gifts'
 > & {
   /** Read only where it is set (a document with `att` alone is a placeholder). */
   state: NonNullable<RedemptionDoc['state']>;
   /** What it counts in its campaign's budget, in cents; absent: 0. */
   budgetCents?: number;
+  /** The selling subtotal of the order it was used on, in cents (docs/results.md); absent: 0. */
+  basketCents?: number;
   /** The free gifts it gave; absent: none. */
   gifts?: FreeGiftLine[];
 };
@@ -61,6 +63,7 @@ const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   discountCents: d.discountCents,
   cashbackCents: d.cashbackCents,
   ...(d.budgetCents ? { budgetCents: d.budgetCents } : {}),
+  ...(d.basketCents ? { basketCents: d.basketCents } : {}),
   ...(d.gifts?.length ? { gifts: d.gifts as FreeGiftLine[] } : {}),
   cashbackWallet: d.cashbackWallet ?? null,
   periods: d.periods,
@@ -90,7 +93,20 @@ export const redemptionKey = (campaignId: string, orderId: string, cycle: number
 /** What the verifier reads of a journal document (shared/usecases/verify/verify-exactness.usecase.ts). */
 export type JournalRow = Pick<
   RedemptionDoc,
-  '_id' | 'application' | 'customer' | 'orderId' | 'state' | 'periods' | 'counters' | 'createdAt' | 'updatedAt' | 'stack' | 'budgetCents'
+  | '_id'
+  | 'application'
+  | 'customer'
+  | 'orderId'
+  | 'state'
+  | 'periods'
+  | 'counters'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'stack'
+  | 'budgetCents'
+  | 'discountCents'
+  | 'cashbackCents'
+  | 'basketCents'
 >;
 const JOURNAL_ROW = {
   application: 1,
@@ -103,6 +119,9 @@ const JOURNAL_ROW = {
   updatedAt: 1,
   stack: 1,
   budgetCents: 1,
+  discountCents: 1,
+  cashbackCents: 1,
+  basketCents: 1,
 };
 
 export function redemptionJournalRepository({ Redemption }: Models) {
@@ -167,6 +186,7 @@ export function redemptionJournalRepository({ Redemption }: Models) {
           discountCents: fields.discountCents,
           cashbackCents: fields.cashbackCents,
           ...(fields.budgetCents ? { budgetCents: fields.budgetCents } : {}),
+          ...(fields.basketCents ? { basketCents: fields.basketCents } : {}),
           ...(fields.gifts?.length ? { gifts: fields.gifts } : {}),
           cashbackWallet: fields.cashbackWallet,
           periods: fields.periods,

@@ -45,6 +45,8 @@ const fields = {
   cashbackCents: { type: Number, default: 0 },
   /** What it counts in its campaign's money budget (docs/budgets.md), in cents; absent: 0 (no budget). */
   budgetCents: typed<number | undefined>()({ type: Number }),
+  /** The selling subtotal of the order it was used on, in cents (docs/results.md); absent: 0 (none sent, or before results were counted). */
+  basketCents: typed<number | undefined>()({ type: Number }),
   /** The free gifts it gave (docs/campaigns.md "Free gift"); absent: none. */
   gifts: typed<FreeGiftLine[] | undefined>()({ type: Schema.Types.Mixed }),
   /** Period keys of the moment of redemption: a revert frees these, not today's. */

@@ -51,7 +51,23 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
         fields: ['_id'],
         why: "the exactness verifier: a campaign's counters are one `_id` range, on every shard under a hashed key; paged",
       },
+      {
+        query: 'limitCounters.resultsRange',
+        where: 'admin',
+        fields: ['$or'],
+        why: "campaign results (docs/results.md): a campaign's hours are one `_id` range each, at most one document per campaign and hour",
+      },
     ],
+  },
+  campaign_tallies: {
+    key: { _id: 1 },
+    why: "`_id` is `<campaign>:<local hour>`: written by `_id`, and a campaign's hours read as one `_id` range (ranged, so that range stays on one shard)",
+    scatter: [],
+  },
+  campaign_customers: {
+    key: { _id: 'hashed' },
+    why: '`_id` is `<campaign>:<customer>`, inserted once by `_id` and never read back: hashing spreads the inserts',
+    scatter: [],
   },
   redemptions: {
     key: { _id: 1 },

@@ -115,6 +115,15 @@ export function periodKeys(now: Date, tz: string): PeriodKeys {
   return keysOfDate(p.year, p.month, p.day);
 }
 
+/**
+ * The local hour of `now` in `tz`, `YYYY-MM-DDTHH` (a campaign's results are counted per local
+ * hour: docs/results.md). The two 01:00 hours of a night the clocks go back share one key.
+ */
+export function hourKey(now: Date, tz: string): string {
+  const p = localParts(now, tz);
+  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}`;
+}
+
 /** The period keys of a calendar date. */
 function keysOfDate(year: number, month: number, day: number): PeriodKeys {
   const w = isoWeek(year, month, day);

@@ -27,7 +27,19 @@ export type Committed =
   | { kind: 'ledger'; txnId: string; posted: Posting | null };
 export type CommittedCycle = Pick<
   RedemptionRecord,
-  'key' | 'orderId' | 'campaignId' | 'couponId' | 'code' | 'cycle' | 'discountCents' | 'cashbackCents' | 'cashbackWallet' | 'budgetCents'
+  | 'key'
+  | 'orderId'
+  | 'campaignId'
+  | 'couponId'
+  | 'code'
+  | 'cycle'
+  | 'discountCents'
+  | 'cashbackCents'
+  | 'cashbackWallet'
+  | 'budgetCents'
+  | 'applicationId'
+  | 'customerId'
+  | 'counters'
 >;
 
 /** The worker kills itself here when a test asks (WORKER_FAILPOINT, shared/config.ts; never in production). */

@@ -24,10 +24,13 @@ import {
   campaignCounterId,
   codeCounterId,
   customerCounterId,
+  resultsCounterId,
   type CounterSpec,
+  type LaneStep,
   type PeriodKeys,
+  type Tally,
 } from '../data/limit-counter.repository.js';
-import { stackKeyOfAttempt } from '../data/redemption-journal.repository.js';
+import { stackKeyOfAttempt, type CycleFields } from '../data/redemption-journal.repository.js';
 import type { CounterKind, CounterLane, LimitCounterDoc } from '../data/limit-counter.schema.js';
 import { periodKeysOfDay } from '../domain/periods.js';
 import type { Campaign, UsageCounts } from '../domain/types.js';
@@ -57,16 +60,38 @@ export interface LaneChange {
   key: string;
   /** The money it counts in a budget, in cents (docs/budgets.md); 0 or absent: none. */
   cents?: number;
+  /** What it counts in the campaign's results (docs/results.md); absent: nothing (a change made before results were counted). */
+  tally?: Tally;
 }
 
 /**
- * A change as its lanes hold it: `<attempt>/<+|-><cents>/<day>/<key without "<campaign>:">` — the
- * week and the month follow from the day, the campaign from the counter; the cents (a budget's
- * amount) are left out when 0. Attempt ids are base64url, the step a sign and digits, days digits
- * and dashes, so the first three slashes separate the fields whatever the key holds.
+ * A change from a journaled cycle: its key, periods, budget amount and results, taken (`step` 1)
+ * or given back (-1) by `attempt`. The one place a cycle's lane entry is made, so that every run
+ * that writes, clears or undoes it writes the same string.
+ */
+export const changeOfCycle = (
+  c: Pick<CycleFields, 'key' | 'periods' | 'budgetCents' | 'discountCents' | 'cashbackCents' | 'basketCents'>,
+  attempt: string,
+  step: 1 | -1,
+): LaneChange => ({
+  attempt,
+  step,
+  periods: c.periods,
+  key: c.key,
+  cents: c.budgetCents ?? 0,
+  tally: { discount: c.discountCents, cashback: c.cashbackCents, basket: c.basketCents ?? 0 },
+});
+
+/**
+ * A change as its lanes hold it: `<attempt>/<+|-><cents>[,<discount>,<cashback>,<basket>]/<day>/<key
+ * without "<campaign>:">` — the week and the month follow from the day, the campaign from the
+ * counter; the cents (a budget's amount) are left out when 0; the results' amounts (cents) follow
+ * when the change counts in results. Attempt ids are base64url, the step a sign, digits and
+ * commas, days digits and dashes, so the first three slashes separate the fields whatever the key holds.
  */
 export function laneEntry(c: LaneChange): CounterLane {
-  const step = `${c.step > 0 ? '+' : '-'}${c.cents ? c.cents : ''}`;
+  const t = c.tally;
+  const step = `${c.step > 0 ? '+' : '-'}${c.cents ? c.cents : ''}${t ? `,${t.discount},${t.cashback},${t.basket}` : ''}`;
   return `${c.attempt}/${step}/${c.periods?.day ?? ''}/${c.key.slice(c.key.indexOf(':') + 1)}`;
 }
 
@@ -74,12 +99,14 @@ export function laneEntry(c: LaneChange): CounterLane {
 export function laneChange(campaignId: string, held: CounterLane): LaneChange {
   const [attempt = '', step = '+', day = ''] = held.split('/', 3);
   const ref = held.slice(attempt.length + step.length + day.length + 3);
+  const [cents, discount, cashback, basket] = step.slice(1).split(',').map(Number);
   return {
     attempt,
     step: step.startsWith('-') ? -1 : 1,
     periods: day ? periodKeysOfDay(day) : null,
     key: `${campaignId}:${ref}`,
-    ...(Number(step.slice(1)) > 0 ? { cents: Number(step.slice(1)) } : {}),
+    ...(cents! > 0 ? { cents } : {}),
+    ...(discount !== undefined ? { tally: { discount, cashback: cashback ?? 0, basket: basket ?? 0 } } : {}),
   };
 }
 
@@ -143,8 +170,24 @@ export function countersFor(campaign: Campaign, applicationId: string, customerI
   return out;
 }
 
-/** The kind of a counter, from its id (limit-counter.schema.ts). */
-export const kindOfCounter = (id: string): CounterKind => (id.includes(':u:') ? 'customer' : id.includes(':b:') ? 'code' : 'campaign');
+/**
+ * The counter of a campaign's results in a local hour (docs/results.md): every redemption counts in
+ * it, in the same protocol as the limits, so that it is exact after any crash.
+ */
+export const resultsCounter = (campaign: Pick<Campaign, 'id'>, applicationId: string, hour: string): CounterSpec => ({
+  id: resultsCounterId(campaign.id, hour),
+  applicationId,
+  campaignId: campaign.id,
+  kind: 'results',
+  limits: {},
+});
+
+/** The kind of a counter, from its id (limit-counter.schema.ts): the tag after the campaign's id. */
+export function kindOfCounter(id: string): CounterKind {
+  const at = id.indexOf(':');
+  const tag = at < 0 ? '' : id.slice(at, at + 3);
+  return tag === ':u:' ? 'customer' : tag === ':b:' ? 'code' : tag === ':r:' ? 'results' : 'campaign';
+}
 
 /** Counter specs to give back from their ids (a revert needs no limits). */
 export const specsOf = (applicationId: string, campaignId: string, ids: string[]): CounterSpec[] =>
@@ -224,11 +267,10 @@ export interface Refused {
 const MAX_SETTLES = 20;
 
 /** What `change` does on `spec`'s counter (and undoing it gives back): the step, and the periods on a campaign counter. */
-const undoneBy = (spec: CounterSpec, change: LaneChange) => ({
-  step: change.step,
-  periods: spec.kind === 'campaign' ? change.periods : null,
-  cents: change.cents ?? 0,
-});
+const undoneBy = (spec: CounterSpec, change: LaneChange): LaneStep =>
+  spec.kind === 'results'
+    ? { step: change.step, periods: null, cents: change.cents ?? 0, tally: change.tally ?? null }
+    : { step: change.step, periods: spec.kind === 'campaign' ? change.periods : null, cents: change.cents ?? 0 };
 
 /**
  * Step 1 for every counter at once (in parallel). Takes (`step` 1) are refused at a limit; gives

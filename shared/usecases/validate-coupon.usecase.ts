@@ -8,7 +8,7 @@ import { customerTiers } from './customer-tiers.js';
 import type { ApplicationRecord } from '../data/application.repository.js';
 import { evaluateCoupon } from '../domain/engine.js';
 import { stackCoupons } from '../domain/stacking.js';
-import { periodKeys } from '../domain/periods.js';
+import { hourKey, periodKeys } from '../domain/periods.js';
 import type { Services } from '../services.js';
 import { bodyNotObject, loginRequired, tooManyCoupons, validateCouponNotFound } from '../client-errors.js';
 import { presentCouponResult, presentStackResult, type Presented } from './coupon-result.js';
@@ -21,7 +21,7 @@ import { findGiftCard, giftCardEntries, presentGiftCardValidation, withGiftCard 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function validateCoupon(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now' | 'tally'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented> {
@@ -65,6 +65,7 @@ export async function validateCoupon(
     order: body.order === null ? undefined : body.order,
     ...(tiers ? { customerTiers: tiers } : {}),
   });
+  if (!evaluation.applicable) deps.tally.refused(app.id, found.campaign.id, hourKey(now, app.timezone), evaluation.reason);
   return presentCouponResult({
     campaign: found.campaign,
     code: found.code,
@@ -90,7 +91,7 @@ function offered(found: FoundCoupon | null, customer: { id: string } | null): Fo
  * usage in one read, and the stack's answer.
  */
 async function validateStack(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now' | 'tally'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   body: Record<string, unknown>,
   details: Record<string, unknown>[],
@@ -123,6 +124,12 @@ async function validateStack(
     candidates,
     ...(tiers ? { customerTiers: tiers } : {}),
   });
+  // The coupons sent that were left out count in their campaigns' refusals (docs/results.md); automatic promotions do not.
+  const hour = hourKey(now, app.timezone);
+  for (const s of stack.coupons) {
+    const c = coupons[s.candidate]!;
+    if (s.refusal && c.entry !== null) deps.tally.refused(app.id, c.campaign.id, hour, s.refusal.reason);
+  }
   const presented = presentStackResult({ coupons, stack, sourceId, requestId });
   return cardRecord ? withGiftCard(presented, cardRecord, stack.totalAmountCents, now) : presented;
 }

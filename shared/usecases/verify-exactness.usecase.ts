@@ -11,6 +11,9 @@
  *       counter's day, week and month equal those of its current period key. A counter that
  *       disagrees is read again, with a fresh recount, after `recheckMs`, and reported only if it
  *       disagrees both times (a redeem that completed while the journal was being read);
+ *     - every results counter (docs/results.md) equals the completed redemptions of its hour that
+ *       count in it, their discount, cashback and basket, and the reverted ones (`rv`), with the
+ *       steps its lanes hold the same way;
  *     - no limit is exceeded: the recount of every counter against the campaign's limits as they
  *       are now (a limit lowered since shows up the same way: the audit log says which);
  *     - no order is redeemed twice: at most one completed cycle per order (an order's cycles are
@@ -42,7 +45,7 @@ import type { TierRecord } from '../domain/tiers.js';
 import { eventIdOf } from '../domain/events.js';
 import type { Campaign } from '../domain/types.js';
 import type { Services } from '../services.js';
-import { laneChange } from './limit-counters.js';
+import { kindOfCounter, laneChange } from './limit-counters.js';
 
 type Deps = Pick<Services, 'repos' | 'now'>;
 
@@ -323,6 +326,9 @@ async function verifyCampaign(
       if (row.state === 'completed') {
         for (const id of row.counters ?? []) if (id === campaign.id ? first : shareOf(id, passes) === pass) recount.count(id, row);
       }
+      // A revert counts in its redemption's results (docs/results.md).
+      if (row.state === 'reverted')
+        for (const id of row.counters ?? []) if (kindOfCounter(id) === 'results' && shareOf(id, passes) === pass) recount.reverted(id);
       if (!first) continue;
       result.cycles++;
       orders.see(row);
@@ -349,12 +355,22 @@ class Recount {
   readonly dayAmounts = new Map<string, number>();
   readonly weekAmounts = new Map<string, number>();
   readonly monthAmounts = new Map<string, number>();
-  /** Customer and code counters of this pass. */
+  /** Customer, code and results counters of this pass. */
   readonly counts = new Map<string, number>();
+  /** Results counters of this pass: their reverts, and the amounts of their redemptions that stand. */
+  readonly results = new Map<string, ResultFigures>();
   constructor(private readonly campaignId: string) {}
 
   count(id: string, row: JournalRow) {
     if (row.budgetCents) this.amounts.set(id, (this.amounts.get(id) ?? 0) + row.budgetCents);
+    if (kindOfCounter(id) === 'results') {
+      this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+      const r = this.resultsOf(id);
+      r.disc += row.discountCents ?? 0;
+      r.cb += row.cashbackCents ?? 0;
+      r.bsk += row.basketCents ?? 0;
+      return;
+    }
     if (id !== this.campaignId) {
       this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
       return;
@@ -368,6 +384,16 @@ class Recount {
     bump(this.dayAmounts, row.periods?.day, row.budgetCents);
     bump(this.weekAmounts, row.periods?.week, row.budgetCents);
     bump(this.monthAmounts, row.periods?.month, row.budgetCents);
+  }
+
+  reverted(id: string) {
+    this.resultsOf(id).rv++;
+  }
+
+  resultsOf(id: string): ResultFigures {
+    let r = this.results.get(id);
+    if (!r) this.results.set(id, (r = { rv: 0, disc: 0, cb: 0, bsk: 0 }));
+    return r;
   }
 
   /** The recount above the campaign's limits as they are now (`campaignWide` false: the per-customer and code limits only). */
@@ -391,6 +417,7 @@ class Recount {
       for (const [k, n] of this.months) over(campaign.id, `month ${k}`, l.perMonth, n);
     }
     for (const [id, n] of this.counts) {
+      if (kindOfCounter(id) === 'results') continue; // no limit
       if (id.includes(':u:')) over(id, `customer ${id.slice(id.indexOf(':u:') + 3)}`, l.perCustomer, n);
       else over(id, `code ${id.slice(id.indexOf(':b:') + 3)}`, campaign.bulkCodeUsageLimit ?? 1, n);
     }
@@ -489,6 +516,14 @@ class ExpectedEvents {
   }
 }
 
+/** A results counter's figures besides its total (docs/results.md): reverts, and amounts in cents. */
+interface ResultFigures {
+  rv: number;
+  disc: number;
+  cb: number;
+  bsk: number;
+}
+
 /** A counter's figures: what it holds, and what the recount and its uncommitted lanes say it should. */
 interface Figures {
   total: number;
@@ -516,6 +551,7 @@ async function compareCounters(
     result.counters++;
     unseen.delete(doc._id);
     if (isCampaign) campaignCounterSeen = true;
+    const isResults = doc.kind === 'results';
     const pending = await pendingSteps(deps, applicationId, campaign.id, doc, result);
     if (pending === null) continue; // a lane in a format this verifier does not read: in flight, not compared
     const periodOf = (f: PeriodCount | undefined, m: Map<string, number>, step: Map<string, number>) =>
@@ -528,6 +564,8 @@ async function compareCounters(
           m: periodOf(doc.m, recount.months, pending.months),
         }
       : { total: (recount.counts.get(doc._id) ?? 0) + pending.total };
+    // A results counter that no completed redemption counts in any more (all reverted) is seen too.
+    if (isResults) unseen.delete(doc._id);
     const issues: Discrepancy[] = [];
     const compare = (what: string, has: number | undefined, should: number | undefined) => {
       if (has === should) return;
@@ -540,6 +578,13 @@ async function compareCounters(
       });
     };
     compare('total', doc.total, want.total);
+    if (isResults) {
+      const r = recount.results.get(doc._id) ?? { rv: 0, disc: 0, cb: 0, bsk: 0 };
+      compare('reverts (rv)', doc.rv ?? 0, r.rv + pending.results.rv);
+      compare('discount (cents, disc)', doc.disc ?? 0, r.disc + pending.results.disc);
+      compare('cashback (cents, cb)', doc.cb ?? 0, r.cb + pending.results.cb);
+      compare('basket (cents, bsk)', doc.bsk ?? 0, r.bsk + pending.results.bsk);
+    }
     const amount = (recount.amounts.get(doc._id) ?? 0) + pending.amt;
     if ((doc.amt ?? 0) !== amount)
       issues.push({
@@ -587,6 +632,8 @@ interface Pending {
   days: Map<string, number>;
   weeks: Map<string, number>;
   months: Map<string, number>;
+  /** A results counter's: the reverts and amounts the unsettled lanes count. */
+  results: ResultFigures;
   lanes: number;
   /** The commit points the lanes name. */
   refs: DocumentRef[];
@@ -614,6 +661,7 @@ async function pendingSteps(
     days: new Map(),
     weeks: new Map(),
     months: new Map(),
+    results: { rv: 0, disc: 0, cb: 0, bsk: 0 },
     lanes: 0,
     refs: [],
   };
@@ -640,6 +688,14 @@ async function pendingSteps(
     if (committed) continue;
     pending.total += change.step;
     pending.amt += change.step * (change.cents ?? 0);
+    if (doc.kind === 'results') {
+      const t = change.tally;
+      if (change.step < 0) pending.results.rv++;
+      pending.results.disc += change.step * (t?.discount ?? 0);
+      pending.results.cb += change.step * (t?.cashback ?? 0);
+      pending.results.bsk += change.step * (t?.basket ?? 0);
+      continue;
+    }
     if (change.periods) {
       const add = (m: Map<string, number>, k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
       const cents = change.step * (change.cents ?? 0);

@@ -118,6 +118,7 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
       await worker?.close();
       await jobs.close();
       await webhooks.close();
+      await services.tally.close();
       await services.changes.close();
     },
   };

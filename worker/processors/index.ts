@@ -18,6 +18,7 @@ import { applyWalletOperation } from '../../shared/usecases/wallet-operation.use
 import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
 import { applyOrderReport } from '../../shared/usecases/order-report.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
+import { tallyRedeem } from '../../shared/usecases/tally-redeem.js';
 import {
   redeemGiftCard,
   redeemStackWithCard,
@@ -61,6 +62,7 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
       case JOB.redeem: {
         const input = job.data as JobPayloads['redeem'];
         const outcome = await run(() => earning(redeemCoupon(services, input, runOf(job, observed)), input, job, observed));
+        await tallyRedeem(services, input.applicationId, input.campaignId, outcome, observed);
         return recorded({ name: JOB.redeem, input, jobId, queueName, outcome, observed });
       }
       case JOB.revert: {
@@ -71,6 +73,13 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
       case JOB.redeemStack: {
         const input = job.data as JobPayloads['redeem-stack'];
         const outcome = await run(() => earning(redeemStackWithCard(services, input, runOf(job, observed)), input, job, observed));
+        await tallyRedeem(
+          services,
+          input.applicationId,
+          input.entries.length === 1 ? input.entries[0]!.campaignId : null,
+          outcome,
+          observed,
+        );
         return recorded({ name: JOB.redeemStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.revertStack: {

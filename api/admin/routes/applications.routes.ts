@@ -1,4 +1,5 @@
 /** The admin routes of applications (docs/admin-api.md). */
+import { applicationResults } from '../../../shared/usecases/admin/results.usecase.js';
 import { adminForbidden } from '../../../shared/admin-errors.js';
 import {
   createApplicationFromAdmin,
@@ -16,6 +17,14 @@ import { lifecycleRoutes } from './lifecycle.js';
 export const APP = '/applications/:app';
 
 export const APPLICATION_ROUTES: readonly AdminRoute[] = [
+  {
+    method: 'get',
+    path: `${APP}/results`,
+    action: 'read',
+    audit: null,
+    status: 200,
+    handler: (c) => applicationResults(c.services, c.param('app'), c.req.query),
+  },
   {
     method: 'post',
     path: '/applications',

@@ -12,6 +12,7 @@ import {
 } from '../../../shared/usecases/admin/campaigns.usecase.js';
 import { explainCart } from '../../../shared/usecases/admin/explain.usecase.js';
 import { campaignUsage, listRedemptions } from '../../../shared/usecases/admin/redemptions.usecase.js';
+import { campaignResults } from '../../../shared/usecases/admin/results.usecase.js';
 import type { AdminRoute } from '../admin-route.js';
 import { APP } from './applications.routes.js';
 import { lifecycleRoutes } from './lifecycle.js';
@@ -91,6 +92,14 @@ export const CAMPAIGN_ROUTES: readonly AdminRoute[] = [
     audit: null,
     status: 200,
     handler: (c) => campaignUsage(c.services, c.param('app'), c.param('campaign')),
+  },
+  {
+    method: 'get',
+    path: `${CAMPAIGN}/results`,
+    action: 'read',
+    audit: null,
+    status: 200,
+    handler: (c) => campaignResults(c.services, c.param('app'), c.param('campaign'), c.req.query),
   },
   {
     method: 'get',

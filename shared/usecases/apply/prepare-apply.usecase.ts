@@ -11,6 +11,7 @@ import type { PreparedOperation } from '../../queue/gateway.js';
 import type { RedeemInput, RevertInput, StackEntryInput } from '../../queue/job-payloads.js';
 import { JOB } from '../../queue/names.js';
 import { refusalOutcome } from '../../queue/outcome.js';
+import { hourKey } from '../../domain/periods.js';
 import type { Services } from '../../services.js';
 import { findCoupon } from '../find-coupon.js';
 import { findEntries, offeredTo } from '../stack.js';
@@ -146,7 +147,7 @@ async function prepareStackOperation(
 
 /** The operation of an apply request: its redeem or revert job, or the refusal of a sold-out coupon. */
 export async function prepareApplyOperation(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now' | 'tally'>,
   app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
   req: { type: unknown; body: unknown; requestId: string },
   op: Operation,
@@ -174,5 +175,9 @@ export async function prepareApplyOperation(
   if (prepared.type === 'revert') return { job: { name: JOB.revert, customerId, payload: prepared.input } };
   const job = { name: JOB.redeem, customerId, payload: prepared.input };
   const refused = await refuseIfSoldOut(deps, app, prepared.campaign, prepared.input, op);
-  return refused ? { job, answered: refusalOutcome(refused) } : { job };
+  if (!refused) return { job };
+  // Refused here, without a job: counted in the campaign's results as the worker counts its own (docs/results.md).
+  const reason = refused.extra.reason;
+  if (reason) deps.tally.refused(app.id, prepared.campaign.id, hourKey(deps.now(), app.timezone), reason);
+  return { job, answered: refusalOutcome(refused) };
 }

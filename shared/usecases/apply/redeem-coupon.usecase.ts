@@ -14,12 +14,23 @@ import { redemptionKey, type CycleFields, type RedemptionRecord } from '../../da
 import { budgetCents, budgetLeft, capResult, withinBudget, type BudgetLeft } from '../../domain/budget.js';
 import type { DiscountResult } from '../../domain/discount.js';
 import { evaluateCoupon, limitRefusal, type Refusal } from '../../domain/engine.js';
-import { periodKeys } from '../../domain/periods.js';
+import { hourKey, periodKeys } from '../../domain/periods.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
 import type { RedeemInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
-import { clearAll, countersFor, newAttempt, readUsage, reserveAll, undoAll, usageFrom, type Refused } from '../limit-counters.js';
+import {
+  changeOfCycle,
+  clearAll,
+  countersFor,
+  newAttempt,
+  readUsage,
+  reserveAll,
+  resultsCounter,
+  undoAll,
+  usageFrom,
+  type Refused,
+} from '../limit-counters.js';
 import { orderOfAnotherCustomer, refusalOf } from '../../client-errors.js';
 import type { JobRun } from '../job-run.js';
 import { loadCampaign, MAX_ROUNDS, resultOf, type ApplyResult } from './apply-common.js';
@@ -100,7 +111,10 @@ export async function redeemCoupon(
     const cents = campaign.budget ? budgetCents(result) : 0;
     const key = redemptionKey(campaign.id, input.orderId, cycle);
     const attempt = newAttempt();
-    const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
+    const counters = [
+      ...countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId),
+      resultsCounter(campaign, input.applicationId, hourKey(now, app.timezone)),
+    ];
     const fields: CycleFields = {
       applicationId: input.applicationId,
       campaignId: campaign.id,
@@ -114,6 +128,7 @@ export async function redeemCoupon(
       discountCents: result.totalDiscountCents,
       cashbackCents: result.totalCashbackCents,
       ...(cents ? { budgetCents: cents } : {}),
+      ...(evaluation.order?.sellingSubtotalCents ? { basketCents: evaluation.order.sellingSubtotalCents } : {}),
       ...(result.freeGifts?.length ? { gifts: result.freeGifts } : {}),
       cashbackWallet: campaign.discount.kind === 'cashback' ? (campaign.discount.walletId ?? null) : null,
       periods,
@@ -121,7 +136,7 @@ export async function redeemCoupon(
       refusal: null,
       redeemJobId: run.jobId,
     };
-    const taken = await reserveAll(deps, counters, { lane: run.lane, key, attempt, step: 1, periods, cents });
+    const taken = await reserveAll(deps, counters, { ...changeOfCycle(fields, attempt, 1), lane: run.lane });
     if (taken.refused.length > 0) {
       await undoAll(deps, taken.changed, run.lane, taken.entry);
       const d = decideRedeem(input, await deps.repos.redemptions.cycles(input.applicationId, campaign.id, input.orderId), run.jobId);

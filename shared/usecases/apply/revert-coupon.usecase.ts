@@ -7,7 +7,7 @@
 import type { RedemptionRecord } from '../../data/redemption-journal.repository.js';
 import type { RevertInput, StackRevertInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
-import { clearAll, newAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
+import { changeOfCycle, clearAll, newAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
 import { noRedemption } from '../../client-errors.js';
 import type { JobRun } from '../job-run.js';
 import { MAX_ROUNDS, resultOf, type ApplyResult, type StackApplyResult } from './apply-common.js';
@@ -40,14 +40,7 @@ export async function revertCoupon(
     }
     const attempt = newAttempt();
     const counters = countersOfCycle(target);
-    const given = await reserveAll(deps, counters, {
-      lane: run.lane,
-      key: target.key,
-      attempt,
-      step: -1,
-      periods: target.periods,
-      cents: target.budgetCents ?? 0,
-    });
+    const given = await reserveAll(deps, counters, { ...changeOfCycle(target, attempt, -1), lane: run.lane });
     if (!(await deps.repos.redemptions.commitRevert(target.key, attempt, run.jobId))) {
       await undoAll(deps, given.changed, run.lane, given.entry);
       continue; // reverted by someone else meanwhile, or this attempt was abandoned: read again

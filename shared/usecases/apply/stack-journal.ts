@@ -6,7 +6,7 @@
  * committing run, a re-run after a crash, a revert — so that a stack is either wholly counted and
  * journaled or not at all, without multi-document transactions.
  */
-import { laneEntry, specsOf } from '../limit-counters.js';
+import { changeOfCycle, laneEntry, specsOf } from '../limit-counters.js';
 import type { CycleFields, StackRecord } from '../../data/redemption-journal.repository.js';
 import { fromCents } from '../../domain/money.js';
 import type { Services } from '../../services.js';
@@ -19,7 +19,7 @@ type Deps = Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 
 /** The counters of one cycle and the lane entry its stack attempt wrote on them. */
 export const lanesOf = (c: CycleFields, attempt: string, step: 1 | -1) => ({
   specs: specsOf(c.applicationId, c.campaignId, c.counters),
-  entry: laneEntry({ attempt, step, periods: c.periods, key: c.key, cents: c.budgetCents ?? 0 }),
+  entry: laneEntry(changeOfCycle(c, attempt, step)),
 });
 
 /** Frees the lanes a committed stack attempt holds (idempotent). */

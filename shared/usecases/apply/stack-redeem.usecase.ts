@@ -15,7 +15,7 @@ import { redemptionKey, stackKey, type CycleFields, type StackRecord } from '../
 import { budgetCents, budgetRefusal } from '../../domain/budget.js';
 import type { DiscountResult } from '../../domain/discount.js';
 import * as M from '../../domain/messages.js';
-import { periodKeys } from '../../domain/periods.js';
+import { hourKey, periodKeys } from '../../domain/periods.js';
 import { stackCoupons, type StackedCoupon, type StackResult } from '../../domain/stacking.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
@@ -23,7 +23,7 @@ import type { StackRedeemInput } from '../../queue/job-payloads.js';
 import type { Services } from '../../services.js';
 import { couponNotFound, orderOfAnotherCustomer, refusalOf } from '../../client-errors.js';
 import type { JobRun } from '../job-run.js';
-import { countersFor, newStackAttempt, reserveAll, undoAll } from '../limit-counters.js';
+import { changeOfCycle, countersFor, newStackAttempt, reserveAll, resultsCounter, undoAll } from '../limit-counters.js';
 import { automaticPromotions, withUsage, type CartCoupon } from '../stack.js';
 import { applicationAsSeen, MAX_ROUNDS, type StackApplyResult } from './apply-common.js';
 import { budgetLeftAt, refusalAt } from './redeem-coupon.usecase.js';
@@ -135,6 +135,12 @@ export async function redeemStack(
       if (live) throw refusalOf('stacking_duplicate', M.STACKING_DUPLICATE);
     }
     const key = stackKey(app.id, input.orderId, n);
+    const hour = hourKey(now, app.timezone);
+    // Each coupon's counters: its limits' and its campaign's results in this hour (docs/results.md).
+    const countersOf = (c: (typeof coupons)[number]) => [
+      ...countersFor(c.campaign, app.id, input.customerId, c.bulkCodeId),
+      resultsCounter(c.campaign, app.id, hour),
+    ];
     const attempt = newStackAttempt(n);
     const fields: CycleFields[] = applied.map((i, k) => {
       const c = coupons[i]!;
@@ -153,26 +159,18 @@ export async function redeemStack(
         discountCents: amounts.discountCents,
         cashbackCents: amounts.cashbackCents,
         ...(c.campaign.budget ? { budgetCents: budgetOf(amounts) } : {}),
+        ...(stack.order?.sellingSubtotalCents ? { basketCents: stack.order.sellingSubtotalCents } : {}),
         ...(amounts.freeGifts?.length ? { gifts: amounts.freeGifts } : {}),
         cashbackWallet: c.campaign.discount.kind === 'cashback' ? (c.campaign.discount.walletId ?? null) : null,
         periods,
-        counters: countersFor(c.campaign, app.id, input.customerId, c.bulkCodeId).map((s) => s.id),
+        counters: countersOf(c).map((s) => s.id),
         refusal: null,
         redeemJobId: run.jobId,
         stack: key,
       };
     });
     const taken = await Promise.all(
-      applied.map((i, k) =>
-        reserveAll(deps, countersFor(coupons[i]!.campaign, app.id, input.customerId, coupons[i]!.bulkCodeId), {
-          lane: run.lane,
-          key: fields[k]!.key,
-          attempt,
-          step: 1,
-          periods,
-          cents: fields[k]!.budgetCents ?? 0,
-        }),
-      ),
+      applied.map((i, k) => reserveAll(deps, countersOf(coupons[i]!), { ...changeOfCycle(fields[k]!, attempt, 1), lane: run.lane })),
     );
     const undo = () => Promise.all(taken.map((t) => undoAll(deps, t.changed, run.lane, t.entry)));
     const record = {

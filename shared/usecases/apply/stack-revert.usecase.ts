@@ -7,7 +7,7 @@
 import type { StackRecord } from '../../data/redemption-journal.repository.js';
 import type { Services } from '../../services.js';
 import type { JobRun } from '../job-run.js';
-import { newStackAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
+import { changeOfCycle, newStackAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
 import { clearStackLanes, revertStackCycles, stackResult } from './stack-journal.js';
 import { failpoint } from '../job-run.js';
 
@@ -21,14 +21,7 @@ export async function revertStackRecord(deps: Deps, stack: StackRecord, run: Job
   const attempt = newStackAttempt(stack.cycle);
   const given = await Promise.all(
     stack.cycles.map((c) =>
-      reserveAll(deps, specsOf(c.applicationId, c.campaignId, c.counters), {
-        lane: run.lane,
-        key: c.key,
-        attempt,
-        step: -1,
-        periods: c.periods,
-        cents: c.budgetCents ?? 0,
-      }),
+      reserveAll(deps, specsOf(c.applicationId, c.campaignId, c.counters), { ...changeOfCycle(c, attempt, -1), lane: run.lane }),
     ),
   );
   failpoint(deps, 'stack-revert-after-reserve');
