@@ -14,6 +14,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parse } from 'csv-parse/sync';
+import { RESULT_COLUMNS } from '../shared/usecases/admin/results.usecase.js';
 import { stringify } from 'csv-stringify/sync';
 import { createAdminClient } from '../client/src/index.js';
 import type { VerifyReportBody } from '../shared/usecases/admin/verify.usecase.js';
@@ -263,6 +264,24 @@ command('usage', "a campaign's usage: redeemed, reverted, refused, and what rema
   .requiredOption('--app <id>')
   .requiredOption('--campaign <id>')
   .action(run((o) => request('GET', '/applications/{app}/campaigns/{campaign}/usage', { path: campaignPath(o) })));
+command('results', "a campaign's results (or, without --campaign, every campaign's) by day or hour: docs/results.md")
+  .requiredOption('--app <id>')
+  .option('--campaign <id>')
+  .option('--from <YYYY-MM-DD>', "the first day, in the application's timezone (default: 30 days up to --to)")
+  .option('--to <YYYY-MM-DD>', 'the last day (default: today)')
+  .option('--bucket <day|hour>', 'one row per day or per hour', 'day')
+  .option('--csv', 'the series as CSV, one row per day or hour')
+  .action(
+    run(async (o) => {
+      const query = { from: o.from, to: o.to, bucket: o.bucket };
+      const body = o.campaign
+        ? await request('GET', '/applications/{app}/campaigns/{campaign}/results', { path: campaignPath(o), query })
+        : await request('GET', '/applications/{app}/results', { path: app(o), query });
+      if (!o.csv) return body;
+      printCsv(body.series, [...RESULT_COLUMNS]);
+      return undefined;
+    }),
+  );
 command('generate-codes', 'generate unique bulk codes for a bulk campaign')
   .requiredOption('--app <id>')
   .requiredOption('--campaign <id>')

@@ -66,6 +66,7 @@ describe('admin command line: through the admin API', function () {
       'export-customers',
       'export-redemptions',
       'usage',
+      'results',
       'ping-webhook',
     ]);
     for (const c of program.commands) {
@@ -312,5 +313,34 @@ describe('admin command line: through the admin API', function () {
     const usage = await json(['usage', '--app', app.id, '--campaign', campaign.id]);
     expect(usage).to.deep.include({ redeemed: 1, reverted: 1 });
     expect(usage.limits.total).to.deep.equal({ limit: 10, used: 1, remaining: 9 });
+    // Results (docs/results.md): the campaign's and the application's, as JSON and as CSV by hour.
+    const results = await json(['results', '--app', app.id, '--campaign', campaign.id]);
+    expect(results.totals).to.include({ redemptions: 1, reverts: 1, discount: 5, basket: 1000 });
+    expect((await json(['results', '--app', app.id])).campaigns.map((c: { campaign_id: string }) => c.campaign_id)).to.deep.equal([
+      campaign.id,
+    ]);
+    // Yesterday to tomorrow (UTC): the redeems are in it even if midnight passed since.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const csv = await cli([
+      'results',
+      '--app',
+      app.id,
+      '--campaign',
+      campaign.id,
+      '--bucket',
+      'hour',
+      '--from',
+      day(-1),
+      '--to',
+      day(1),
+      '--csv',
+    ]);
+    expect(csv.code, csv.stderr).to.equal(0);
+    const hours = parse(csv.stdout, { columns: true }) as { period: string; redemptions: string; reverts: string }[];
+    expect(hours).to.have.length(72);
+    expect(hours.reduce((s, h) => s + Number(h.redemptions) + Number(h.reverts), 0)).to.equal(2);
+    const refused = await cli(['results', '--app', app.id, '--from', '2026-02-30']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.include('from is not a date');
   });
 });

@@ -1061,6 +1061,15 @@ const refusalCases: Case[] = [
   ],
   ['admin searches redemptions with an unknown state', 'GET', `${APP}/redemptions`, 400, adminAt('/redemptions?state=lost')],
   ['admin reads a campaign usage', 'GET', `${CAMPAIGN_ADMIN}/usage`, 200, (f) => adminAt(`/campaigns/${f.campaignId}/usage`)(f)],
+  ["admin reads a campaign's results", 'GET', `${CAMPAIGN_ADMIN}/results`, 200, (f) => adminAt(`/campaigns/${f.campaignId}/results`)(f)],
+  [
+    "admin reads a campaign's results with a range backwards",
+    'GET',
+    `${CAMPAIGN_ADMIN}/results`,
+    400,
+    (f) => adminAt(`/campaigns/${f.campaignId}/results?from=2026-05-02&to=2026-05-01`)(f),
+  ],
+  ["admin reads the application's results", 'GET', `${APP}/results`, 200, (f) => adminAt('/results')(f)],
   [
     'admin reads the usage of an unknown campaign',
     'GET',

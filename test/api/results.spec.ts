@@ -107,7 +107,9 @@ describe('admin API: campaign results', function () {
     const res = await admin('GET', `/applications/${app.id}/campaigns/${campaign.id}/results?format=csv`);
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/csv/);
-    expect(res.headers.get('content-disposition')).to.match(/^attachment; filename="?Fifty-off-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}-day\.csv"?$/);
+    expect(res.headers.get('content-disposition')).to.match(
+      /^attachment; filename="?Fifty-off-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}-day\.csv"?$/,
+    );
     const lines = res.text.trim().split('\n');
     expect(lines[0]).to.equal('period,redemptions,reverts,discount,cashback,basket,average_discount,budget_spent,new_customers,refusals');
     expect(lines).to.have.length(31);
@@ -152,7 +154,11 @@ describe('admin API: campaign results', function () {
       tally: { discount: 5000, cashback: 0, basket: 100_000 },
     });
     const counters = api().services.db.models.LimitCounter.collection;
-    await counters.updateOne({ _id: id as never }, { $set: { 'lanes.p16_15': entry }, $inc: { total: 1, disc: 5000, bsk: 100_000 } }, { upsert: true });
+    await counters.updateOne(
+      { _id: id as never },
+      { $set: { 'lanes.p16_15': entry }, $inc: { total: 1, disc: 5000, bsk: 100_000 } },
+      { upsert: true },
+    );
     try {
       expect((await results()).totals).to.deep.equal(before.totals);
       const report = await verifyApplication(api().services, app.id, { recheckMs: 0, eventGraceMs: 0 });

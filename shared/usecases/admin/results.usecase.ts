@@ -225,7 +225,8 @@ const byReasonOf = (maps: Map<string, number>[]) => {
   return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
 };
 
-const CSV_COLUMNS = [
+/** The columns of a results series as CSV (the admin API's and the CLI's). */
+export const RESULT_COLUMNS = [
   'period',
   'redemptions',
   'reverts',
@@ -236,13 +237,11 @@ const CSV_COLUMNS = [
   'budget_spent',
   'new_customers',
   'refusals',
-];
+] as const;
 
-function csvOf(name: string, q: ResultsQuery, series: ReturnType<typeof seriesOf>, campaign?: string): CsvAnswer {
-  const rows = series.map((r) => ({ ...(campaign !== undefined ? { campaign } : {}), ...r }));
-  const columns = campaign !== undefined ? ['campaign', ...CSV_COLUMNS] : CSV_COLUMNS;
+function csvOf(name: string, q: ResultsQuery, series: ReturnType<typeof seriesOf>): CsvAnswer {
   const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-|-$/g, '') || 'results';
-  return new CsvAnswer(`${safe}-${q.from}-${q.to}-${q.bucket}.csv`, stringify(rows, { header: true, columns }));
+  return new CsvAnswer(`${safe}-${q.from}-${q.to}-${q.bucket}.csv`, stringify(series, { header: true, columns: [...RESULT_COLUMNS] }));
 }
 
 /** The hours of the last 24 up to now, in the application's timezone (the pace a projection uses). */
