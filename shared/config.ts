@@ -342,6 +342,12 @@ export const SETTINGS = {
     doc: 'how often in-process caches re-check credentials and campaigns: the fallback, since admin API changes reach every process at once (docs/admin-api.md)',
     section: 'service',
   }),
+  resultsCounters: setting<boolean>({
+    env: 'RESULTS_COUNTERS',
+    schema: Joi.boolean().default(true),
+    doc: "false: this worker's redeems are not counted in campaign results (docs/results.md), for a redeem's last few percent of CPU; a revert still gives back what its redeem counted",
+    section: 'service',
+  }),
   resultsTallyMs: setting<number>({
     env: 'RESULTS_TALLY_MS',
     schema: Joi.number().integer().min(50).max(60_000).default(2000),

@@ -17,6 +17,7 @@
  *   stacking             validate and redeem of 3 coupons vs 1, the best deal over 20 candidates vs a validate: CPU per request of all processes
  *   tiers                100,000 customers' tier re-assessments falling due at one month end: time, CPU per customer, redeems meanwhile
  *   earning              an order reported completed (points earned by the wallet's rules) vs a plain wallet credit, at the same offered rate
+ *   results              a redeem with and without campaign results' counters (same offered rate); the results pages with 1,000,000 redemptions
  *   idle                 what an idle API and an idle worker (64 and 16 partitions, owners off and on) cost per second: CPU of all processes, Redis commands
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
@@ -34,6 +35,7 @@ import { flashBudgetBench } from './flash-budget.js';
 import { idleBench } from './idle.js';
 import { partitionsBench } from './partitions.js';
 import { recordingBench } from './recording.js';
+import { resultsBench } from './results.js';
 import { replicasBench } from './replicas.js';
 import { stackingBench } from './stacking.js';
 import { log, SECONDS } from './stack.js';
@@ -55,6 +57,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   earning: earningBench,
   tiers: tiersBench,
   idle: idleBench,
+  results: resultsBench,
 };
 
 async function main() {

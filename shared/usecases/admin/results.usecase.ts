@@ -273,7 +273,7 @@ function periodEnd(period: 'day' | 'week' | 'month', today: string, tz: string):
 async function burnOf(deps: Deps, app: { timezone: string }, campaign: Campaign, pace: Figures) {
   const now = deps.now();
   const keys = periodKeys(now, app.timezone);
-  const counter = campaign ? await deps.repos.limitCounters.find(campaignCounterId(campaign.id)) : null;
+  const counter = await deps.repos.limitCounters.find(campaignCounterId(campaign.id));
   const inPeriod = (p: { k: string; n: number; a?: number } | undefined, key: string) => (p && p.k === key ? p : { n: 0, a: 0 });
   const out: Record<string, unknown>[] = [];
   const entry = (

@@ -64,7 +64,7 @@ export function decideRedeem(input: RedeemInput, cycles: RedemptionRecord[], job
  * assumed and the commit tells whether it was right. Safe to re-run from any line.
  */
 export async function redeemCoupon(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now' | 'config'>,
   input: RedeemInput,
   run: JobRun,
 ): Promise<ApplyResult> {
@@ -111,10 +111,8 @@ export async function redeemCoupon(
     const cents = campaign.budget ? budgetCents(result) : 0;
     const key = redemptionKey(campaign.id, input.orderId, cycle);
     const attempt = newAttempt();
-    const counters = [
-      ...countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId),
-      resultsCounter(campaign, input.applicationId, hourKey(now, app.timezone)),
-    ];
+    const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
+    if (deps.config.resultsCounters) counters.push(resultsCounter(campaign, input.applicationId, hourKey(now, app.timezone)));
     const fields: CycleFields = {
       applicationId: input.applicationId,
       campaignId: campaign.id,

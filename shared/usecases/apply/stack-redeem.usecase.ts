@@ -139,7 +139,7 @@ export async function redeemStack(
     // Each coupon's counters: its limits' and its campaign's results in this hour (docs/results.md).
     const countersOf = (c: (typeof coupons)[number]) => [
       ...countersFor(c.campaign, app.id, input.customerId, c.bulkCodeId),
-      resultsCounter(c.campaign, app.id, hour),
+      ...(deps.config.resultsCounters ? [resultsCounter(c.campaign, app.id, hour)] : []),
     ];
     const attempt = newStackAttempt(n);
     const fields: CycleFields[] = applied.map((i, k) => {
