@@ -165,10 +165,12 @@ describe('webhook round trips per operation and per delivered event', function (
     'update:wallet_balances',
     'update:limit_counters',
   ];
-  // The cashback revert: the cycles, counter given back, commit, the credit read and its debit (after a void attempt).
+  // The cashback revert: the cycles, the counter and the results counter given back (one command each),
+  // commit, the credit read and its debit (after a void attempt).
   const REVERT = [
     'find:customers',
     'find:redemptions',
+    'update:limit_counters',
     'update:limit_counters',
     'update:redemptions',
     'insert:wallet_transactions',
@@ -178,8 +180,16 @@ describe('webhook round trips per operation and per delivered event', function (
     'update:wallet_balances',
     'update:limit_counters',
   ];
-  // A redeem refused by the total limit (the counter refuses; the cycles and counters are read for the answer).
-  const REFUSED = ['find:customers', 'update:limit_counters', 'find:redemptions', 'find:limit_counters', 'update:redemptions'];
+  // A redeem refused by the total limit (the counter refuses, the results counter taken with it is given
+  // back; the cycles and counters are read for the answer).
+  const REFUSED = [
+    'find:customers',
+    'update:limit_counters',
+    'update:limit_counters',
+    'find:redemptions',
+    'find:limit_counters',
+    'update:redemptions',
+  ];
   const CREDIT = ['find:customers', 'find:wallet_balances', 'insert:wallet_transactions', 'update:wallet_balances'];
 
   // Per operation: its deliveries written, its events written (numbered in Redis); one delivery job.
