@@ -9,6 +9,7 @@ import { CodesPage } from './pages/Codes';
 import { OperatorsPage } from './pages/Operators';
 import { CustomerPage, CustomersPage } from './pages/Customers';
 import { RedemptionsPage } from './pages/Redemptions';
+import { ResultsPage } from './pages/Results';
 import { SignIn } from './pages/SignIn';
 import { TryCartPage } from './pages/TryCart';
 import { WalletsPage } from './pages/Wallets';
@@ -95,6 +96,7 @@ export function App() {
           />
         )}
         {route.page === 'codes' && <CodesPage app={route.app} campaign={route.campaign} who={who} />}
+        {route.page === 'results' && <ResultsPage key={route.campaign} app={route.app} campaign={route.campaign} />}
         {route.page === 'try' && <TryCartPage app={route.app} />}
         {route.page === 'redemptions' && <RedemptionsPage app={route.app} />}
         {route.page === 'calendar' && <CalendarPage app={route.app} />}

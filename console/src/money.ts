@@ -11,3 +11,16 @@ export function formatMoney(amount: number, currency: string | null | undefined)
     return `${amount.toFixed(2)} ${currency}`;
   }
 }
+
+/** Money for a chart's axis: short ("€1.2K", "₹500"), in the application's currency. */
+export function formatMoneyShort(amount: number, currency: string | null | undefined): string {
+  try {
+    return new Intl.NumberFormat(undefined, {
+      notation: 'compact',
+      maximumFractionDigits: 1,
+      ...(currency ? { style: 'currency', currency } : {}),
+    }).format(amount);
+  } catch {
+    return formatMoney(amount, currency);
+  }
+}

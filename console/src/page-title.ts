@@ -13,6 +13,7 @@ const PAGE_NAMES: { [P in Route['page']]: (route: Extract<Route, { page: P }>) =
   campaigns: () => 'Campaigns',
   campaign: (r) => (r.campaign ? 'Edit campaign' : r.copyOf ? 'Copy of a campaign' : 'New campaign'),
   codes: () => 'Codes',
+  results: () => 'Campaign results',
   try: () => 'Try a cart',
   redemptions: () => 'Redemptions',
   calendar: () => 'Calendar',

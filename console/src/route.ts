@@ -8,6 +8,7 @@ export type Route =
   | { page: 'applications' }
   | { page: 'campaigns'; app: string }
   | { page: 'codes'; app: string; campaign: string }
+  | { page: 'results'; app: string; campaign: string }
   | { page: 'campaign'; app: string; campaign?: string; copyOf?: string }
   | { page: 'try'; app: string }
   | { page: 'redemptions'; app: string }
@@ -26,6 +27,7 @@ export function parseRoute(hash: string): Route {
   const [top, app, section, id, sub] = parts;
   if (top === 'applications' && app) {
     if (section === 'campaigns' && id && sub === 'codes') return { page: 'codes', app, campaign: id };
+    if (section === 'campaigns' && id && sub === 'results') return { page: 'results', app, campaign: id };
     if (section === 'campaigns' && id === 'new') return { page: 'campaign', app };
     if (section === 'campaigns' && id && sub === 'edit') return { page: 'campaign', app, campaign: id };
     if (section === 'campaigns' && id && sub === 'copy') return { page: 'campaign', app, copyOf: id };
@@ -57,6 +59,8 @@ export function hrefOf(route: Route): string {
       return route.campaign ? `${app}/campaigns/${encodeURIComponent(route.campaign)}/edit` : `${app}/campaigns/new`;
     case 'codes':
       return `${app}/campaigns/${encodeURIComponent(route.campaign)}/codes`;
+    case 'results':
+      return `${app}/campaigns/${encodeURIComponent(route.campaign)}/results`;
     case 'try':
       return `${app}/try`;
     case 'redemptions':

@@ -104,3 +104,65 @@ export const dayInWords = (d: { year: number; month: number; day: number }): str
     year: 'numeric',
     timeZone: 'UTC',
   });
+
+/** A day (`2026-12-03`) or local hour (`2026-12-03T14`) of a results series as a Date whose UTC fields are that wall clock. */
+function bucketDate(period: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}))?$/.exec(period);
+  return m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0))) : null;
+}
+
+/**
+ * A bucket of a results series as a promotion manager reads it, with the browser's date and time
+ * style: a day "Thu, Dec 3" ("Dec 3" when `short`), an hour "14:00" (its day before it unless
+ * `short`: "Dec 3, 14:00"). The bucket is already a day or hour of the application's timezone.
+ */
+export function bucketInWords(period: string, short = false): string {
+  const at = bucketDate(period);
+  if (!at) return period;
+  const hour = period.includes('T');
+  const day: Intl.DateTimeFormatOptions = short ? { day: 'numeric', month: 'short' } : { weekday: 'short', day: 'numeric', month: 'short' };
+  const time: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
+  const options: Intl.DateTimeFormatOptions = hour ? (short ? time : { day: 'numeric', month: 'short', ...time }) : day;
+  return new Intl.DateTimeFormat(undefined, { ...options, timeZone: 'UTC' }).format(at);
+}
+
+/** A day of the application's calendar (`2026-12-03`) in words, "3 December 2026"; `n` days later with `n`. */
+export const localDayInWords = (day: string, n = 0): string => {
+  const at = bucketDate(day);
+  if (!at) return day;
+  at.setUTCDate(at.getUTCDate() + n);
+  return dayInWords({ year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate() });
+};
+
+/** The calendar day `n` days after `day` (`YYYY-MM-DD`, no timezone involved). */
+export function addDays(day: string, n: number): string {
+  const at = bucketDate(day);
+  if (!at) return day;
+  at.setUTCDate(at.getUTCDate() + n);
+  return at.toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM-DD` of the day `timeZone`'s wall clock shows at `at`. */
+export function dayKeyIn(at: Date, timeZone: string | null | undefined): string {
+  const d = calendarDayIn(at, timeZone);
+  return `${d.year}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
+}
+
+/**
+ * A coming moment as a manager says it, on `timeZone`'s clock, seen from `now`: "today at 19:15",
+ * "tomorrow at 07:00", "on 11 December 2026 at 19:15" (the time in the browser's style).
+ */
+export function comingWhenInWords(iso: string, timeZone: string | null | undefined, now: Date): string {
+  const at = new Date(iso);
+  let time: string;
+  try {
+    time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', timeZone: timeZone ?? undefined }).format(at);
+  } catch {
+    return formatWhen(at, null);
+  }
+  const day = dayKeyIn(at, timeZone);
+  const today = dayKeyIn(now, timeZone);
+  if (day === today) return `today at ${time}`;
+  if (day === addDays(today, 1)) return `tomorrow at ${time}`;
+  return `on ${localDayInWords(day)} at ${time}`;
+}

@@ -83,6 +83,14 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
     <>
       <AppCrumbs app={app}>{title}</AppCrumbs>
       <h1>{title}</h1>
+      {campaign !== undefined && (
+        <p>
+          <a className="button" href={hrefOf({ page: 'results', app, campaign })}>
+            Results
+          </a>{' '}
+          <span className="hint">redemptions, discount given, refusals and how fast its limits run out</span>
+        </p>
+      )}
       {!who.canChange && <p className="hint">Your role ({who.role}) can read this campaign, not change it.</p>}
       {copyOf && (
         <p className="hint">

@@ -9,6 +9,7 @@ import { useApplication } from '../use-application';
 import { useWalletNames } from '../use-wallets';
 import { instantIn } from '../when';
 import { BudgetCell, useCampaignUsage } from './budget-use';
+import { CampaignTotalsCell, ResultsSummary, useApplicationResults, type CampaignTotals } from './results-summary';
 
 /** An application's campaigns with their live usage: redeemed, reverted, what each limit has left. */
 export function CampaignsPage({ app, who }: { app: string; who: Who }) {
@@ -28,6 +29,8 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
   const application = useApplication(app);
   const currency = application.data?.currency ?? null;
   const walletNames = useWalletNames(app);
+  const results = useApplicationResults(app);
+  const totals = new Map(results.data?.campaigns.map((c) => [c.campaign_id, c]));
   const saved = useFlash();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const toggle = (id: string, on: boolean) => {
@@ -61,6 +64,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
           </a>
         </p>
       )}
+      <ResultsSummary results={results.data} error={results.error} />
       <label className="inline">
         <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} /> Show archived
       </label>
@@ -85,6 +89,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
             <th scope="col">Budget (total limit)</th>
             <th scope="col">Per period</th>
             <th scope="col">Money budget</th>
+            <th scope="col">Last 30 days</th>
             <th scope="col">Codes</th>
           </tr>
         </thead>
@@ -96,6 +101,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
               campaign={c}
               currency={currency}
               walletNames={walletNames}
+              totals={results.isPending ? 'loading' : totals.get(c.id)}
               select={who.canChange ? { on: selected.has(c.id), toggle: (on) => toggle(c.id, on) } : undefined}
             />
           ))}
@@ -200,12 +206,15 @@ function CampaignRow({
   campaign,
   currency,
   walletNames,
+  totals,
   select,
 }: {
   app: string;
   campaign: Campaign;
   currency: string | null;
   walletNames: Map<string, string>;
+  /** What it did in the last 30 days (the application's results), 'loading' until read. */
+  totals: CampaignTotals | 'loading' | undefined;
   select: { on: boolean; toggle: (on: boolean) => void } | undefined;
 }) {
   const usage = useCampaignUsage(app, campaign.id);
@@ -262,6 +271,16 @@ function CampaignRow({
       </td>
       <td data-testid="money-budget">
         <BudgetCell budget={u?.budget} currency={currency} name={campaign.name} />
+      </td>
+      <td>
+        <CampaignTotalsCell
+          app={app}
+          campaign={campaign.id}
+          name={campaign.name}
+          totals={totals === 'loading' ? undefined : totals}
+          loading={totals === 'loading'}
+          currency={currency}
+        />
       </td>
       <td>
         <a href={hrefOf({ page: 'codes', app, campaign: campaign.id })} aria-label={`Codes of ${campaign.name}`}>

@@ -1,7 +1,10 @@
 /**
  * Why a promotion was left out of a cart, in a promotion manager's words: one sentence per
- * refusal reason (docs/reasons.md). The stacking reasons name the promotions it met.
+ * refusal reason (docs/reasons.md, the words of console/src/reason-words.ts). The stacking reasons
+ * name the promotions it met.
  */
+import type { Schemas } from '@coupons/client';
+import { reasonInWords } from '../../reason-words';
 
 /** A promotion the cart was tried with, as far as the sentence needs it. */
 export interface Tried {
@@ -10,21 +13,25 @@ export interface Tried {
   message: string | null;
 }
 
-const OWN_RULES: Record<string, string> = {
-  not_available: 'Not available at this time (outside its dates, days or hours)',
-  total_limit: 'Used up: its total limit is reached',
-  per_user_limit: 'This customer has used it as often as allowed',
-  per_day_limit: "Today's limit is reached",
-  per_week_limit: "This week's limit is reached",
-  per_month_limit: "This month's limit is reached",
-  bulk_code_used: 'This code has been used as often as allowed',
-  cart_rule: "The cart doesn't meet its conditions",
-  product_rule: 'No item in the cart is one it applies to, or the cart has an item it excludes',
-  selection: 'The items it applies to were not selected',
-  invalid_payload: 'The order could not be read',
-  coupon_not_found: 'Not offered to this customer',
-  stacking_duplicate: 'Already in this cart: the same promotion was entered twice',
-};
+/**
+ * The reasons said in Try a cart's own words; any other reason is said with validate's message,
+ * which names more (the tiers it is for, what is left of a budget).
+ */
+const OWN_RULES = new Set<string>([
+  'not_available',
+  'total_limit',
+  'per_user_limit',
+  'per_day_limit',
+  'per_week_limit',
+  'per_month_limit',
+  'bulk_code_used',
+  'cart_rule',
+  'product_rule',
+  'selection',
+  'invalid_payload',
+  'coupon_not_found',
+  'stacking_duplicate',
+] satisfies Schemas['Reason'][]);
 
 /** "A", "A or B", "A, B or C". */
 export const eitherOf = (names: string[]): string =>
@@ -47,6 +54,6 @@ export function whyLeftOut(left: Tried, appliedBefore: readonly Tried[], exclusi
     case 'stacking_conflict':
       return before ? `Doesn't combine with ${before}` : "Doesn't combine with the other promotions of the cart";
     default:
-      return (left.reason && OWN_RULES[left.reason]) ?? left.message ?? 'Not applicable';
+      return (left.reason && OWN_RULES.has(left.reason) ? reasonInWords(left.reason) : null) ?? left.message ?? 'Not applicable';
   }
 }
