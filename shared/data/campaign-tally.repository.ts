@@ -6,13 +6,16 @@ import { Types, mongo } from 'mongoose';
 import type { Models } from './db.js';
 import type { CampaignTallyDoc } from './campaign-tally.schema.js';
 
-/** A campaign's tally document of a local hour (or {@link ALL_TIME}). */
-export const tallyId = (campaignId: string, hour: string) => `${campaignId}:${hour}`;
+/** A campaign's tally document of a local day `YYYY-MM-DD` (or {@link ALL_TIME}). */
+export const tallyId = (campaignId: string, day: string) => `${campaignId}:${day}`;
+
+/** The field of a tally document holding one local hour's figures (`h00` … `h23`), from an hour key `YYYY-MM-DDTHH`. */
+const hourOf = (hour: string) => `h${hour.slice(11, 13)}`;
 
 /** The tally of a campaign's whole life (its unique customers): `<campaign>:all`, outside every range of hours. */
 export const ALL_TIME = 'all';
 
-/** Refusals of one reason in one campaign and hour. */
+/** Refusals of one reason in one campaign and local hour (`YYYY-MM-DDTHH`). */
 export interface RefusalCount {
   applicationId: string;
   campaignId: string;
@@ -21,7 +24,7 @@ export interface RefusalCount {
   n: number;
 }
 
-/** A customer seen redeeming a campaign in an hour. */
+/** A customer seen redeeming a campaign in a local hour (`YYYY-MM-DDTHH`). */
 export interface CustomerSeen {
   applicationId: string;
   campaignId: string;
@@ -53,8 +56,11 @@ export function campaignTallyRepository({ CampaignTally, CampaignCustomer }: Mod
       await tallies.bulkWrite(
         rows.map((r) => ({
           updateOne: {
-            filter: { _id: tallyId(r.campaignId, r.hour) as never },
-            update: { $inc: { [`ref.${r.reason}`]: r.n }, $setOnInsert: ids(r.applicationId, r.campaignId) },
+            filter: { _id: tallyId(r.campaignId, r.hour.slice(0, 10)) as never },
+            update: {
+              $inc: { [`ref.${r.reason}`]: r.n, [`${hourOf(r.hour)}.ref.${r.reason}`]: r.n },
+              $setOnInsert: ids(r.applicationId, r.campaignId),
+            },
             upsert: true,
           },
         })),
@@ -82,11 +88,12 @@ export function campaignTallyRepository({ CampaignTally, CampaignCustomer }: Mod
         existing = dup;
       }
       const fresh = new Map<string, RefusalCount>();
+      // New customers per local hour (counted in its day's document) and in the campaign's whole life.
       const add = (r: CustomerSeen, hour: string) => {
-        const id = tallyId(r.campaignId, hour);
-        const f = fresh.get(id);
+        const key = `${r.campaignId}:${hour}`;
+        const f = fresh.get(key);
         if (f) f.n++;
-        else fresh.set(id, { ...r, hour, reason: '', n: 1 });
+        else fresh.set(key, { ...r, hour, reason: '', n: 1 });
       };
       rows.forEach((r, i) => {
         if (existing.has(i)) return;
@@ -97,8 +104,11 @@ export function campaignTallyRepository({ CampaignTally, CampaignCustomer }: Mod
       await tallies.bulkWrite(
         [...fresh.values()].map((r) => ({
           updateOne: {
-            filter: { _id: tallyId(r.campaignId, r.hour) as never },
-            update: { $inc: { nc: r.n }, $setOnInsert: ids(r.applicationId, r.campaignId) },
+            filter: { _id: tallyId(r.campaignId, r.hour === ALL_TIME ? ALL_TIME : r.hour.slice(0, 10)) as never },
+            update: {
+              $inc: r.hour === ALL_TIME ? { nc: r.n } : { nc: r.n, [`${hourOf(r.hour)}.nc`]: r.n },
+              $setOnInsert: ids(r.applicationId, r.campaignId),
+            },
             upsert: true,
           },
         })),
@@ -113,11 +123,13 @@ export function campaignTallyRepository({ CampaignTally, CampaignCustomer }: Mod
         .toArray()) as unknown as CampaignTallyDoc[];
       return new Map(docs.map((d) => [String(d.campaign), d]));
     },
-    /** The tallies of these campaigns' hours from `fromHour` to `toHour` (both included; `YYYY-MM-DDTHH`). */
-    async range(campaignIds: string[], fromHour: string, toHour: string): Promise<CampaignTallyDoc[]> {
+    /** The tallies of these campaigns' days from `fromDay` to `toDay` (both included), with their hours' fields when `hours`. */
+    async range(campaignIds: string[], fromDay: string, toDay: string, hours: boolean): Promise<CampaignTallyDoc[]> {
       if (campaignIds.length === 0) return [];
-      const filter = { $or: campaignIds.map((c) => ({ _id: { $gte: tallyId(c, fromHour), $lte: tallyId(c, toHour) } })) };
-      return (await tallies.find(filter as never).toArray()) as unknown as CampaignTallyDoc[];
+      const filter = { $or: campaignIds.map((c) => ({ _id: { $gte: tallyId(c, fromDay), $lte: tallyId(c, toDay) } })) };
+      const projection: Record<string, 1> = { ref: 1, nc: 1 };
+      if (hours) for (let h = 0; h < 24; h++) projection[`h${String(h).padStart(2, '0')}`] = 1;
+      return (await tallies.find(filter as never, { projection }).toArray()) as unknown as CampaignTallyDoc[];
     },
   };
 }

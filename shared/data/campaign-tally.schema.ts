@@ -5,16 +5,17 @@ const tallyFields = {
   _id: { type: String, required: true },
   application: { type: Schema.Types.ObjectId, required: true },
   campaign: { type: Schema.Types.ObjectId, required: true },
-  /** Refusals by reason (docs/reasons.md): validates and redeems of the campaign refused in the hour. */
+  /** Refusals by reason (docs/reasons.md): validates and redeems of the campaign refused in the day. */
   ref: typed<Record<string, number> | undefined>()({ type: Schema.Types.Mixed }),
-  /** Customers whose first redemption of the campaign was in the hour. */
+  /** Customers whose first redemption of the campaign was in the day. */
   nc: { type: Number },
+  // `h00` … `h23`: the same for each local hour of the day ({ref, nc}), written beside the day's.
 } as const;
 const tallyOptions = { collection: 'campaign_tallies', versionKey: false } as const;
 
 /**
  * What a campaign's results count outside the redemption protocol (docs/results.md), per local
- * hour: `_id` `<campaign>:<YYYY-MM-DDTHH>`. Written in batches by each process every few seconds
+ * day, with each hour's figures inside (`h14`): `_id` `<campaign>:<YYYY-MM-DD>`. Written in batches by each process every few seconds
  * (shared/cache/results-tally.ts): a process killed loses what it had not written yet.
  */
 export type CampaignTallyDoc = DocOf<typeof tallyFields, typeof tallyOptions>;

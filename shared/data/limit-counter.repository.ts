@@ -26,8 +26,8 @@ export interface CounterSpec {
 export const campaignCounterId = (campaignId: string) => campaignId;
 export const customerCounterId = (campaignId: string, customerId: string) => `${campaignId}:u:${customerId}`;
 export const codeCounterId = (campaignId: string, codeId: string) => `${campaignId}:b:${codeId}`;
-/** A campaign's results in a local hour `YYYY-MM-DDTHH` (docs/results.md). */
-export const resultsCounterId = (campaignId: string, hour: string) => `${campaignId}:r:${hour}`;
+/** A campaign's results in a local day `YYYY-MM-DD` (docs/results.md). */
+export const resultsCounterId = (campaignId: string, day: string) => `${campaignId}:r:${day}`;
 
 const PERIOD_FIELDS = [
   ['d', 'day'],
@@ -47,26 +47,41 @@ export interface LaneStep {
   tally?: Tally | null;
 }
 
-/** What a redemption counts in its campaign's results, in cents: its discount, its cashback, the basket it was used on. */
+/** What a redemption counts in its campaign's results, in cents: its discount, its cashback, the basket it was used on; and its local hour (0-23). */
 export interface Tally {
   discount: number;
   cashback: number;
   basket: number;
+  hour: number;
 }
 
+/** The field of a results counter holding one local hour's figures (`h00` … `h23`). */
+export const hourField = (hour: number) => `h${String(hour).padStart(2, '0')}`;
+
 /**
- * A results counter's fields changed by `step` of a change counting `tally`, as pipeline
- * expressions: `total` counts the redemptions that stand, `rv` those given back (a revert), and
- * the amounts are those of the redemptions that stand. `sign` -1 undoes the change.
+ * A results counter's fields changed by `step` of a change counting `tally` (and `cents` of a
+ * budget), as pipeline expressions: the day's `total` counts the redemptions that stand, `rv`
+ * those given back (a revert), the amounts are those of the redemptions that stand; the hour's
+ * field (`h14`: {n, rv, d, c, b, a}) the same for the hour. `sign` -1 undoes the change.
  */
-function tallied(step: 1 | -1, tally: Tally | null | undefined, sign: 1 | -1): Record<string, unknown> {
+function tallied(step: 1 | -1, tally: Tally | null | undefined, cents: number, sign: 1 | -1): Record<string, unknown> {
   const set: Record<string, unknown> = {};
-  if (step < 0) set.rv = plus('$rv', sign);
-  if (!tally) return set;
   const by = step * sign;
+  const reverted = step < 0 ? sign : 0;
+  if (reverted) set.rv = plus('$rv', reverted);
+  if (!tally) return set;
   if (tally.discount) set.disc = plus('$disc', by * tally.discount);
   if (tally.cashback) set.cb = plus('$cb', by * tally.cashback);
   if (tally.basket) set.bsk = plus('$bsk', by * tally.basket);
+  const h = `$${hourField(tally.hour)}`;
+  set[hourField(tally.hour)] = {
+    n: plus(`${h}.n`, by),
+    rv: plus(`${h}.rv`, reverted),
+    d: plus(`${h}.d`, by * tally.discount),
+    c: plus(`${h}.c`, by * tally.cashback),
+    b: plus(`${h}.b`, by * tally.basket),
+    a: plus(`${h}.a`, by * cents),
+  };
   return set;
 }
 
@@ -106,7 +121,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       [`lanes.${lane}`]: { $literal: entry },
     };
     if (money !== 0) set.amt = plus('$amt', money);
-    if (spec.kind === 'results') Object.assign(set, tallied(step, tally, 1));
+    if (spec.kind === 'results') Object.assign(set, tallied(step, tally, cents, 1));
     if (spec.kind === 'campaign' && periods) {
       for (const [field, name] of PERIOD_FIELDS) {
         const key = periods[name];
@@ -154,7 +169,7 @@ export function limitCounterRepository({ LimitCounter }: Models) {
       const money = done.step * done.cents;
       const set: Record<string, unknown> = { total: { $subtract: ['$total', done.step] } };
       if (money !== 0) set.amt = plus('$amt', -money);
-      if (spec.kind === 'results') Object.assign(set, tallied(done.step, done.tally, -1));
+      if (spec.kind === 'results') Object.assign(set, tallied(done.step, done.tally, done.cents, -1));
       if (spec.kind === 'campaign' && done.periods) {
         for (const [field, name] of PERIOD_FIELDS) {
           // A period that is no longer the current one keeps what it counted.
@@ -197,15 +212,16 @@ export function limitCounterRepository({ LimitCounter }: Models) {
         .toArray()) as unknown as LimitCounterDoc[];
     },
     /**
-     * The results counters (docs/results.md) of these campaigns' hours from `fromHour` to `toHour`
-     * (both included, `YYYY-MM-DDTHH`), with their lanes: one `_id` range per campaign, in one query.
+     * The results counters (docs/results.md) of these campaigns' days from `fromDay` to `toDay`
+     * (both included, `YYYY-MM-DD`), with their lanes, and their hours' fields when `hours`: one
+     * `_id` range per campaign, in one query.
      */
-    async resultsRange(campaignIds: string[], fromHour: string, toHour: string): Promise<LimitCounterDoc[]> {
+    async resultsRange(campaignIds: string[], fromDay: string, toDay: string, hours: boolean): Promise<LimitCounterDoc[]> {
       if (campaignIds.length === 0) return [];
-      const ranges = campaignIds.map((c) => ({ _id: { $gte: resultsCounterId(c, fromHour), $lte: resultsCounterId(c, toHour) } }));
-      return (await col
-        .find({ $or: ranges } as never, { projection: { campaign: 1, kind: 1, total: 1, amt: 1, rv: 1, disc: 1, cb: 1, bsk: 1, lanes: 1 } })
-        .toArray()) as unknown as LimitCounterDoc[];
+      const ranges = campaignIds.map((c) => ({ _id: { $gte: resultsCounterId(c, fromDay), $lte: resultsCounterId(c, toDay) } }));
+      const projection: Record<string, 1> = { total: 1, amt: 1, rv: 1, disc: 1, cb: 1, bsk: 1, lanes: 1 };
+      if (hours) for (let h = 0; h < 24; h++) projection[hourField(h)] = 1;
+      return (await col.find({ $or: ranges } as never, { projection }).toArray()) as unknown as LimitCounterDoc[];
     },
     /** How many counters a campaign has (the verifier sizes its passes by it). */
     async countOfCampaign(campaignId: string): Promise<number> {

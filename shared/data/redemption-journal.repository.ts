@@ -12,7 +12,7 @@ import type { FreeGiftLine } from '../domain/discount.js';
 
 export type RedemptionRecord = Omit<
   RecordOf<RedemptionDoc, 'application' | 'campaign' | 'customer' | 'couponCode', 'att' | 'updatedAt' | 'stk'>,
-  'state' | 'budgetCents' | 'basketCents' | 'gifts'
+  'state' | 'budgetCents' | 'basketCents' | 'hour' | 'gifts'
 > & {
   /** Read only where it is set (a document with `att` alone is a placeholder). */
   state: NonNullable<RedemptionDoc['state']>;
@@ -20,6 +20,8 @@ export type RedemptionRecord = Omit<
   budgetCents?: number;
   /** The selling subtotal of the order it was used on, in cents (docs/results.md); absent: 0. */
   basketCents?: number;
+  /** The local hour (0-23) of its campaign's results it counts in (docs/results.md); absent: none. */
+  hour?: number;
   /** The free gifts it gave; absent: none. */
   gifts?: FreeGiftLine[];
 };
@@ -64,6 +66,7 @@ const toRecord = (d: RedemptionDoc): RedemptionRecord => ({
   cashbackCents: d.cashbackCents,
   ...(d.budgetCents ? { budgetCents: d.budgetCents } : {}),
   ...(d.basketCents ? { basketCents: d.basketCents } : {}),
+  ...(d.hour !== undefined && d.hour !== null ? { hour: d.hour } : {}),
   ...(d.gifts?.length ? { gifts: d.gifts as FreeGiftLine[] } : {}),
   cashbackWallet: d.cashbackWallet ?? null,
   periods: d.periods,
@@ -107,6 +110,7 @@ export type JournalRow = Pick<
   | 'discountCents'
   | 'cashbackCents'
   | 'basketCents'
+  | 'hour'
 >;
 const JOURNAL_ROW = {
   application: 1,
@@ -122,6 +126,7 @@ const JOURNAL_ROW = {
   discountCents: 1,
   cashbackCents: 1,
   basketCents: 1,
+  hour: 1,
 };
 
 export function redemptionJournalRepository({ Redemption }: Models) {
@@ -187,6 +192,7 @@ export function redemptionJournalRepository({ Redemption }: Models) {
           cashbackCents: fields.cashbackCents,
           ...(fields.budgetCents ? { budgetCents: fields.budgetCents } : {}),
           ...(fields.basketCents ? { basketCents: fields.basketCents } : {}),
+          ...(fields.hour !== undefined ? { hour: fields.hour } : {}),
           ...(fields.gifts?.length ? { gifts: fields.gifts } : {}),
           cashbackWallet: fields.cashbackWallet,
           periods: fields.periods,

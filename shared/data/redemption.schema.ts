@@ -47,6 +47,8 @@ const fields = {
   budgetCents: typed<number | undefined>()({ type: Number }),
   /** The selling subtotal of the order it was used on, in cents (docs/results.md); absent: 0 (none sent, or before results were counted). */
   basketCents: typed<number | undefined>()({ type: Number }),
+  /** The local hour (0-23) it was made in, the hour of its campaign's results it counts in (docs/results.md); absent: not counted there. */
+  hour: typed<number | undefined>()({ type: Number }),
   /** The free gifts it gave (docs/campaigns.md "Free gift"); absent: none. */
   gifts: typed<FreeGiftLine[] | undefined>()({ type: Schema.Types.Mixed }),
   /** Period keys of the moment of redemption: a revert frees these, not today's. */

@@ -40,6 +40,7 @@ export type CommittedCycle = Pick<
   | 'applicationId'
   | 'customerId'
   | 'counters'
+  | 'hour'
 >;
 
 /** The worker kills itself here when a test asks (WORKER_FAILPOINT, shared/config.ts; never in production). */

@@ -70,7 +70,7 @@ export interface LaneChange {
  * that writes, clears or undoes it writes the same string.
  */
 export const changeOfCycle = (
-  c: Pick<CycleFields, 'key' | 'periods' | 'budgetCents' | 'discountCents' | 'cashbackCents' | 'basketCents'>,
+  c: Pick<CycleFields, 'key' | 'periods' | 'budgetCents' | 'discountCents' | 'cashbackCents' | 'basketCents' | 'hour'>,
   attempt: string,
   step: 1 | -1,
 ): LaneChange => ({
@@ -79,19 +79,19 @@ export const changeOfCycle = (
   periods: c.periods,
   key: c.key,
   cents: c.budgetCents ?? 0,
-  tally: { discount: c.discountCents, cashback: c.cashbackCents, basket: c.basketCents ?? 0 },
+  tally: { discount: c.discountCents, cashback: c.cashbackCents, basket: c.basketCents ?? 0, hour: c.hour ?? 0 },
 });
 
 /**
- * A change as its lanes hold it: `<attempt>/<+|-><cents>[,<discount>,<cashback>,<basket>]/<day>/<key
+ * A change as its lanes hold it: `<attempt>/<+|-><cents>[,<discount>,<cashback>,<basket>,<hour>]/<day>/<key
  * without "<campaign>:">` — the week and the month follow from the day, the campaign from the
- * counter; the cents (a budget's amount) are left out when 0; the results' amounts (cents) follow
- * when the change counts in results. Attempt ids are base64url, the step a sign, digits and
+ * counter; the cents (a budget's amount) are left out when 0; the results' amounts (cents) and
+ * local hour follow when the change counts in results. Attempt ids are base64url, the step a sign, digits and
  * commas, days digits and dashes, so the first three slashes separate the fields whatever the key holds.
  */
 export function laneEntry(c: LaneChange): CounterLane {
   const t = c.tally;
-  const step = `${c.step > 0 ? '+' : '-'}${c.cents ? c.cents : ''}${t ? `,${t.discount},${t.cashback},${t.basket}` : ''}`;
+  const step = `${c.step > 0 ? '+' : '-'}${c.cents ? c.cents : ''}${t ? `,${t.discount},${t.cashback},${t.basket},${t.hour}` : ''}`;
   return `${c.attempt}/${step}/${c.periods?.day ?? ''}/${c.key.slice(c.key.indexOf(':') + 1)}`;
 }
 
@@ -99,14 +99,14 @@ export function laneEntry(c: LaneChange): CounterLane {
 export function laneChange(campaignId: string, held: CounterLane): LaneChange {
   const [attempt = '', step = '+', day = ''] = held.split('/', 3);
   const ref = held.slice(attempt.length + step.length + day.length + 3);
-  const [cents, discount, cashback, basket] = step.slice(1).split(',').map(Number);
+  const [cents, discount, cashback, basket, hour] = step.slice(1).split(',').map(Number);
   return {
     attempt,
     step: step.startsWith('-') ? -1 : 1,
     periods: day ? periodKeysOfDay(day) : null,
     key: `${campaignId}:${ref}`,
     ...(cents! > 0 ? { cents } : {}),
-    ...(discount !== undefined ? { tally: { discount, cashback: cashback ?? 0, basket: basket ?? 0 } } : {}),
+    ...(discount !== undefined ? { tally: { discount, cashback: cashback ?? 0, basket: basket ?? 0, hour: hour ?? 0 } } : {}),
   };
 }
 
@@ -171,11 +171,11 @@ export function countersFor(campaign: Campaign, applicationId: string, customerI
 }
 
 /**
- * The counter of a campaign's results in a local hour (docs/results.md): every redemption counts in
- * it, in the same protocol as the limits, so that it is exact after any crash.
+ * The counter of a campaign's results in a local day (docs/results.md), its hours inside: every
+ * redemption counts in it, in the same protocol as the limits, so that it is exact after any crash.
  */
-export const resultsCounter = (campaign: Pick<Campaign, 'id'>, applicationId: string, hour: string): CounterSpec => ({
-  id: resultsCounterId(campaign.id, hour),
+export const resultsCounter = (campaign: Pick<Campaign, 'id'>, applicationId: string, day: string): CounterSpec => ({
+  id: resultsCounterId(campaign.id, day),
   applicationId,
   campaignId: campaign.id,
   kind: 'results',

@@ -7,7 +7,7 @@ import { kindOfCounter } from './limit-counters.js';
 
 /**
  * Counts a finished redeem job in its campaigns' results: the customer of each cycle it committed
- * (in the hour of the cycle's results counter), or its refusal (`campaignId`: the one coupon it
+ * (in the cycle's local hour), or its refusal (`campaignId`: the one coupon it
  * named; null, several coupons: a refusal is not counted, as it names no campaign).
  */
 export async function tallyRedeem(
@@ -25,7 +25,10 @@ export async function tallyRedeem(
   }
   for (const c of observed) {
     if (c.kind !== 'cycle' || c.state !== 'completed') continue;
+    // Its local hour: the day of its results counter, and the hour the cycle recorded.
     const results = c.cycle.counters?.find((id) => kindOfCounter(id) === 'results');
-    if (results) deps.tally.redeemed(applicationId, c.cycle.campaignId, c.cycle.customerId, results.slice(results.indexOf(':r:') + 3));
+    if (!results) continue;
+    const hour = `${results.slice(results.indexOf(':r:') + 3)}T${String(c.cycle.hour ?? 0).padStart(2, '0')}`;
+    deps.tally.redeemed(applicationId, c.cycle.campaignId, c.cycle.customerId, hour);
   }
 }

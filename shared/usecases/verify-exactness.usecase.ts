@@ -328,7 +328,7 @@ async function verifyCampaign(
       }
       // A revert counts in its redemption's results (docs/results.md).
       if (row.state === 'reverted')
-        for (const id of row.counters ?? []) if (kindOfCounter(id) === 'results' && shareOf(id, passes) === pass) recount.reverted(id);
+        for (const id of row.counters ?? []) if (kindOfCounter(id) === 'results' && shareOf(id, passes) === pass) recount.reverted(id, row);
       if (!first) continue;
       result.cycles++;
       orders.see(row);
@@ -369,6 +369,12 @@ class Recount {
       r.disc += row.discountCents ?? 0;
       r.cb += row.cashbackCents ?? 0;
       r.bsk += row.basketCents ?? 0;
+      const h = hourOf(r, row.hour);
+      h.n++;
+      h.d += row.discountCents ?? 0;
+      h.c += row.cashbackCents ?? 0;
+      h.b += row.basketCents ?? 0;
+      h.a += row.budgetCents ?? 0;
       return;
     }
     if (id !== this.campaignId) {
@@ -386,13 +392,15 @@ class Recount {
     bump(this.monthAmounts, row.periods?.month, row.budgetCents);
   }
 
-  reverted(id: string) {
-    this.resultsOf(id).rv++;
+  reverted(id: string, row: JournalRow) {
+    const r = this.resultsOf(id);
+    r.rv++;
+    hourOf(r, row.hour).rv++;
   }
 
   resultsOf(id: string): ResultFigures {
     let r = this.results.get(id);
-    if (!r) this.results.set(id, (r = { rv: 0, disc: 0, cb: 0, bsk: 0 }));
+    if (!r) this.results.set(id, (r = noResults()));
     return r;
   }
 
@@ -516,12 +524,33 @@ class ExpectedEvents {
   }
 }
 
-/** A results counter's figures besides its total (docs/results.md): reverts, and amounts in cents. */
+/** A results counter's figures besides its total (docs/results.md): reverts, amounts in cents, and each local hour's (`h14`). */
 interface ResultFigures {
   rv: number;
   disc: number;
   cb: number;
   bsk: number;
+  hours: Map<number, HourFigures>;
+}
+
+/** One hour's figures of a results counter, as its `hHH` field holds them. */
+interface HourFigures {
+  n: number;
+  rv: number;
+  d: number;
+  c: number;
+  b: number;
+  a: number;
+}
+
+const noResults = (): ResultFigures => ({ rv: 0, disc: 0, cb: 0, bsk: 0, hours: new Map() });
+
+/** The figures of `hour` (0-23) in `r`, created at 0; a cycle journaled without its hour counts in hour 0, where the counter put it. */
+function hourOf(r: ResultFigures, hour: number | null | undefined): HourFigures {
+  const k = hour ?? 0;
+  let h = r.hours.get(k);
+  if (!h) r.hours.set(k, (h = { n: 0, rv: 0, d: 0, c: 0, b: 0, a: 0 }));
+  return h;
 }
 
 /** A counter's figures: what it holds, and what the recount and its uncommitted lanes say it should. */
@@ -579,11 +608,23 @@ async function compareCounters(
     };
     compare('total', doc.total, want.total);
     if (isResults) {
-      const r = recount.results.get(doc._id) ?? { rv: 0, disc: 0, cb: 0, bsk: 0 };
-      compare('reverts (rv)', doc.rv ?? 0, r.rv + pending.results.rv);
-      compare('discount (cents, disc)', doc.disc ?? 0, r.disc + pending.results.disc);
-      compare('cashback (cents, cb)', doc.cb ?? 0, r.cb + pending.results.cb);
-      compare('basket (cents, bsk)', doc.bsk ?? 0, r.bsk + pending.results.bsk);
+      const r = recount.results.get(doc._id) ?? noResults();
+      const p = pending.results;
+      compare('reverts (rv)', doc.rv ?? 0, r.rv + p.rv);
+      compare('discount (cents, disc)', doc.disc ?? 0, r.disc + p.disc);
+      compare('cashback (cents, cb)', doc.cb ?? 0, r.cb + p.cb);
+      compare('basket (cents, bsk)', doc.bsk ?? 0, r.bsk + p.bsk);
+      // Each local hour's figures the same way (what a read by hour shows).
+      const held = doc as unknown as Record<string, Partial<HourFigures> | undefined>;
+      for (let hour = 0; hour < 24; hour++) {
+        const field = `h${String(hour).padStart(2, '0')}`;
+        const want = r.hours.get(hour);
+        const plus = p.hours.get(hour);
+        const stored = held[field];
+        if (!stored && !want && !plus) continue;
+        for (const k of ['n', 'rv', 'd', 'c', 'b', 'a'] as const)
+          compare(`hour ${field.slice(1)} ${k}`, stored?.[k] ?? 0, (want?.[k] ?? 0) + (plus?.[k] ?? 0));
+      }
     }
     const amount = (recount.amounts.get(doc._id) ?? 0) + pending.amt;
     if ((doc.amt ?? 0) !== amount)
@@ -661,7 +702,7 @@ async function pendingSteps(
     days: new Map(),
     weeks: new Map(),
     months: new Map(),
-    results: { rv: 0, disc: 0, cb: 0, bsk: 0 },
+    results: noResults(),
     lanes: 0,
     refs: [],
   };
@@ -690,10 +731,20 @@ async function pendingSteps(
     pending.amt += change.step * (change.cents ?? 0);
     if (doc.kind === 'results') {
       const t = change.tally;
-      if (change.step < 0) pending.results.rv++;
-      pending.results.disc += change.step * (t?.discount ?? 0);
-      pending.results.cb += change.step * (t?.cashback ?? 0);
-      pending.results.bsk += change.step * (t?.basket ?? 0);
+      const r = pending.results;
+      const h = hourOf(r, t?.hour);
+      if (change.step < 0) {
+        r.rv++;
+        h.rv++;
+      }
+      r.disc += change.step * (t?.discount ?? 0);
+      r.cb += change.step * (t?.cashback ?? 0);
+      r.bsk += change.step * (t?.basket ?? 0);
+      h.n += change.step;
+      h.d += change.step * (t?.discount ?? 0);
+      h.c += change.step * (t?.cashback ?? 0);
+      h.b += change.step * (t?.basket ?? 0);
+      h.a += change.step * (change.cents ?? 0);
       continue;
     }
     if (change.periods) {

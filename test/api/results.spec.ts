@@ -145,27 +145,35 @@ describe('admin API: campaign results', function () {
 
   it('when a change is in flight on a results counter, then the results leave it out and the verifier reports it in flight, not as a discrepancy', async () => {
     const before = await results();
-    const id = resultsCounterId(campaign.id, hourKey(new Date(), app.timezone));
+    const beforeByHour = await results('?bucket=hour');
+    const now = new Date();
+    const periods = periodKeys(now, app.timezone);
+    const hour = Number(hourKey(now, app.timezone).slice(11));
+    const id = resultsCounterId(campaign.id, periods.day);
     const entry = laneEntry({
       attempt: 'notcommitted',
       step: 1,
-      periods: periodKeys(new Date(), app.timezone),
+      periods,
       key: `${campaign.id}:someorder:1`,
-      tally: { discount: 5000, cashback: 0, basket: 100_000 },
+      tally: { discount: 5000, cashback: 0, basket: 100_000, hour },
     });
+    // As a take leaves it: the day's figures and the hour's, and the lane.
+    const h = `h${String(hour).padStart(2, '0')}`;
+    const inc = { total: 1, disc: 5000, bsk: 100_000, [`${h}.n`]: 1, [`${h}.d`]: 5000, [`${h}.b`]: 100_000 };
     const counters = api().services.db.models.LimitCounter.collection;
-    await counters.updateOne(
-      { _id: id as never },
-      { $set: { 'lanes.p16_15': entry }, $inc: { total: 1, disc: 5000, bsk: 100_000 } },
-      { upsert: true },
-    );
+    await counters.updateOne({ _id: id as never }, { $set: { 'lanes.p16_15': entry }, $inc: inc }, { upsert: true });
     try {
       expect((await results()).totals).to.deep.equal(before.totals);
+      const byHour = await results('?bucket=hour');
+      expect(byHour.totals).to.deep.equal(beforeByHour.totals);
       const report = await verifyApplication(api().services, app.id, { recheckMs: 0, eventGraceMs: 0 });
       expect(report.discrepancies).to.deep.equal([]);
       expect(report.inFlightCount).to.equal(1);
     } finally {
-      await counters.updateOne({ _id: id as never }, { $unset: { 'lanes.p16_15': '' }, $inc: { total: -1, disc: -5000, bsk: -100_000 } });
+      await counters.updateOne(
+        { _id: id as never },
+        { $unset: { 'lanes.p16_15': '' }, $inc: Object.fromEntries(Object.entries(inc).map(([k, v]) => [k, -v])) },
+      );
     }
   });
 

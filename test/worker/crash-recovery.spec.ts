@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { campaignResults, CsvAnswer } from '../../shared/usecases/admin/results.usecase.js';
 import { verifyApplication } from '../../shared/usecases/verify-exactness.usecase.js';
 import { createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
 import { call, createTestApplication, startTestApi, type TestApi } from '../support/context.js';
@@ -80,6 +81,10 @@ describe('a worker killed mid-burst', function () {
     // And the exactness verifier agrees: every counter and balance re-derived from the journals.
     const report = await verifyApplication(api.services, app.id, { eventGraceMs: 0 });
     expect(report.discrepancies).to.deep.equal([]);
+    // The campaign's results (docs/results.md) count exactly the accepted redeems and their baskets (1000 each).
+    const results = await campaignResults(api.services, app.id, campaign.id, {});
+    if (results instanceof CsvAnswer) throw new Error('JSON results expected');
+    expect(results.totals).to.include({ redemptions: completed, reverts: 0, basket: completed * 1000 });
     expect(report.checked.balances).to.equal(12);
     // Every answer is one a correct service could give (docs/reliability.md, "Linearizability"), and lies planted in this history are caught.
     const history: History = { coupon: { limit: 30, ops: [] }, wallets: {} };

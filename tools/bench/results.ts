@@ -5,14 +5,14 @@
  *     one, warms it up, offers redeems at a fixed rate (BENCH_PACED_SHARE of the throughput) and
  *     stops it; ROUNDS rounds interleaved, medians kept, and each round's pair.
  *  2. The results pages with 1,000,000 redemptions in the application (BENCH_RESULTS_REDEMPTIONS):
- *     100 campaigns' results counters and tallies over 30 days of hours, as the worker leaves them
+ *     100 campaigns' results counters and tallies over 30 days, as the worker leaves them
  *     (written directly: a read never reads the journal, whose size therefore does not matter),
  *     then each call the console makes, one at a time (a person's browser): p50 and p95 over
  *     BENCH_CONSOLE_VIEWS calls (default 30).
  */
 import { randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
-import { resultsCounterId } from '../../shared/data/limit-counter.repository.js';
+import { hourField, resultsCounterId } from '../../shared/data/limit-counter.repository.js';
 import { tallyId } from '../../shared/data/campaign-tally.repository.js';
 import { hourKey } from '../../shared/domain/periods.js';
 import { createApplicationFromAdmin } from '../../shared/usecases/admin/applications.usecase.js';
@@ -111,39 +111,43 @@ async function pages(): Promise<string[]> {
           })) as { id: string }
         ).id,
       );
-    // Every hour of the last 30 days of every campaign, the redemptions spread evenly.
+    // Every hour of the last 30 days of every campaign, the redemptions spread evenly: one results
+    // counter and one tally document per campaign and day, each hour's figures inside.
     const today = hourKey(new Date(), 'Asia/Kolkata').slice(0, 10);
-    const hours: string[] = [];
-    for (let d = DAYS - 1; d >= 0; d--) for (let h = 0; h < 24; h++) hours.push(`${addDays(today, -d)}T${String(h).padStart(2, '0')}`);
-    const per = Math.floor(REDEMPTIONS / (CAMPAIGNS * hours.length));
-    log(
-      `writing ${CAMPAIGNS * hours.length} results counters and tallies (${per} redemptions each, ${per * CAMPAIGNS * hours.length} in all)…`,
-    );
+    const days = Array.from({ length: DAYS }, (_, i) => addDays(today, i - (DAYS - 1)));
+    const per = Math.ceil(REDEMPTIONS / (CAMPAIGNS * days.length * 24));
+    const all = per * CAMPAIGNS * days.length * 24;
+    log(`writing ${CAMPAIGNS * days.length} results counters and tallies (${per} redemptions an hour, ${all} in all)…`);
     const started = Date.now();
     const application = new Types.ObjectId(app.id);
     const { LimitCounter, CampaignTally } = services.db.models;
+    const rv = Math.floor(per / 20);
+    const hourly = <T>(f: () => T) => Object.fromEntries(Array.from({ length: 24 }, (_, h) => [hourField(h), f()]));
     for (const c of campaigns) {
       const campaign = new Types.ObjectId(c);
       await LimitCounter.collection.insertMany(
-        hours.map((h) => ({
-          _id: resultsCounterId(c, h),
+        days.map((d) => ({
+          _id: resultsCounterId(c, d),
           application,
           campaign,
           kind: 'results',
-          total: per,
-          rv: Math.floor(per / 20),
-          disc: per * 500,
-          bsk: per * 100_000,
+          total: per * 24,
+          rv: rv * 24,
+          disc: per * 24 * 500,
+          bsk: per * 24 * 100_000,
+          ...hourly(() => ({ n: per, rv, d: per * 500, c: 0, b: per * 100_000, a: 0 })),
         })) as never[],
         { ordered: false },
       );
+      const ref = { total_limit: 1, min_order_value: 2 };
       await CampaignTally.collection.insertMany(
-        hours.map((h) => ({
-          _id: tallyId(c, h),
+        days.map((d) => ({
+          _id: tallyId(c, d),
           application,
           campaign,
-          nc: Math.floor(per / 2),
-          ref: { total_limit: 1, min_order_value: 2 },
+          nc: Math.floor(per / 2) * 24,
+          ref: { total_limit: 24, min_order_value: 48 },
+          ...hourly(() => ({ nc: Math.floor(per / 2), ref })),
         })) as never[],
         { ordered: false },
       );
@@ -159,8 +163,8 @@ async function pages(): Promise<string[]> {
       ['a campaign, 31 days by hour', `${base}/campaigns/${campaigns[7]}/results?bucket=hour&from=${addDays(today, -30)}`],
       ['a campaign, 30 days as CSV', `${base}/campaigns/${campaigns[7]}/results?format=csv`],
     ];
-    const out = ['', `### The results pages with ${(per * CAMPAIGNS * hours.length).toLocaleString('en')} redemptions`, ''];
-    out.push(`${CAMPAIGNS} campaigns, ${hours.length} hours each; ${VIEWS} calls each, one at a time`, '');
+    const out = ['', `### The results pages with ${all.toLocaleString('en')} redemptions`, ''];
+    out.push(`${CAMPAIGNS} campaigns, ${days.length} days of 24 hours each; ${VIEWS} calls each, one at a time`, '');
     out.push('| call | p50 ms | p95 ms | answer bytes |', '|---|---|---|---|');
     for (const [name, path] of calls) {
       const ms: number[] = [];

@@ -133,20 +133,57 @@ function bucketsOf(q: ResultsQuery): string[] {
   return out;
 }
 
-/** A results counter's figures, without the changes its lanes hold that have not committed (in flight, or left by a crash). */
-async function committedFigures(deps: Deps, applicationId: string, campaignId: string, doc: LimitCounterDoc): Promise<Figures> {
-  const f = zero();
-  f.redemptions = doc.total ?? 0;
-  f.reverts = doc.rv ?? 0;
-  f.discountCents = doc.disc ?? 0;
-  f.cashbackCents = doc.cb ?? 0;
-  f.basketCents = doc.bsk ?? 0;
-  f.budgetCents = doc.amt ?? 0;
+/** A results counter's hour field as stored (`h14`). */
+interface HourFigures {
+  n?: number;
+  rv?: number;
+  d?: number;
+  c?: number;
+  b?: number;
+  a?: number;
+}
+
+const hourKeys = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'));
+
+/**
+ * A results counter's figures — the day's, or each hour's (`byHour`: `HH` → figures) — without the
+ * changes its lanes hold that have not committed (in flight, or left by a crash).
+ */
+async function committedFigures(deps: Deps, applicationId: string, campaignId: string, doc: LimitCounterDoc, byHour: boolean) {
+  const out = new Map<string, Figures>();
+  const raw = doc as unknown as Record<string, HourFigures | undefined>;
+  if (byHour)
+    for (const hh of hourKeys) {
+      const h = raw[`h${hh}`];
+      if (!h) continue;
+      out.set(hh, {
+        ...zero(),
+        redemptions: h.n ?? 0,
+        reverts: h.rv ?? 0,
+        discountCents: h.d ?? 0,
+        cashbackCents: h.c ?? 0,
+        basketCents: h.b ?? 0,
+        budgetCents: h.a ?? 0,
+      });
+    }
+  else
+    out.set('', {
+      ...zero(),
+      redemptions: doc.total ?? 0,
+      reverts: doc.rv ?? 0,
+      discountCents: doc.disc ?? 0,
+      cashbackCents: doc.cb ?? 0,
+      basketCents: doc.bsk ?? 0,
+      budgetCents: doc.amt ?? 0,
+    });
   for (const held of Object.values(doc.lanes ?? {})) {
     if (typeof held !== 'string') continue;
     const change = laneChange(campaignId, held);
     const point = stackKeyOfAttempt(applicationId, change.key, change.attempt) ?? change.key;
     if ((await deps.repos.redemptions.get(point))?.att?.[change.attempt] === 'c') continue;
+    const key = byHour ? String(change.tally?.hour ?? 0).padStart(2, '0') : '';
+    const f = out.get(key);
+    if (!f) continue;
     f.redemptions -= change.step;
     if (change.step < 0) f.reverts -= 1;
     f.discountCents -= change.step * (change.tally?.discount ?? 0);
@@ -154,40 +191,52 @@ async function committedFigures(deps: Deps, applicationId: string, campaignId: s
     f.basketCents -= change.step * (change.tally?.basket ?? 0);
     f.budgetCents -= change.step * (change.cents ?? 0);
   }
-  return f;
+  return out;
 }
 
-/** Figures by campaign id, then by hour (`YYYY-MM-DDTHH`), and refusals by campaign and reason, for hours `fromHour`..`toHour`. */
-async function hourly(deps: Deps, applicationId: string, campaignIds: string[], fromHour: string, toHour: string) {
+/**
+ * Figures by campaign id, then by bucket (a day `YYYY-MM-DD`, or an hour `YYYY-MM-DDTHH`), and
+ * refusals by campaign and reason, for the days `fromDay`..`toDay`: one query per collection.
+ */
+async function collect(deps: Deps, applicationId: string, campaignIds: string[], fromDay: string, toDay: string, bucket: Bucket) {
+  const byHour = bucket === 'hour';
   const [docs, tallies] = await Promise.all([
-    deps.repos.limitCounters.resultsRange(campaignIds, fromHour, toHour),
-    deps.repos.campaignTallies.range(campaignIds, fromHour, toHour),
+    deps.repos.limitCounters.resultsRange(campaignIds, fromDay, toDay, byHour),
+    deps.repos.campaignTallies.range(campaignIds, fromDay, toDay, byHour),
   ]);
   const byCampaign = new Map<string, Map<string, Figures>>(campaignIds.map((c) => [c, new Map()]));
   const reasons = new Map<string, Map<string, number>>(campaignIds.map((c) => [c, new Map()]));
-  const at = (campaignId: string, hour: string) => {
-    const hours = byCampaign.get(campaignId)!;
-    let f = hours.get(hour);
-    if (!f) hours.set(hour, (f = zero()));
+  const at = (campaignId: string, key: string) => {
+    const buckets = byCampaign.get(campaignId)!;
+    let f = buckets.get(key);
+    if (!f) buckets.set(key, (f = zero()));
     return f;
   };
+  const keyOf = (day: string, hh: string) => (byHour ? `${day}T${hh}` : day);
   await Promise.all(
     docs.map(async (doc) => {
-      const [campaignId, hour] = doc._id.split(':r:') as [string, string];
+      const [campaignId, day] = doc._id.split(':r:') as [string, string];
       if (!byCampaign.has(campaignId)) return;
-      add(at(campaignId, hour), await committedFigures(deps, applicationId, campaignId, doc));
+      for (const [hh, f] of await committedFigures(deps, applicationId, campaignId, doc, byHour)) add(at(campaignId, keyOf(day, hh)), f);
     }),
   );
-  for (const t of tallies as CampaignTallyDoc[]) {
-    const campaignId = t._id.slice(0, t._id.indexOf(':'));
-    const hour = t._id.slice(t._id.indexOf(':') + 1);
-    if (!byCampaign.has(campaignId)) continue;
-    const f = at(campaignId, hour);
+  const tallied = (campaignId: string, key: string, t: { nc?: number | null; ref?: Record<string, number> }) => {
+    const f = at(campaignId, key);
     f.newCustomers += t.nc ?? 0;
     for (const [reason, n] of Object.entries(t.ref ?? {})) {
       f.refusals += n;
       const r = reasons.get(campaignId)!;
       r.set(reason, (r.get(reason) ?? 0) + n);
+    }
+  };
+  for (const t of tallies as CampaignTallyDoc[]) {
+    const campaignId = t._id.slice(0, t._id.indexOf(':'));
+    const day = t._id.slice(t._id.indexOf(':') + 1);
+    if (!byCampaign.has(campaignId)) continue;
+    if (!byHour) tallied(campaignId, day, t);
+    else {
+      const raw = t as unknown as Record<string, { nc?: number; ref?: Record<string, number> } | undefined>;
+      for (const hh of hourKeys) if (raw[`h${hh}`]) tallied(campaignId, keyOf(day, hh), raw[`h${hh}`]!);
     }
   }
   return { byCampaign, reasons };
@@ -328,8 +377,8 @@ export async function campaignResults(deps: Deps, applicationId: string, campaig
   const q = rangeOf(input, periodKeys(now, app.timezone).day);
   const paceHours = lastDayHours(now, app.timezone);
   const [range, pace, allTime] = await Promise.all([
-    hourly(deps, app.id, [campaign.id], `${q.from}T00`, `${q.to}T23`),
-    hourly(deps, app.id, [campaign.id], paceHours.at(-1)!, paceHours[0]!),
+    collect(deps, app.id, [campaign.id], q.from, q.to, q.bucket),
+    collect(deps, app.id, [campaign.id], paceHours.at(-1)!.slice(0, 10), paceHours[0]!.slice(0, 10), 'hour'),
     deps.repos.campaignTallies.allTime([campaign.id]),
   ]);
   const hours = range.byCampaign.get(campaign.id)!;
@@ -362,10 +411,7 @@ export async function applicationResults(deps: Deps, applicationId: string, inpu
   const q = rangeOf(input, periodKeys(now, app.timezone).day);
   const campaigns = await deps.repos.campaigns.listByApplication(app.id);
   const ids = campaigns.map((c) => c.id);
-  const [range, allTime] = await Promise.all([
-    hourly(deps, app.id, ids, `${q.from}T00`, `${q.to}T23`),
-    deps.repos.campaignTallies.allTime(ids),
-  ]);
+  const [range, allTime] = await Promise.all([collect(deps, app.id, ids, q.from, q.to, q.bucket), deps.repos.campaignTallies.allTime(ids)]);
   const hours = ids.map((id) => range.byCampaign.get(id)!);
   const series = seriesOf(q, hours);
   if (q.format === 'csv') return csvOf(app.name, q, series);

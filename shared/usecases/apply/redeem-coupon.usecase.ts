@@ -14,7 +14,7 @@ import { redemptionKey, type CycleFields, type RedemptionRecord } from '../../da
 import { budgetCents, budgetLeft, capResult, withinBudget, type BudgetLeft } from '../../domain/budget.js';
 import type { DiscountResult } from '../../domain/discount.js';
 import { evaluateCoupon, limitRefusal, type Refusal } from '../../domain/engine.js';
-import { hourKey, periodKeys } from '../../domain/periods.js';
+import { localParts, periodKeys } from '../../domain/periods.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
 import type { RedeemInput } from '../../queue/job-payloads.js';
@@ -112,7 +112,9 @@ export async function redeemCoupon(
     const key = redemptionKey(campaign.id, input.orderId, cycle);
     const attempt = newAttempt();
     const counters = countersFor(campaign, input.applicationId, input.customerId, input.bulkCodeId);
-    if (deps.config.resultsCounters) counters.push(resultsCounter(campaign, input.applicationId, hourKey(now, app.timezone)));
+    // Counted in the campaign's results of this local day and hour (docs/results.md), unless this worker counts none.
+    const hour = deps.config.resultsCounters ? localParts(now, app.timezone).hour : undefined;
+    if (hour !== undefined) counters.push(resultsCounter(campaign, input.applicationId, periods.day));
     const fields: CycleFields = {
       applicationId: input.applicationId,
       campaignId: campaign.id,
@@ -127,6 +129,7 @@ export async function redeemCoupon(
       cashbackCents: result.totalCashbackCents,
       ...(cents ? { budgetCents: cents } : {}),
       ...(evaluation.order?.sellingSubtotalCents ? { basketCents: evaluation.order.sellingSubtotalCents } : {}),
+      ...(hour !== undefined ? { hour } : {}),
       ...(result.freeGifts?.length ? { gifts: result.freeGifts } : {}),
       cashbackWallet: campaign.discount.kind === 'cashback' ? (campaign.discount.walletId ?? null) : null,
       periods,

@@ -15,7 +15,7 @@ import { redemptionKey, stackKey, type CycleFields, type StackRecord } from '../
 import { budgetCents, budgetRefusal } from '../../domain/budget.js';
 import type { DiscountResult } from '../../domain/discount.js';
 import * as M from '../../domain/messages.js';
-import { hourKey, periodKeys } from '../../domain/periods.js';
+import { localParts, periodKeys } from '../../domain/periods.js';
 import { stackCoupons, type StackedCoupon, type StackResult } from '../../domain/stacking.js';
 import type { Campaign, UsageCounts } from '../../domain/types.js';
 import type { DomainError } from '../../errors.js';
@@ -135,11 +135,11 @@ export async function redeemStack(
       if (live) throw refusalOf('stacking_duplicate', M.STACKING_DUPLICATE);
     }
     const key = stackKey(app.id, input.orderId, n);
-    const hour = hourKey(now, app.timezone);
-    // Each coupon's counters: its limits' and its campaign's results in this hour (docs/results.md).
+    // Each coupon's counters: its limits' and its campaign's results of this local day and hour (docs/results.md).
+    const hour = deps.config.resultsCounters ? localParts(now, app.timezone).hour : undefined;
     const countersOf = (c: (typeof coupons)[number]) => [
       ...countersFor(c.campaign, app.id, input.customerId, c.bulkCodeId),
-      ...(deps.config.resultsCounters ? [resultsCounter(c.campaign, app.id, hour)] : []),
+      ...(hour !== undefined ? [resultsCounter(c.campaign, app.id, periods.day)] : []),
     ];
     const attempt = newStackAttempt(n);
     const fields: CycleFields[] = applied.map((i, k) => {
@@ -160,6 +160,7 @@ export async function redeemStack(
         cashbackCents: amounts.cashbackCents,
         ...(c.campaign.budget ? { budgetCents: budgetOf(amounts) } : {}),
         ...(stack.order?.sellingSubtotalCents ? { basketCents: stack.order.sellingSubtotalCents } : {}),
+        ...(hour !== undefined ? { hour } : {}),
         ...(amounts.freeGifts?.length ? { gifts: amounts.freeGifts } : {}),
         cashbackWallet: c.campaign.discount.kind === 'cashback' ? (c.campaign.discount.walletId ?? null) : null,
         periods,
