@@ -49,10 +49,11 @@ const options = { collection: 'limit_counters', versionKey: false } as const;
  *    campaign-wide limit (total, per day, per week, per month).
  *  - `customer`: `_id` `<campaign>:u:<customer>`; per-customer limit.
  *  - `code`: `_id` `<campaign>:b:<coupon code>`; a bulk code's own usage limit.
- *  - `results`: `_id` `<campaign>:r:<local hour>`; every redemption of the campaign made in that
- *    hour of the application's timezone, without a limit (docs/results.md): `total` those that
+ *  - `results`: `_id` `<campaign>:r:<local day>`; every redemption of the campaign made in that
+ *    day of the application's timezone, without a limit (docs/results.md): `total` those that
  *    stand, `rv` those reverted since, `disc` / `cb` / `bsk` the amounts of those that stand, `amt`
- *    what they count in a budget (a campaign with one).
+ *    what they count in a budget (a campaign with one); `h00` … `h23` the same for each local hour
+ *    (`{n, rv, d, c, b, a}`, written by pipeline, so not declared here).
  * Invariant: `total` (and each period's `n`) = completed redemptions + the lanes' steps that are
  * not settled yet; `amt` (and each period's `a`) the same in money — the completed redemptions'
  * budget amounts plus the lanes' amounts not settled yet. Changed only by single-document updates guarded by the limit and the lane.
