@@ -5,12 +5,13 @@
 import { Types, mongo } from 'mongoose';
 import type { Models } from './db.js';
 import type { CampaignTallyDoc } from './campaign-tally.schema.js';
+import { hourField } from './limit-counter.repository.js';
 
 /** A campaign's tally document of a local day `YYYY-MM-DD` (or {@link ALL_TIME}). */
 export const tallyId = (campaignId: string, day: string) => `${campaignId}:${day}`;
 
 /** The field of a tally document holding one local hour's figures (`h00` … `h23`), from an hour key `YYYY-MM-DDTHH`. */
-const hourOf = (hour: string) => `h${hour.slice(11, 13)}`;
+const hourOf = (hour: string) => hourField(Number(hour.slice(11, 13)));
 
 /** The tally of a campaign's whole life (its unique customers): `<campaign>:all`, outside every range of hours. */
 export const ALL_TIME = 'all';
@@ -128,7 +129,7 @@ export function campaignTallyRepository({ CampaignTally, CampaignCustomer }: Mod
       if (campaignIds.length === 0) return [];
       const filter = { $or: campaignIds.map((c) => ({ _id: { $gte: tallyId(c, fromDay), $lte: tallyId(c, toDay) } })) };
       const projection: Record<string, 1> = { ref: 1, nc: 1 };
-      if (hours) for (let h = 0; h < 24; h++) projection[`h${String(h).padStart(2, '0')}`] = 1;
+      if (hours) for (let h = 0; h < 24; h++) projection[hourField(h)] = 1;
       return (await tallies.find(filter as never, { projection }).toArray()) as unknown as CampaignTallyDoc[];
     },
   };

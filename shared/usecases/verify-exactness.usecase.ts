@@ -39,6 +39,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stackKeyOfAttempt, type JournalRow } from '../data/redemption-journal.repository.js';
 import type { LimitCounterDoc, PeriodCount } from '../data/limit-counter.schema.js';
+import { hourField } from '../data/limit-counter.repository.js';
 import type { Bucket } from '../domain/point-buckets.js';
 import type { EarnedInPeriod } from '../domain/earning.js';
 import type { TierRecord } from '../domain/tiers.js';
@@ -617,7 +618,7 @@ async function compareCounters(
       // Each local hour's figures the same way (what a read by hour shows).
       const held = doc as unknown as Record<string, Partial<HourFigures> | undefined>;
       for (let hour = 0; hour < 24; hour++) {
-        const field = `h${String(hour).padStart(2, '0')}`;
+        const field = hourField(hour);
         const want = r.hours.get(hour);
         const plus = p.hours.get(hour);
         const stored = held[field];

@@ -14,7 +14,7 @@
 import Joi from 'joi';
 import { stringify } from 'csv-stringify/sync';
 import { adminInvalid, adminNotFound } from '../../admin-errors.js';
-import { campaignCounterId } from '../../data/limit-counter.repository.js';
+import { campaignCounterId, hourField } from '../../data/limit-counter.repository.js';
 import type { LimitCounterDoc } from '../../data/limit-counter.schema.js';
 import { stackKeyOfAttempt } from '../../data/redemption-journal.repository.js';
 import type { CampaignTallyDoc } from '../../data/campaign-tally.schema.js';
@@ -143,6 +143,7 @@ interface HourFigures {
   a?: number;
 }
 
+/** The hours of a day as results keys name them (`00` … `23`; their fields: `hourField`). */
 const hourKeys = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'));
 
 /**
@@ -151,37 +152,24 @@ const hourKeys = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')
  */
 async function committedFigures(deps: Deps, applicationId: string, campaignId: string, doc: LimitCounterDoc, byHour: boolean) {
   const out = new Map<string, Figures>();
+  const figures = (h: HourFigures): Figures => ({
+    ...zero(),
+    redemptions: h.n ?? 0,
+    reverts: h.rv ?? 0,
+    discountCents: h.d ?? 0,
+    cashbackCents: h.c ?? 0,
+    basketCents: h.b ?? 0,
+    budgetCents: h.a ?? 0,
+  });
   const raw = doc as unknown as Record<string, HourFigures | undefined>;
-  if (byHour)
-    for (const hh of hourKeys) {
-      const h = raw[`h${hh}`];
-      if (!h) continue;
-      out.set(hh, {
-        ...zero(),
-        redemptions: h.n ?? 0,
-        reverts: h.rv ?? 0,
-        discountCents: h.d ?? 0,
-        cashbackCents: h.c ?? 0,
-        basketCents: h.b ?? 0,
-        budgetCents: h.a ?? 0,
-      });
-    }
-  else
-    out.set('', {
-      ...zero(),
-      redemptions: doc.total ?? 0,
-      reverts: doc.rv ?? 0,
-      discountCents: doc.disc ?? 0,
-      cashbackCents: doc.cb ?? 0,
-      basketCents: doc.bsk ?? 0,
-      budgetCents: doc.amt ?? 0,
-    });
+  if (!byHour) out.set('', figures({ n: doc.total, rv: doc.rv ?? 0, d: doc.disc ?? 0, c: doc.cb ?? 0, b: doc.bsk ?? 0, a: doc.amt ?? 0 }));
+  else hourKeys.forEach((hh, h) => raw[hourField(h)] && out.set(hh, figures(raw[hourField(h)]!)));
   for (const held of Object.values(doc.lanes ?? {})) {
     if (typeof held !== 'string') continue;
     const change = laneChange(campaignId, held);
     const point = stackKeyOfAttempt(applicationId, change.key, change.attempt) ?? change.key;
     if ((await deps.repos.redemptions.get(point))?.att?.[change.attempt] === 'c') continue;
-    const key = byHour ? String(change.tally?.hour ?? 0).padStart(2, '0') : '';
+    const key = byHour ? hourKeys[change.tally?.hour ?? 0]! : '';
     const f = out.get(key);
     if (!f) continue;
     f.redemptions -= change.step;
@@ -236,7 +224,7 @@ async function collect(deps: Deps, applicationId: string, campaignIds: string[],
     if (!byHour) tallied(campaignId, day, t);
     else {
       const raw = t as unknown as Record<string, { nc?: number; ref?: Record<string, number> } | undefined>;
-      for (const hh of hourKeys) if (raw[`h${hh}`]) tallied(campaignId, keyOf(day, hh), raw[`h${hh}`]!);
+      hourKeys.forEach((hh, h) => raw[hourField(h)] && tallied(campaignId, keyOf(day, hh), raw[hourField(h)]!));
     }
   }
   return { byCampaign, reasons };
