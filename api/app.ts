@@ -9,6 +9,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../shared/logger.js';
 import type { JobGateway } from '../shared/queue/gateway.js';
 import type { WebhookQueue } from '../shared/queue/webhook-queue.js';
+import type { BacktestQueue } from '../shared/queue/backtest-queue.js';
 import type { Services } from '../shared/services.js';
 import { sessionMaySeeQueues } from './admin/admin-auth.js';
 import { adminRouter } from './admin/admin.router.js';
@@ -34,11 +35,13 @@ export interface AppOptions {
   metrics: Metrics;
   /** The webhook queue: shown in Bull Board, used by admin redelivery. */
   webhooks?: WebhookQueue;
+  /** The backtest queue: shown in Bull Board, where the admin API queues backtests. */
+  backtests?: BacktestQueue;
   /** Extra routes mounted before the client routes (the benchmark's baseline endpoints). */
   extraRoutes?: (app: Express) => void;
 }
 
-export function buildApp({ services, logger, jobs, metrics, webhooks, extraRoutes }: AppOptions): Express {
+export function buildApp({ services, logger, jobs, metrics, webhooks, backtests, extraRoutes }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -68,11 +71,11 @@ export function buildApp({ services, logger, jobs, metrics, webhooks, extraRoute
   // Before the /admin router, which would otherwise answer /admin/queues itself.
   app.use(
     BULL_BOARD_PATH,
-    bullBoard(queuesOf(jobs, webhooks), services.config.adminToken, (req) => sessionMaySeeQueues(services, req)),
+    bullBoard(queuesOf(jobs, webhooks, backtests), services.config.adminToken, (req) => sessionMaySeeQueues(services, req)),
   );
   app.use(
     '/admin',
-    adminRouter(services, webhooks, () => jobs.redis, jobs),
+    adminRouter(services, webhooks, () => jobs.redis, jobs, backtests),
   );
   // Queued operations answer by the job wait; anything else hanging is cut a little later. A
   // process too starved of CPU to answer in time answers at once instead, having done nothing.

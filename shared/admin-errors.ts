@@ -10,7 +10,7 @@ export const adminInvalid = (details: string, fields?: Record<string, string>) =
   new DomainError('invalid', 'Invalid payload', details, fields ? { fields } : {});
 
 export type AdminResource =
-  'application' | 'campaign' | 'customer' | 'wallet' | 'gift card' | 'webhook' | 'event' | 'operator' | 'token' | 'session';
+  'application' | 'campaign' | 'customer' | 'wallet' | 'gift card' | 'webhook' | 'event' | 'operator' | 'token' | 'session' | 'backtest';
 export const adminNotFound = (what: AdminResource) => new DomainError('not_found', 'resource not found', `${what} not found`);
 
 /** Good credentials that may not do this: an operator's role, or an application it is not given (docs/admin-api.md#operators). */

@@ -354,6 +354,18 @@ export const SETTINGS = {
     doc: "how often each process writes the refusals and first-time customers it counted for campaign results (docs/results.md); a process killed loses at most this long's",
     section: 'service',
   }),
+  cartRecordMs: setting<number>({
+    env: 'CART_RECORD_MS',
+    schema: Joi.number().integer().min(50).max(60_000).default(1000),
+    doc: 'how often each process appends the carts it saw for the applications that record them (docs/results.md "Recorded carts"); a process killed loses at most this long\'s',
+    section: 'service',
+  }),
+  backtestConcurrency: setting<number>({
+    env: 'BACKTEST_CONCURRENCY',
+    schema: Joi.number().integer().min(0).max(8).default(1),
+    doc: 'backtests a worker runs at once (docs/results.md "Backtests"); 0: this worker runs none (run them on a replica of their own)',
+    section: 'service',
+  }),
   webhookConcurrency: setting<number>({
     env: 'WEBHOOK_CONCURRENCY',
     schema: Joi.number().integer().min(0).max(500).default(10),

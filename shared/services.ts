@@ -29,6 +29,9 @@ import { ALL_APPLICATIONS, ConfigChanges } from './cache/config-changes.js';
 import type { Logger } from './logger.js';
 import { campaignTallyRepository } from './data/campaign-tally.repository.js';
 import { ResultsTally } from './cache/results-tally.js';
+import { CartRecorder } from './cache/cart-recorder.js';
+import { recordedCartRepository } from './data/recorded-cart.repository.js';
+import { backtestRepository } from './data/backtest.repository.js';
 import type { ApplicationRecord } from './data/application.repository.js';
 import type { WalletRecord } from './data/wallet.repository.js';
 import type { WebhookEndpointRecord } from './data/webhook-endpoint.repository.js';
@@ -52,6 +55,8 @@ export function createRepositories(db: Database) {
     operators: operatorRepository(db.models),
     audit: auditEntryRepository(db.models),
     campaignTallies: campaignTallyRepository(db.models),
+    recordedCarts: recordedCartRepository(db.models),
+    backtests: backtestRepository(db.models),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
@@ -68,6 +73,8 @@ export interface Services {
   campaigns: CampaignCache;
   /** Refusals and first-time customers counted for campaign results, written in batches (docs/results.md). */
   tally: ResultsTally;
+  /** The carts list, validate and redeem saw, for the applications that record them, appended in batches (docs/results.md). */
+  carts: CartRecorder;
   /** Campaigns this process saw refused at a campaign-wide limit (the API's sold-out refusals). */
   soldOut: SoldOutHints;
   /**
@@ -125,6 +132,7 @@ export function createServices(config: Config, db: Database, logger?: Logger): S
     wallets,
     campaigns,
     tally: new ResultsTally(repos, config.resultsTallyMs, logger),
+    carts: new CartRecorder(repos, config.cartRecordMs, logger),
     soldOut: new SoldOutHints(),
     webhookEndpoints,
     changes: new ConfigChanges(forget, config.redisUrl, config.queuePrefix, logger),

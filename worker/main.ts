@@ -1,6 +1,6 @@
 /**
  * Worker process: connects, consumes every partition
- * queue and the webhook queue, runs the webhook sweep, and drains on SIGTERM (finishes the
+ * queue, the webhook queue and the backtest queue, runs the webhook sweep, and drains on SIGTERM (finishes the
  * current jobs and deliveries, exits 0). With WORKER_OPERATIONS=false it is a dedicated delivery
  * replica: the webhook queue and the sweep only.
  */
@@ -15,6 +15,8 @@ import { createMetrics } from '../shared/ops/metrics.js';
 import { partitionQueues } from '../shared/queue/names.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { redisConnection } from '../shared/queue/redis.js';
+import { BacktestWorker } from './backtest-worker.js';
+import { BacktestQueue } from '../shared/queue/backtest-queue.js';
 
 async function main() {
   const { config, logger, services } = await bootstrap('worker');
@@ -27,6 +29,10 @@ async function main() {
     metrics.webhookDeliveries.inc({ outcome: step.next === 'done' ? step.status : step.next }),
   );
   observed.push(webhooks.queue.queue);
+  const backtestQueue = new BacktestQueue(config);
+  observed.push(backtestQueue.queue);
+  const backtests = new BacktestWorker(config, logger, services);
+  await backtests.start();
   const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder), ({ job, outcome, durationMs }) =>
     metrics.jobDuration.observe({ name: job.name, outcome }, durationMs / 1000),
   );
@@ -48,11 +54,14 @@ async function main() {
     await ops.close();
     await webhooks.stopDelivering();
     await expiry.close();
+    await backtests.close();
+    await backtestQueue.close();
     await pool.close(); // the jobs in hand finish; no new one is taken
     await webhooks.close();
     await partitions.close();
     await redis.quit();
     await services.tally.close(); // the results' tallies counted and not written yet
+    await services.carts.close(); // the carts seen and not recorded yet
     await services.changes.close();
     await db.close();
   });

@@ -10,6 +10,7 @@ import type { StampedModel } from '../../shared/data/audit-entry.repository.js';
 import { may, refusalOf, type Actor, type AdminAction } from '../../shared/domain/roles.js';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
+import type { BacktestQueue } from '../../shared/queue/backtest-queue.js';
 import type { Services } from '../../shared/services.js';
 import { adminForbidden } from '../../shared/admin-errors.js';
 import { auditedChange, type AuditedChange, type ChangeState, type TargetType } from '../../shared/usecases/admin/audit.usecase.js';
@@ -22,6 +23,8 @@ export interface AdminDeps {
   webhooks?: WebhookQueue;
   /** The partition queues (points adjustments); without them that route answers 503. */
   jobs?: JobGateway;
+  /** The backtest queue; without it a backtest cannot be asked (503). */
+  backtests?: BacktestQueue;
 }
 
 /** One request to a route, as its handler sees it. */

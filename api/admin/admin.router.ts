@@ -7,6 +7,7 @@
  */
 import { Router } from 'express';
 import { reaches } from '../../shared/domain/roles.js';
+import type { BacktestQueue } from '../../shared/queue/backtest-queue.js';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import type { RedisClient } from '../../shared/queue/redis.js';
 import type { WebhookQueue } from '../../shared/queue/webhook-queue.js';
@@ -39,12 +40,14 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
  * @param webhooks - the webhook queue (redelivery, ping); without it those routes answer 503.
  * @param redis - where sign-in failures are counted (read at the first sign-in).
  * @param jobs - the partition queues (points adjustments); without them that route answers 503.
+ * @param backtests - the backtest queue; without it a backtest cannot be asked (503).
  */
 export function adminRouter(
   services: Services,
   webhooks?: WebhookQueue,
   redis: () => RedisClient | undefined = () => undefined,
   jobs?: JobGateway,
+  backtests?: BacktestQueue,
 ): Router {
   const r = Router();
   r.post('/sessions', signInRoute(services, loginThrottle(services.config, redis)));
@@ -53,7 +56,7 @@ export function adminRouter(
   r.param('app', (req, res, next, app: string) =>
     next(reaches(actorOf(res), app) ? undefined : adminForbidden('this operator is not given this application')),
   );
-  for (const route of ADMIN_ROUTES) r[route.method](route.path, handlerOf({ services, webhooks, jobs }, route));
+  for (const route of ADMIN_ROUTES) r[route.method](route.path, handlerOf({ services, webhooks, jobs, backtests }, route));
   r.delete('/sessions/current', signOutRoute(services));
   return r;
 }

@@ -2,12 +2,20 @@ import type { Types } from 'mongoose';
 import type { ApplicationDoc } from './application.schema.js';
 import type { Models } from './db.js';
 import type { RecordOf } from './stored.js';
-import { DEFAULT_APP_LOYALTY, DEFAULT_APP_STACKING, type AppLoyalty, type AppStacking } from '../domain/types.js';
+import {
+  DEFAULT_APP_CART_RECORDING,
+  DEFAULT_APP_LOYALTY,
+  DEFAULT_APP_STACKING,
+  type AppCartRecording,
+  type AppLoyalty,
+  type AppStacking,
+} from '../domain/types.js';
 import { findIdPage, type IdPageQuery } from './admin-queries.js';
 
-export type ApplicationRecord = Omit<RecordOf<ApplicationDoc, never, 'updatedAt'>, 'stacking' | 'loyalty'> & {
+export type ApplicationRecord = Omit<RecordOf<ApplicationDoc, never, 'updatedAt'>, 'stacking' | 'loyalty' | 'cartRecording'> & {
   stacking: AppStacking;
   loyalty: AppLoyalty;
+  cartRecording: AppCartRecording;
 };
 
 const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
@@ -19,6 +27,7 @@ const toRecord = (d: ApplicationDoc): ApplicationRecord => ({
   stacking: d.stacking ? { ...DEFAULT_APP_STACKING, ...d.stacking } : DEFAULT_APP_STACKING,
   giftCardsAtCheckout: d.giftCardsAtCheckout ?? false,
   loyalty: d.loyalty ? { ...DEFAULT_APP_LOYALTY, ...d.loyalty } : DEFAULT_APP_LOYALTY,
+  cartRecording: d.cartRecording ? { ...DEFAULT_APP_CART_RECORDING, ...d.cartRecording } : DEFAULT_APP_CART_RECORDING,
   apiKey: d.apiKey,
   secretHash: d.secretHash,
   status: d.status,
@@ -48,7 +57,7 @@ export function applicationRepository({ Application }: Models) {
     },
     /**
      * Updates profile fields; bumps credentialsVersion when the status, the secret, the archive
-     * state, the rate limit, the stacking settings or gift cards at checkout change (credential caches then re-check
+     * state, the rate limit, the stacking settings, gift cards at checkout or cart recording change (credential caches then re-check
      * within their interval).
      */
     async update(
@@ -66,17 +75,19 @@ export function applicationRepository({ Application }: Models) {
           | 'stacking'
           | 'loyalty'
           | 'giftCardsAtCheckout'
+          | 'cartRecording'
         >
       >,
     ) {
-      // The credential caches hold the record the client routes read (status, secret, rate limit, stacking, gift cards).
+      // The credential caches hold the record the client routes read (status, secret, rate limit, stacking, gift cards, cart recording).
       const touchesCredentials =
         set.status !== undefined ||
         set.secretHash !== undefined ||
         set.archivedAt !== undefined ||
         set.rateLimit !== undefined ||
         set.stacking !== undefined ||
-        set.giftCardsAtCheckout !== undefined;
+        set.giftCardsAtCheckout !== undefined ||
+        set.cartRecording !== undefined;
       const d = await Application.findByIdAndUpdate(
         id,
         { $set: set, ...(touchesCredentials ? { $inc: { credentialsVersion: 1, configVersion: 1 } } : { $inc: { configVersion: 1 } }) },

@@ -1,7 +1,7 @@
 import { Schema } from 'mongoose';
 import { auditStamped } from './audit-stamp.js';
 import { typed, type DocOf } from './stored.js';
-import type { AppLoyalty, AppStacking } from '../domain/types.js';
+import type { AppCartRecording, AppLoyalty, AppStacking } from '../domain/types.js';
 
 const fields = {
   name: { type: String, required: true },
@@ -26,6 +26,8 @@ const fields = {
   giftCardsAtCheckout: { type: Boolean, default: false },
   /** Loyalty settings (docs/wallets.md "A redeem as the order's report"); null: none of them on. */
   loyalty: typed<AppLoyalty | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
+  /** Carts recorded for backtests (docs/results.md "Recorded carts"); null: none recorded. */
+  cartRecording: typed<AppCartRecording | null | undefined>()({ type: Schema.Types.Mixed, default: null }),
   /** Bumped on every campaign or code change: the in-process campaign caches compare it. */
   configVersion: { type: Number, default: 0 },
   /** Bumped on secret rotation or status change: credential caches compare it. */

@@ -5,6 +5,8 @@
  */
 import { campaignCustomerSchema, campaignTallySchema, type CampaignCustomerDoc, type CampaignTallyDoc } from './campaign-tally.schema.js';
 import mongoose, { type Connection, type Model } from 'mongoose';
+import { backtestSchema, type BacktestDoc } from './backtest.schema.js';
+import { recordedCartSchema, type RecordedCartDoc } from './recorded-cart.schema.js';
 import { applyDriverFixes } from './driver-fixes.js';
 import { retryTransient } from './transient.js';
 import { applicationSchema, type ApplicationDoc } from './application.schema.js';
@@ -55,6 +57,8 @@ function bindModels(connection: Connection) {
     AuditEntry: connection.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
     CampaignTally: connection.model<CampaignTallyDoc>('CampaignTally', campaignTallySchema),
     CampaignCustomer: connection.model<CampaignCustomerDoc>('CampaignCustomer', campaignCustomerSchema),
+    RecordedCart: connection.model<RecordedCartDoc>('RecordedCart', recordedCartSchema),
+    Backtest: connection.model<BacktestDoc>('Backtest', backtestSchema),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

@@ -236,6 +236,15 @@ export interface AppLoyalty {
 
 export const DEFAULT_APP_LOYALTY: AppLoyalty = Object.freeze({ earnOnRedeem: false });
 
+/** Recording the carts list, validate and redeem see, for backtests (docs/results.md "Recorded carts"). */
+export interface AppCartRecording {
+  enabled: boolean;
+  /** How long a recorded cart is kept, in days. */
+  retentionDays: number;
+}
+
+export const DEFAULT_APP_CART_RECORDING: AppCartRecording = Object.freeze({ enabled: false, retentionDays: 30 });
+
 /** A campaign is one coupon definition: its rules, and either one fixed code or bulk codes. */
 /** The tiers a campaign is for: the customer's tier in wallet `walletId` must be one of `levels`. */
 export interface TierRequirement {

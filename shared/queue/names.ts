@@ -80,6 +80,14 @@ export interface JobPayloads {
  */
 export const WEBHOOK_QUEUE = 'webhooks-{wh}';
 
+/**
+ * The backtest queue (docs/results.md "Backtests"): one job per backtest, run by the workers'
+ * backtest pool (BACKTEST_CONCURRENCY), never by the partition workers — a replay of a million
+ * carts never holds a customer's operation.
+ */
+export const BACKTEST_QUEUE = 'backtests-{bt}';
+export const BACKTEST_JOB = 'backtest';
+
 export const WEBHOOK_JOB = {
   /**
    * An attempt at a run of deliveries of one stream (the run an operation made for an endpoint,

@@ -37,6 +37,7 @@ export type CommittedCycle = Pick<
   | 'cashbackCents'
   | 'cashbackWallet'
   | 'budgetCents'
+  | 'basketCents'
   | 'applicationId'
   | 'customerId'
   | 'counters'

@@ -27,8 +27,8 @@ export async function resolveOptionalCustomer(deps: Pick<Services, 'repos'>, app
 }
 
 export async function listCoupons(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now' | 'carts'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'cartRecording'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented[]> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
@@ -47,6 +47,8 @@ export async function listCoupons(
     customerTiers(deps, app.id, customer?.id, visible),
   ]);
   const order = body.order === null ? undefined : body.order;
+  // For an application that records carts (docs/results.md): the cart, what the list offered is replayed against it.
+  deps.carts.record(app, { kind: 'l', at: now, customerId: customer?.id ?? null, order: body.order ?? null });
   return visible.map((campaign) =>
     presentCouponResult({
       campaign,

@@ -16,13 +16,14 @@ import { findCoupon, type FoundCoupon } from './find-coupon.js';
 import { automaticPromotions, findEntries, offeredTo, withUsage, type CartCoupon } from './stack.js';
 import { resolveOptionalCustomer } from './list-coupons.usecase.js';
 import { readUsage } from './limit-counters.js';
+import { outcomeOf, outcomesOfStack } from './record-cart.js';
 import { findGiftCard, giftCardEntries, presentGiftCardValidation, withGiftCard } from './gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function validateCoupon(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now' | 'tally'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now' | 'tally' | 'carts'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout' | 'cartRecording'>,
   req: { body: unknown; requestId: string },
 ): Promise<Presented> {
   if (req.body !== undefined && !isObject(req.body)) throw bodyNotObject();
@@ -66,6 +67,14 @@ export async function validateCoupon(
     ...(tiers ? { customerTiers: tiers } : {}),
   });
   if (!evaluation.applicable) deps.tally.refused(app.id, found.campaign.id, hourKey(now, app.timezone), evaluation.reason);
+  deps.carts.record(app, {
+    kind: 'v',
+    at: now,
+    customerId: customer?.id ?? null,
+    order: body.order ?? null,
+    codes: [found.code],
+    outcomes: [outcomeOf(found.campaign.id, evaluation)],
+  });
   return presentCouponResult({
     campaign: found.campaign,
     code: found.code,
@@ -91,8 +100,8 @@ function offered(found: FoundCoupon | null, customer: { id: string } | null): Fo
  * usage in one read, and the stack's answer.
  */
 async function validateStack(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now' | 'tally'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'wallets' | 'now' | 'tally' | 'carts'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout' | 'cartRecording'>,
   body: Record<string, unknown>,
   details: Record<string, unknown>[],
   requestId: string,
@@ -130,6 +139,14 @@ async function validateStack(
     const c = coupons[s.candidate]!;
     if (s.refusal && c.entry !== null) deps.tally.refused(app.id, c.campaign.id, hour, s.refusal.reason);
   }
+  deps.carts.record(app, {
+    kind: 'v',
+    at: now,
+    customerId: customer?.id ?? null,
+    order: body.order ?? null,
+    codes: entries.map((e) => e.code),
+    outcomes: outcomesOfStack(coupons, stack),
+  });
   const presented = presentStackResult({ coupons, stack, sourceId, requestId });
   return cardRecord ? withGiftCard(presented, cardRecord, stack.totalAmountCents, now) : presented;
 }

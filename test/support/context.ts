@@ -18,6 +18,8 @@ import type { JobGateway } from '../../shared/queue/gateway.js';
 import { WebhookQueue } from '../../shared/queue/webhook-queue.js';
 import { createProcessor } from '../../worker/processors/index.js';
 import { startWorkerWebhooks } from '../../worker/webhook-worker.js';
+import { BacktestWorker } from '../../worker/backtest-worker.js';
+import { BacktestQueue } from '../../shared/queue/backtest-queue.js';
 import { WorkerPool } from '../../worker/worker-pool.js';
 import { ExpirySweeper } from '../../worker/expiry-sweeper.js';
 import { createServices, type Services } from '../../shared/services.js';
@@ -93,15 +95,18 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
   await services.changes.start();
   const webhooks = new WebhookQueue(services.config);
   await webhooks.waitUntilReady();
-  const { jobs, metrics } = await startApiQueues(services, logger, webhooks);
+  const backtestQueue = new BacktestQueue(services.config);
+  const { jobs, metrics } = await startApiQueues(services, logger, webhooks, backtestQueue);
   const worker = opts.inProcessWorker === false ? null : await startWorkerWebhooks(services.config, logger, services);
+  const backtests = worker ? new BacktestWorker(services.config, logger, services) : null;
+  await backtests?.start();
   const pool = worker ? new WorkerPool(services.config, logger, createProcessor(services, worker.recorder)) : null;
   await pool?.start();
   // The expiry sweep only where a test asks for it (by setting EXPIRY_SWEEP_MS): its periodic read
   // of wallet_balances would land among the commands other tests count (round trips, shard keys).
   const expiry = pool && overrides.EXPIRY_SWEEP_MS ? new ExpirySweeper(services.config, logger, services) : null;
   expiry?.start();
-  const app = buildApp({ services, logger, jobs, metrics, webhooks });
+  const app = buildApp({ services, logger, jobs, metrics, webhooks, backtests: backtestQueue });
   const server: Server = await listen(createHttpServer(app, services.config), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
@@ -114,11 +119,14 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stopDelivering();
       await expiry?.close();
+      await backtests?.close();
+      await backtestQueue.close();
       await pool?.close();
       await worker?.close();
       await jobs.close();
       await webhooks.close();
       await services.tally.close();
+      await services.carts.close();
       await services.changes.close();
     },
   };

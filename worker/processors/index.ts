@@ -19,6 +19,7 @@ import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
 import { applyOrderReport } from '../../shared/usecases/order-report.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
 import { tallyRedeem } from '../../shared/usecases/tally-redeem.js';
+import { recordRedeem } from '../../shared/usecases/record-cart.js';
 import {
   redeemGiftCard,
   redeemStackWithCard,
@@ -58,11 +59,14 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
     const jobId = job.id!;
     // What the use case committed, across its in-place retries.
     const observed: Committed[] = [];
+    // Before anything is taken: a redeemed cart's place in the record (shared/usecases/record-cart.ts).
+    const startedAt = services.now();
     switch (job.name) {
       case JOB.redeem: {
         const input = job.data as JobPayloads['redeem'];
         const outcome = await run(() => earning(redeemCoupon(services, input, runOf(job, observed)), input, job, observed));
         await tallyRedeem(services, input.applicationId, input.campaignId, outcome, observed);
+        await recordRedeem(services, { ...input, entries: [input] }, jobId, startedAt, outcome, observed);
         return recorded({ name: JOB.redeem, input, jobId, queueName, outcome, observed });
       }
       case JOB.revert: {
@@ -80,6 +84,7 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
           outcome,
           observed,
         );
+        await recordRedeem(services, input, jobId, startedAt, outcome, observed);
         return recorded({ name: JOB.redeemStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.revertStack: {

@@ -1,5 +1,6 @@
 /** The admin routes of applications (docs/admin-api.md). */
 import { applicationResults } from '../../../shared/usecases/admin/results.usecase.js';
+import { askBacktest, getBacktest, listBacktests } from '../../../shared/usecases/admin/backtests.usecase.js';
 import { adminForbidden } from '../../../shared/admin-errors.js';
 import {
   createApplicationFromAdmin,
@@ -17,6 +18,31 @@ import { lifecycleRoutes } from './lifecycle.js';
 export const APP = '/applications/:app';
 
 export const APPLICATION_ROUTES: readonly AdminRoute[] = [
+  {
+    // A backtest changes nothing live (docs/results.md "Backtests"): a read, so viewers may, and no audit entry.
+    method: 'post',
+    path: `${APP}/backtests`,
+    action: 'read',
+    audit: null,
+    status: 202,
+    handler: (c) => askBacktest({ ...c.services, ...(c.backtests ? { backtests: c.backtests } : {}) }, c.param('app'), c.req.body),
+  },
+  {
+    method: 'get',
+    path: `${APP}/backtests`,
+    action: 'read',
+    audit: null,
+    status: 200,
+    handler: (c) => listBacktests(c.services, c.param('app')),
+  },
+  {
+    method: 'get',
+    path: `${APP}/backtests/:backtest`,
+    action: 'read',
+    audit: null,
+    status: 200,
+    handler: (c) => getBacktest(c.services, c.param('app'), c.param('backtest')),
+  },
   {
     method: 'get',
     path: `${APP}/results`,

@@ -47,6 +47,11 @@ const stackingSchema = Joi.object({
 const loyaltySchema = Joi.object({
   earn_on_redeem: Joi.boolean(),
 }).min(1);
+/** Recording carts for backtests (docs/results.md "Recorded carts"): the keys sent change, the others keep their value. */
+const cartRecordingSchema = Joi.object({
+  enabled: Joi.boolean(),
+  retention_days: Joi.number().integer().min(1).max(400),
+}).min(1);
 const updateSchema = Joi.object({
   name: Joi.string().min(1).max(200),
   timezone: timezoneSchema,
@@ -57,6 +62,7 @@ const updateSchema = Joi.object({
   /** Gift cards and store credit at checkout (docs/gift-cards.md). */
   gift_cards_at_checkout: Joi.boolean(),
   loyalty: loyaltySchema,
+  cart_recording: cartRecordingSchema,
 }).min(1);
 
 /** What the admin API shows of an application: never the secret nor its hash. */
@@ -70,6 +76,7 @@ export const presentApplication = (a: ApplicationRecord) => ({
   stacking: { max_coupons: a.stacking.maxCoupons, automatic_promotions: a.stacking.automaticPromotions },
   gift_cards_at_checkout: a.giftCardsAtCheckout,
   loyalty: { earn_on_redeem: a.loyalty.earnOnRedeem },
+  cart_recording: { enabled: a.cartRecording.enabled, retention_days: a.cartRecording.retentionDays },
   api_key: a.apiKey,
   created_at: a.createdAt,
   archived_at: a.archivedAt,
@@ -96,10 +103,11 @@ export async function requireApplication(deps: Deps, id: string): Promise<Applic
 
 export async function updateApplication(deps: ChangeDeps, id: string, input: unknown) {
   const current = await requireApplication(deps, id);
-  const { rate_limit, stacking, loyalty, gift_cards_at_checkout, ...valid } = validateInput(updateSchema, input) as Record<
+  const { rate_limit, stacking, loyalty, gift_cards_at_checkout, cart_recording, ...valid } = validateInput(updateSchema, input) as Record<
     string,
     unknown
   > & {
+    cart_recording?: { enabled?: boolean; retention_days?: number };
     gift_cards_at_checkout?: boolean;
     rate_limit?: { requests: number; window_seconds: number } | null;
     stacking?: { max_coupons?: number; automatic_promotions?: boolean };
@@ -121,6 +129,14 @@ export async function updateApplication(deps: ChangeDeps, id: string, input: unk
           }
         : {}),
       ...(loyalty !== undefined ? { loyalty: { earnOnRedeem: loyalty.earn_on_redeem ?? current.loyalty.earnOnRedeem } } : {}),
+      ...(cart_recording !== undefined
+        ? {
+            cartRecording: {
+              enabled: cart_recording.enabled ?? current.cartRecording.enabled,
+              retentionDays: cart_recording.retention_days ?? current.cartRecording.retentionDays,
+            },
+          }
+        : {}),
     }),
   );
   if (!updated) throw adminNotFound('application');

@@ -55,7 +55,7 @@ async function checkWallet(deps: Deps, applicationId: string, c: Pick<Campaign, 
   }
 }
 
-async function requireCampaign(deps: Deps, applicationId: string, campaignId: string): Promise<Campaign> {
+export async function requireCampaign(deps: Deps, applicationId: string, campaignId: string): Promise<Campaign> {
   await requireApplication(deps, applicationId);
   return foundOr404(deps.repos.campaigns.findById(applicationId, campaignId), 'campaign');
 }
@@ -79,7 +79,7 @@ const codeTaken = () => adminConflict('"code" is already used in this applicatio
  * every check they make: the input's format, the assigned customers, the rules against each other,
  * the cashback wallet. `change` is what update writes.
  */
-async function checkedDraft(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, input: unknown, current?: Campaign) {
+export async function checkedDraft(deps: Pick<Services, 'repos' | 'now'>, applicationId: string, input: unknown, current?: Campaign) {
   const app = await requireApplication(deps, applicationId);
   const valid = validateInput(current ? updateCampaignSchema : createCampaignSchema, input) as Record<string, any>;
   const assigned = await resolveAssigned(deps, applicationId, valid.assigned_source_ids);

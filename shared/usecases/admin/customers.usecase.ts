@@ -37,13 +37,16 @@ export const PERSONAL_FIELDS = ['name', 'email', 'sourceId'] as const;
 /**
  * Erases a person (docs/admin-api.md#erasing-a-person): name and e-mail removed, the source id
  * replaced by `erased-<customer id>` in the customer, its stored events, its webhook deliveries
- * (to send, and sent) and the audit log. Its redemptions, limit counters and wallet ledger refer to
- * it by the service's id and stay exactly as they were. The customer is rewritten last, so an
- * erasure cut short (a crash) is finished by asking again with the same source id; asked again
- * after it finished, it answers the erased customer.
+ * (to send, and sent) and the audit log; its recorded carts (docs/results.md "Recorded carts") are
+ * removed. Its redemptions, limit counters and wallet ledger refer to it by the service's id and
+ * stay exactly as they were. The customer is rewritten last, so an erasure cut short (a crash) is
+ * finished by asking again with the same source id; asked again after it finished, it answers the
+ * erased customer, and removes any cart recorded since (one a process was still writing: at most
+ * CART_RECORD_MS old when the erasure came).
  */
 export async function eraseCustomer(deps: Pick<Services, 'repos' | 'now' | 'webhookEndpoints'>, applicationId: string, customer: string) {
   const found = await requireCustomer(deps, applicationId, customer);
+  await deps.repos.recordedCarts.eraseCustomer(applicationId, found.id);
   if (found.erasedAt) return present(found);
   const opaque = `erased-${found.id}`;
   const endpoints = await deps.webhookEndpoints.get(applicationId);

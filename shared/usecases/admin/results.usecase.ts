@@ -29,7 +29,7 @@ import { requireApplication } from './applications.usecase.js';
 type Deps = Pick<Services, 'repos' | 'now'>;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const dayField = Joi.string().pattern(DAY).messages({ 'string.pattern.base': '{{#label}} should be a date, YYYY-MM-DD' });
+export const dayField = Joi.string().pattern(DAY).messages({ 'string.pattern.base': '{{#label}} should be a date, YYYY-MM-DD' });
 const querySchema = Joi.object({
   from: dayField,
   to: dayField,
@@ -102,7 +102,7 @@ export function addDays(day: string, n: number): string {
 }
 
 /** A real calendar date (`2026-02-30` is not). */
-function validDay(day: string): boolean {
+export function validDay(day: string): boolean {
   const t = Date.parse(`${day}T00:00:00Z`);
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === day;
 }

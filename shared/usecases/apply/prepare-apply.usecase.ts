@@ -17,6 +17,7 @@ import { findCoupon } from '../find-coupon.js';
 import { findEntries, offeredTo } from '../stack.js';
 import type { Operation } from '../idempotency.js';
 import { refuseIfSoldOut } from './sold-out.usecase.js';
+import { seenCartId } from '../../cache/cart-recorder.js';
 import { giftCardEntries, prepareGiftCardApply } from '../gift-card-checkout.usecase.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -147,8 +148,8 @@ async function prepareStackOperation(
 
 /** The operation of an apply request: its redeem or revert job, or the refusal of a sold-out coupon. */
 export async function prepareApplyOperation(
-  deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now' | 'tally'>,
-  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout'>,
+  deps: Pick<Services, 'repos' | 'campaigns' | 'soldOut' | 'webhookEndpoints' | 'now' | 'tally' | 'carts'>,
+  app: Pick<ApplicationRecord, 'id' | 'configVersion' | 'timezone' | 'stacking' | 'giftCardsAtCheckout' | 'cartRecording'>,
   req: { type: unknown; body: unknown; requestId: string },
   op: Operation,
 ): Promise<PreparedOperation> {
@@ -179,5 +180,17 @@ export async function prepareApplyOperation(
   // Refused here, without a job: counted in the campaign's results as the worker counts its own (docs/results.md).
   const reason = refused.extra.reason;
   if (reason) deps.tally.refused(app.id, prepared.campaign.id, hourKey(deps.now(), app.timezone), reason);
+  // And recorded as the worker records its refusals, after the refusal was known (shared/usecases/record-cart.ts).
+  const { input } = prepared;
+  deps.carts.record(app, {
+    id: seenCartId('r'),
+    kind: 'r',
+    at: deps.now(),
+    customerId: input.customerId,
+    order: input.order,
+    codes: [input.code],
+    orderId: input.orderId,
+    outcomes: [{ cp: prepared.campaign.id, ok: false, r: reason ?? 'refused' }],
+  });
   return { job, answered: refusalOutcome(refused) };
 }
