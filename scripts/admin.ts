@@ -282,6 +282,52 @@ command('results', "a campaign's results (or, without --campaign, every campaign
       return undefined;
     }),
   );
+command(
+  'backtest',
+  'replay recorded carts through a campaign — live, changed or a draft — and print what it would have done: docs/results.md',
+)
+  .requiredOption('--app <id>')
+  .option('--campaign <id>', 'a live campaign: as it is, or with --changes')
+  .option('--changes <file.json>', 'a campaign update body, applied to --campaign')
+  .option('--draft <file.json>', 'a campaign create body: a draft, tried on every recorded cart')
+  .option('--from <YYYY-MM-DD>', "the first day, in the application's timezone (default: 7 days up to --to)")
+  .option('--to <YYYY-MM-DD>', 'the last day (default: today)')
+  .option('--all-carts', 'every recorded cart, not only those that used the campaign')
+  .option('--no-wait', 'print the backtest as queued and return, without waiting for its figures')
+  .action(
+    run(async (o) => {
+      if (!o.campaign === !o.draft) throw new Refused('one of --campaign or --draft');
+      const body = {
+        ...(o.campaign ? { campaign_id: o.campaign } : { campaign: readJson(o.draft) }),
+        ...(o.changes ? { changes: readJson(o.changes) } : {}),
+        ...(o.from ? { from: o.from } : {}),
+        ...(o.to ? { to: o.to } : {}),
+        ...(o.allCarts ? { carts: 'all' } : {}),
+      };
+      let b = await request('POST', '/applications/{app}/backtests', { path: app(o), body });
+      if (!o.wait) return b;
+      // Its progress on stderr while it runs, its figures on stdout once done.
+      while (b.status === 'queued' || b.status === 'running') {
+        await new Promise((r) => setTimeout(r, 500));
+        b = await request('GET', '/applications/{app}/backtests/{backtest}', { path: { ...app(o), backtest: b.id } });
+        const { done, total } = b.progress;
+        process.stderr.write(`\r${b.status}: ${done} of ${total} carts${total ? ` (${Math.floor((done / total) * 100)}%)` : ''}`);
+      }
+      process.stderr.write('\n');
+      if (b.status === 'failed') throw new Refused(`the backtest failed: ${b.error}`);
+      return b;
+    }),
+  );
+command('backtests', "the application's newest backtests (or one, with --id), with their progress and figures")
+  .requiredOption('--app <id>')
+  .option('--id <backtest>')
+  .action(
+    run((o) =>
+      o.id
+        ? request('GET', '/applications/{app}/backtests/{backtest}', { path: { ...app(o), backtest: o.id } })
+        : request('GET', '/applications/{app}/backtests', { path: app(o) }),
+    ),
+  );
 command('generate-codes', 'generate unique bulk codes for a bulk campaign')
   .requiredOption('--app <id>')
   .requiredOption('--campaign <id>')

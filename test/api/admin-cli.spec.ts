@@ -67,6 +67,8 @@ describe('admin command line: through the admin API', function () {
       'export-redemptions',
       'usage',
       'results',
+      'backtest',
+      'backtests',
       'ping-webhook',
     ]);
     for (const c of program.commands) {
@@ -313,6 +315,14 @@ describe('admin command line: through the admin API', function () {
     const usage = await json(['usage', '--app', app.id, '--campaign', campaign.id]);
     expect(usage).to.deep.include({ redeemed: 1, reverted: 1 });
     expect(usage.limits.total).to.deep.equal({ limit: 10, used: 1, remaining: 9 });
+    // A backtest (docs/results.md): the command waits for its figures, its progress on stderr; this application records no carts.
+    const backtest = await cli(['backtest', '--app', app.id, '--campaign', campaign.id]);
+    expect(backtest.code, backtest.stderr).to.equal(0);
+    const ran = JSON.parse(backtest.stdout);
+    expect(ran).to.include({ status: 'done', kind: 'live', campaign_id: campaign.id });
+    expect(ran.result.replayed).to.deep.equal({ orders: 0, checks: 0, lists: 0 });
+    expect(backtest.stderr).to.match(/done: 0 of 0 carts/);
+    expect((await json(['backtests', '--app', app.id])).backtests.map((b: { id: string }) => b.id)).to.deep.equal([ran.id]);
     // Results (docs/results.md): the campaign's and the application's, as JSON and as CSV by hour.
     const results = await json(['results', '--app', app.id, '--campaign', campaign.id]);
     expect(results.totals).to.include({ redemptions: 1, reverts: 1, discount: 5, basket: 1000 });

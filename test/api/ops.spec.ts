@@ -197,7 +197,7 @@ describe('operations: health, metrics, Bull Board', function () {
     expect(routeTemplateOf({}, 'GET', '/admin')).to.equal(undefined);
   });
 
-  it('when Bull Board is opened without the admin token, then 401 with a Basic challenge; with it, it lists every partition queue and the webhook queue read-only', async () => {
+  it('when Bull Board is opened without the admin token, then 401 with a Basic challenge; with it, it lists every partition queue, the webhook queue and the backtest queue read-only', async () => {
     const anon = await call(api.url, 'GET', '/admin/queues');
     expect(anon.status).to.equal(401);
     expect(anon.headers.get('www-authenticate')).to.equal('Basic realm="coupons-admin"');
@@ -212,7 +212,7 @@ describe('operations: health, metrics, Bull Board', function () {
     });
     expect(queues.status).to.equal(200);
     const names = queues.body.queues.map((q: { name: string }) => q.name).sort();
-    expect(names).to.deep.equal(['ops-{00}', 'ops-{01}', 'ops-{02}', 'ops-{03}', 'webhooks-{wh}']);
+    expect(names).to.deep.equal(['backtests-{bt}', 'ops-{00}', 'ops-{01}', 'ops-{02}', 'ops-{03}', 'webhooks-{wh}']);
     expect(queues.body.queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).to.equal(true);
     // Read-only on the server too, not only in the UI: a retry through the board's API is refused.
     const retry = await call(api.url, 'PUT', '/admin/queues/api/queues/ops-%7B00%7D/retry/failed', { headers: { authorization: basic } });

@@ -18,6 +18,7 @@
  *   tiers                100,000 customers' tier re-assessments falling due at one month end: time, CPU per customer, redeems meanwhile
  *   earning              an order reported completed (points earned by the wallet's rules) vs a plain wallet credit, at the same offered rate
  *   results              a redeem with and without campaign results' counters (same offered rate); the results pages with 1,000,000 redemptions
+ *   backtest             a validate with and without its cart recorded (same offered rate); a backtest over 1,000,000 recorded carts
  *   idle                 what an idle API and an idle worker (64 and 16 partitions, owners off and on) cost per second: CPU of all processes, Redis commands
  * BENCH_SECONDS (default 10) sets each timed measurement's length.
  */
@@ -36,6 +37,7 @@ import { idleBench } from './idle.js';
 import { partitionsBench } from './partitions.js';
 import { recordingBench } from './recording.js';
 import { resultsBench } from './results.js';
+import { backtestBench } from './backtest.js';
 import { replicasBench } from './replicas.js';
 import { stackingBench } from './stacking.js';
 import { log, SECONDS } from './stack.js';
@@ -58,6 +60,7 @@ const MODES: Record<string, () => Promise<string[]>> = {
   tiers: tiersBench,
   idle: idleBench,
   results: resultsBench,
+  backtest: backtestBench,
 };
 
 async function main() {
