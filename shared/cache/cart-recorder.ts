@@ -9,6 +9,7 @@ import { Types } from 'mongoose';
 import type { ApplicationRecord } from '../data/application.repository.js';
 import type { CartToRecord, recordedCartRepository } from '../data/recorded-cart.repository.js';
 import type { Logger } from '../logger.js';
+import { BatchedWriter } from './batched-writer.js';
 
 /** Past this many pending carts (a database away for long), new ones are dropped and counted as dropped. */
 const MAX_PENDING = 50_000;
@@ -23,22 +24,17 @@ export type CartSeen = Omit<CartToRecord, 'applicationId' | 'expiresAt' | 'id'> 
  */
 export const seenCartId = (kind: 'l' | 'v' | 'r') => `${kind.toUpperCase()}${new Types.ObjectId().toHexString()}`;
 
-export class CartRecorder {
+export class CartRecorder extends BatchedWriter {
   private pending: CartToRecord[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
   /** Carts dropped because too many were pending. */
   dropped = 0;
 
   constructor(
     private readonly repos: { recordedCarts: ReturnType<typeof recordedCartRepository> },
-    private readonly everyMs: number,
+    everyMs: number,
     private readonly logger?: Logger,
-  ) {}
-
-  /** Whether `app` records its carts (a caller may skip building one). */
-  static records(app: Pick<ApplicationRecord, 'cartRecording'>): boolean {
-    return app.cartRecording.enabled;
+  ) {
+    super(everyMs);
   }
 
   /** Records `cart` for `app`, when it records its carts. */
@@ -57,22 +53,8 @@ export class CartRecorder {
     this.schedule();
   }
 
-  private schedule() {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.flush();
-    }, this.everyMs);
-    this.timer.unref();
-  }
-
   /** Writes what is pending; what fails to be written is kept for the next time. */
-  flush(): Promise<void> {
-    this.writing = this.writing.then(() => this.write());
-    return this.writing;
-  }
-
-  private async write(): Promise<void> {
+  protected async write(): Promise<void> {
     const rows = this.pending;
     this.pending = [];
     if (rows.length === 0) return;
@@ -83,12 +65,5 @@ export class CartRecorder {
       this.logger?.warn({ err }, 'recorded carts: not written yet, kept for the next try');
       this.schedule();
     }
-  }
-
-  /** Writes what is pending (a process stopping). */
-  async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.flush();
   }
 }

@@ -8,23 +8,24 @@
  */
 import type { CustomerSeen, RefusalCount, campaignTallyRepository } from '../data/campaign-tally.repository.js';
 import type { Logger } from '../logger.js';
+import { BatchedWriter } from './batched-writer.js';
 
 /** Past this many pending entries (a database away for long), new ones are dropped and counted as dropped. */
 const MAX_PENDING = 50_000;
 
-export class ResultsTally {
+export class ResultsTally extends BatchedWriter {
   private refusals = new Map<string, RefusalCount>();
   private customers = new Map<string, CustomerSeen>();
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
   /** Entries dropped because too many were pending. */
   dropped = 0;
 
   constructor(
     private readonly repos: { campaignTallies: ReturnType<typeof campaignTallyRepository> },
-    private readonly everyMs: number,
+    everyMs: number,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    super(everyMs);
+  }
 
   private get size() {
     return this.refusals.size + this.customers.size;
@@ -49,22 +50,8 @@ export class ResultsTally {
     this.schedule();
   }
 
-  private schedule() {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.flush();
-    }, this.everyMs);
-    this.timer.unref();
-  }
-
   /** Writes what is pending; what fails to be written is kept for the next time. */
-  flush(): Promise<void> {
-    this.writing = this.writing.then(() => this.write());
-    return this.writing;
-  }
-
-  private async write(): Promise<void> {
+  protected async write(): Promise<void> {
     const refusals = [...this.refusals.values()];
     const customers = [...this.customers.values()];
     this.refusals = new Map();
@@ -81,12 +68,5 @@ export class ResultsTally {
       this.logger?.warn({ err: reason }, 'campaign results: tallies not written yet, kept for the next try');
       this.schedule();
     }
-  }
-
-  /** Writes what is pending (a process stopping). */
-  async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.flush();
   }
 }
