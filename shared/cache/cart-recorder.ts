@@ -22,7 +22,7 @@ export type CartSeen = Omit<CartToRecord, 'applicationId' | 'expiresAt' | 'id'> 
  * The id of a cart not decided by a job (a list's, a validate's, a redeem refused by the API
  * itself): unique, in the order seen within a process, after the ids of redeems accepted.
  */
-export const seenCartId = (kind: 'l' | 'v' | 'r') => `${kind.toUpperCase()}${new Types.ObjectId().toHexString()}`;
+export const seenCartId = (kind: CartToRecord['kind']) => `${kind.toUpperCase()}${new Types.ObjectId().toHexString()}`;
 
 export class CartRecorder extends BatchedWriter {
   private pending: CartToRecord[] = [];

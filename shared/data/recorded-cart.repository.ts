@@ -15,7 +15,7 @@ export interface CartToRecord {
   id: string;
   applicationId: string;
   at: Date;
-  kind: 'l' | 'v' | 'r';
+  kind: 'l' | 'v' | 'r' | 'u';
   customerId: string | null;
   order: unknown;
   codes?: string[];
@@ -28,7 +28,7 @@ export interface CartToRecord {
 export interface RecordedCart {
   id: string;
   at: Date;
-  kind: 'l' | 'v' | 'r';
+  kind: 'l' | 'v' | 'r' | 'u';
   customerId: string | null;
   order: unknown;
   codes: string[];

@@ -4,7 +4,7 @@ import type { RecordedOutcome } from '../domain/backtest.js';
 
 const fields = {
   /**
-   * `A<cycle key>` a redeem accepted, `R<job>` one refused, `V…` a validate, `L…` a list: derived
+   * `A<cycle key>` a redeem accepted, `R<job>` one refused, `U<cycle key>` its revert, `V…` a validate, `L…` a list: derived
    * from what a redeem decided (a job run twice records it once), and ordering a redeem accepted
    * before one refused within the same millisecond (docs/results.md "The order of a replay").
    */
@@ -17,8 +17,8 @@ const fields = {
    * counters were taken; refused: after the refusal came back), a validate's or a list's when answered.
    */
   t: { type: Date, required: true },
-  /** `l` list, `v` validate, `r` redeem. */
-  k: { type: String, required: true, enum: ['l', 'v', 'r'] },
+  /** `l` list, `v` validate, `r` redeem, `u` a revert (undo) of a recorded redeem. */
+  k: { type: String, required: true, enum: ['l', 'v', 'r', 'u'] },
   /** The customer (the service's id), or null (a validate without a known customer). */
   c: { type: Schema.Types.ObjectId, default: null },
   /** The order as the request sent it (null: none). */

@@ -9,6 +9,8 @@
  *   campaign a list shows (a fixed code, or an automatic promotion).
  * - What really happened is read from the record: the outcome each cart kept for the live campaign.
  *   It is counted the same way, with the live campaign's limits, for the moment they really ran out.
+ * - A revert gives back what its order took, on each side that redeemed it; the order leaves the
+ *   figures, which count what stands (as results do). Its changed-order entry, if any, stays.
  * - The counters start empty at the start of the period.
  */
 import { budgetCents, budgetLeft } from './budget.js';
@@ -33,7 +35,8 @@ export interface RecordedOutcome {
 /** A recorded cart as the replay reads it. */
 export interface ReplayCart {
   at: Date;
-  kind: 'l' | 'v' | 'r';
+  /** `l` list, `v` validate, `r` redeem (an order), `u` the revert of an order. */
+  kind: 'l' | 'v' | 'r' | 'u';
   customerId: string | null;
   order: unknown;
   codes: readonly string[];
@@ -79,7 +82,7 @@ export interface LimitRun {
 }
 
 export interface BacktestFigures {
-  replayed: { orders: number; checks: number; lists: number };
+  replayed: { orders: number; checks: number; lists: number; reverts: number };
   backtest: Side & { checksValid: number; listsShown: number };
   /** Null for a draft: nothing happened. */
   actual: Side | null;
@@ -162,9 +165,41 @@ class Counters {
     if (code !== undefined) this.codes.set(code, (this.codes.get(code) ?? 0) + 1);
   }
 
+  /** Gives back what `take` took in periods `p` (a period since passed has nothing to give back to). */
+  giveBack(p: PeriodKeys, customerId: string | null, code: string | undefined, cents: number) {
+    const slots = [
+      this.total,
+      this.day.k === p.day ? this.day : null,
+      this.week.k === p.week ? this.week : null,
+      this.month.k === p.month ? this.month : null,
+    ];
+    for (const s of slots) {
+      if (!s) continue;
+      s.n--;
+      s.a -= cents;
+    }
+    const mine = customerId ? this.customers.get(customerId) : undefined;
+    if (mine) {
+      mine.n--;
+      mine.a -= cents;
+    }
+    if (code !== undefined) this.codes.set(code, (this.codes.get(code) ?? 1) - 1);
+  }
+
   note(key: string, at: Date) {
     if (!this.ranOut.has(key)) this.ranOut.set(key, at);
   }
+}
+
+/** An order a side redeemed: what its revert gives back and takes out of the side's figures. */
+interface Taken {
+  p: PeriodKeys;
+  customerId: string | null;
+  code: string | undefined;
+  cents: number;
+  d: number;
+  cb: number;
+  b: number;
 }
 
 const emptySide = (): Side => ({ orders: 0, discountCents: 0, cashbackCents: 0, basketCents: 0, customers: 0 });
@@ -173,13 +208,16 @@ const emptySide = (): Side => ({ orders: 0, discountCents: 0, cashbackCents: 0, 
 export class BacktestReplay {
   private readonly sim = new Counters();
   private readonly real = new Counters();
-  private readonly replayed = { orders: 0, checks: 0, lists: 0 };
+  private readonly replayed = { orders: 0, checks: 0, lists: 0, reverts: 0 };
   private readonly mine: Side & { checksValid: number; listsShown: number } = { ...emptySide(), checksValid: 0, listsShown: 0 };
   private readonly actual = emptySide();
   private readonly mineCustomers = new Set<string>();
   private readonly actualCustomers = new Set<string>();
   private readonly refusals: Record<string, number> = {};
   private readonly changed = { gained: 0, lost: 0, differentAmount: 0, carts: [] as ChangedCart[] };
+  /** The orders each side redeemed and has not reverted: what a revert gives back. */
+  private readonly mineTaken = new Map<string, Taken>();
+  private readonly actualTaken = new Map<string, Taken>();
   private readonly listed: boolean;
   private readonly bulk: boolean;
   /** Period keys by quarter hour: every timezone's offset is a multiple of 15 minutes. */
@@ -231,6 +269,14 @@ export class BacktestReplay {
       if (this.listed && this.evaluate(cart, p, code, tiers).applicable) this.mine.listsShown++;
       return;
     }
+    if (cart.kind === 'u') {
+      this.replayed.reverts++;
+      if (cart.orderId) {
+        this.revert(this.sim, this.mine, this.mineTaken, cart.orderId);
+        this.revert(this.real, this.actual, this.actualTaken, cart.orderId);
+      }
+      return;
+    }
     if (cart.kind === 'v') {
       this.replayed.checks++;
       if (this.evaluate(cart, p, code, tiers).applicable) this.mine.checksValid++;
@@ -243,15 +289,12 @@ export class BacktestReplay {
       : { applied: false, discountCents: 0, reason: evaluation.reason };
     if (evaluation.applicable) {
       const cents = budgetCents(evaluation.result);
+      const d = evaluation.result.totalDiscountCents;
+      const cb = evaluation.result.totalCashbackCents;
+      const b = evaluation.order?.sellingSubtotalCents ?? 0;
       this.sim.take(this.campaign, cart.at, p, cart.customerId, code, cents);
-      this.count(
-        this.mine,
-        this.mineCustomers,
-        cart.customerId,
-        evaluation.result.totalDiscountCents,
-        evaluation.result.totalCashbackCents,
-        evaluation.order?.sellingSubtotalCents ?? 0,
-      );
+      this.count(this.mine, this.mineCustomers, cart.customerId, d, cb, b);
+      if (cart.orderId) this.mineTaken.set(cart.orderId, { p, customerId: cart.customerId, code, cents, d, cb, b });
     } else {
       this.refusals[evaluation.reason] = (this.refusals[evaluation.reason] ?? 0) + 1;
       if (evaluation.reason === 'budget_exhausted') {
@@ -265,10 +308,24 @@ export class BacktestReplay {
       ? { applied: true, discountCents: actualOutcome.d ?? 0, reason: null }
       : { applied: false, discountCents: 0, reason: actualOutcome?.r ?? null };
     if (actual.applied && this.live) {
-      this.real.take(this.live, cart.at, p, cart.customerId, code, (actualOutcome!.d ?? 0) + (actualOutcome!.cb ?? 0));
-      this.count(this.actual, this.actualCustomers, cart.customerId, actualOutcome!.d ?? 0, actualOutcome!.cb ?? 0, actualOutcome!.b ?? 0);
+      const [d, cb, b] = [actualOutcome!.d ?? 0, actualOutcome!.cb ?? 0, actualOutcome!.b ?? 0];
+      this.real.take(this.live, cart.at, p, cart.customerId, code, d + cb);
+      this.count(this.actual, this.actualCustomers, cart.customerId, d, cb, b);
+      if (cart.orderId) this.actualTaken.set(cart.orderId, { p, customerId: cart.customerId, code, cents: d + cb, d, cb, b });
     }
     this.compare(cart, actual, mine);
+  }
+
+  /** A revert of `orderId`: what the side took is given back, and its order leaves the side's figures (as results count what stands). */
+  private revert(counters: Counters, side: Side, taken: Map<string, Taken>, orderId: string) {
+    const t = taken.get(orderId);
+    if (!t) return;
+    taken.delete(orderId);
+    counters.giveBack(t.p, t.customerId, t.code, t.cents);
+    side.orders--;
+    side.discountCents -= t.d;
+    side.cashbackCents -= t.cb;
+    side.basketCents -= t.b;
   }
 
   private count(side: Side, customers: Set<string>, customerId: string | null, d: number, cb: number, b: number) {

@@ -89,3 +89,33 @@ export function outcomesOfStack(
     return [{ cp: c.campaign.id, ok: true, d: s.discountCents, cb: s.cashbackCents, ...(basket ? { b: basket } : {}) }];
   });
 }
+
+/**
+ * Records a finished revert job's cycles (`u`, the undo of a recorded redeem), for an application
+ * that records carts: a replay gives back what their orders took. Stamped now, after the give-back
+ * came back: a redeem refused while the unit was still taken stays before it (docs/results.md
+ * "The order of a replay"). One record per reverted cycle, named after it: a job run twice records
+ * it once; a revert that found nothing to revert records nothing.
+ */
+export async function recordRevert(
+  deps: Pick<Services, 'carts' | 'applications' | 'now'>,
+  job: { applicationId: string; customerId: string; orderId: string },
+  outcome: Outcome<unknown>,
+  observed: readonly Committed[],
+): Promise<void> {
+  if (!outcome.ok) return;
+  const cycles = observed.flatMap((c) => (c.kind === 'cycle' && c.state === 'reverted' ? [c.cycle] : []));
+  if (cycles.length === 0) return;
+  const app = await deps.applications.get(job.applicationId);
+  if (!app?.cartRecording.enabled) return;
+  const outcomes: RecordedOutcome[] = cycles.map((c) => ({ cp: c.campaignId, ok: true, d: c.discountCents, cb: c.cashbackCents }));
+  deps.carts.record(app, {
+    id: `U${cycles[0]!.key}`,
+    kind: 'u',
+    at: deps.now(),
+    customerId: job.customerId,
+    order: null,
+    orderId: job.orderId,
+    outcomes,
+  });
+}

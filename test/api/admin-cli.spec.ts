@@ -320,7 +320,7 @@ describe('admin command line: through the admin API', function () {
     expect(backtest.code, backtest.stderr).to.equal(0);
     const ran = JSON.parse(backtest.stdout);
     expect(ran).to.include({ status: 'done', kind: 'live', campaign_id: campaign.id });
-    expect(ran.result.replayed).to.deep.equal({ orders: 0, checks: 0, lists: 0 });
+    expect(ran.result.replayed).to.deep.equal({ orders: 0, checks: 0, lists: 0, reverts: 0 });
     expect(backtest.stderr).to.match(/done: 0 of 0 carts/);
     expect((await json(['backtests', '--app', app.id])).backtests.map((b: { id: string }) => b.id)).to.deep.equal([ran.id]);
     // Results (docs/results.md): the campaign's and the application's, as JSON and as CSV by hour.

@@ -93,7 +93,7 @@ describe('admin API: recorded carts and backtests', function () {
     expect(b).to.include({ status: 'done', kind: 'live', campaign_id: flash.id, name: 'Flash sale', carts: 'presented', error: null });
     expect(b.progress).to.deep.equal({ done: CUSTOMERS + 1, total: CUSTOMERS + 1 });
     const r = b.result;
-    expect(r.replayed).to.deep.equal({ orders: CUSTOMERS, checks: 1, lists: 0 });
+    expect(r.replayed).to.deep.equal({ orders: CUSTOMERS, checks: 1, lists: 0, reverts: 0 });
     expect(r.backtest).to.deep.include(r.actual);
     expect(r.backtest.orders).to.equal(UNITS);
     expect(r.changed).to.deep.equal({ gained: 0, lost: 0, different_amount: 0, carts: [] });
@@ -154,7 +154,7 @@ describe('admin API: recorded carts and backtests', function () {
     });
     expect(b, b.error).to.include({ status: 'done', kind: 'draft', campaign_id: null, carts: 'all' });
     const r = b.result;
-    expect(r.replayed).to.deep.equal({ orders: CUSTOMERS, checks: 1, lists: 1 });
+    expect(r.replayed).to.deep.equal({ orders: CUSTOMERS, checks: 1, lists: 1, reverts: 0 });
     expect(r.actual).to.equal(null);
     // Baskets of 1000 × k: those of k ≥ 10 qualify.
     expect(r.backtest.orders).to.equal(CUSTOMERS - 9);
@@ -225,4 +225,50 @@ describe('admin API: recorded carts and backtests', function () {
   async function customerId(sourceId: string): Promise<string> {
     return (await api().services.repos.customers.resolve(app.id, sourceId, { includeArchived: true }))!.id;
   }
+});
+
+describe('admin API: a backtest of a campaign whose redemptions were reverted', function () {
+  this.timeout(60_000);
+  const api = useTestApi();
+  const { admin, client, newApp, must } = adminHelpers(api);
+
+  it('when a redemption was reverted and its unit taken again, then the replay gives it back too and reproduces what stands', async () => {
+    const app = await newApp();
+    await must('PATCH', `/applications/${app.id}`, { cart_recording: { enabled: true } });
+    const who = ['r1', 'r2', 'r3', 'r4', 'r5'];
+    await must('POST', `/applications/${app.id}/customers`, { customers: who.map((source_id) => ({ source_id })) });
+    const campaign = await must('POST', `/applications/${app.id}/campaigns`, {
+      name: 'Three only',
+      code: 'THREE',
+      discount: { kind: 'discount', type: 'percentage', value: 20 },
+      limits: { total: 3 },
+    });
+    await settle();
+    const apply = (type: 'redeem' | 'revert', sourceId: string, order: ReturnType<typeof makeOrder>) =>
+      client(app, 'POST', `/coupons/apply?type=${type}`, { source_id: sourceId, coupon_details: [{ coupon_code: 'THREE' }], order });
+    const orders = who.map((_, i) => orderOf(i + 1));
+    for (const i of [0, 1, 2]) expect((await apply('redeem', who[i]!, orders[i]!)).status).to.equal(200);
+    expect((await apply('revert', who[0]!, orders[0]!)).status).to.equal(200);
+    // The unit given back is taken again; the next one is refused.
+    expect((await apply('redeem', who[3]!, orders[3]!)).status).to.equal(200);
+    expect((await apply('redeem', who[4]!, orders[4]!)).status).to.equal(400);
+    await api().services.carts.flush();
+
+    const asked = await admin('POST', `/applications/${app.id}/backtests`, { campaign_id: campaign.id });
+    expect(asked.status, asked.text).to.equal(202);
+    let b = asked.body;
+    while (b.status !== 'done' && b.status !== 'failed') {
+      await settle();
+      b = await must('GET', `/applications/${app.id}/backtests/${b.id}`);
+    }
+    expect(b.status, b.error).to.equal('done');
+    const r = b.result;
+    expect(r.replayed).to.deep.equal({ orders: 5, checks: 0, lists: 0, reverts: 1 });
+    expect(r.backtest).to.deep.include(r.actual);
+    expect(r.changed).to.deep.equal({ gained: 0, lost: 0, different_amount: 0, carts: [] });
+    const results = await must('GET', `/applications/${app.id}/campaigns/${campaign.id}/results`);
+    expect(r.backtest).to.include({ orders: results.totals.redemptions, discount: results.totals.discount, basket: results.totals.basket });
+    expect(r.backtest.orders).to.equal(3);
+    expect(r.limits[0].ran_out_at).to.be.a('string').and.equal(r.limits[0].actual_ran_out_at);
+  });
 });

@@ -19,7 +19,7 @@ import { settleWallet } from '../../shared/usecases/settle-wallet.usecase.js';
 import { applyOrderReport } from '../../shared/usecases/order-report.usecase.js';
 import { retryTransient } from '../../shared/data/transient.js';
 import { tallyRedeem } from '../../shared/usecases/tally-redeem.js';
-import { recordRedeem } from '../../shared/usecases/record-cart.js';
+import { recordRedeem, recordRevert } from '../../shared/usecases/record-cart.js';
 import {
   redeemGiftCard,
   redeemStackWithCard,
@@ -72,6 +72,7 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
       case JOB.revert: {
         const input = job.data as JobPayloads['revert'];
         const outcome = await run(() => takingBack(revertCoupon(services, input, runOf(job, observed)), input, job, observed));
+        await recordRevert(services, input, outcome, observed);
         return recorded({ name: JOB.revert, input, jobId, queueName, outcome, observed });
       }
       case JOB.redeemStack: {
@@ -90,6 +91,7 @@ export function createProcessor(services: Services, events?: Pick<EventRecorder,
       case JOB.revertStack: {
         const input = job.data as JobPayloads['revert-stack'];
         const outcome = await run(() => takingBack(revertStackWithCard(services, input, runOf(job, observed)), input, job, observed));
+        await recordRevert(services, input, outcome, observed);
         return recorded({ name: JOB.revertStack, input, jobId, queueName, outcome, observed });
       }
       case JOB.walletTransaction: {
