@@ -379,18 +379,23 @@ export async function campaignResults(deps: Deps, applicationId: string, campaig
   return {
     campaign_id: campaign.id,
     name: campaign.name,
-    timezone: app.timezone,
-    currency: app.currency ?? null,
-    from: q.from,
-    to: q.to,
-    bucket: q.bucket,
-    as_of: now.toISOString(),
+    ...headerOf(app, q, now),
     totals: { ...present(totals), customers: allTime.get(campaign.id)?.nc ?? 0 },
     refusals_by_reason: byReasonOf([range.reasons.get(campaign.id)!]),
     series,
     limits: await burnOf(deps, app, campaign, pace24),
   };
 }
+
+/** What every results answer starts with: whose clock and money, the range, when it was read. */
+const headerOf = (app: { timezone: string; currency: string | null }, q: ResultsQuery, now: Date) => ({
+  timezone: app.timezone,
+  currency: app.currency ?? null,
+  from: q.from,
+  to: q.to,
+  bucket: q.bucket,
+  as_of: now.toISOString(),
+});
 
 /** GET /admin/applications/{app}/results: every campaign's results together, and each campaign's totals (JSON, or CSV). */
 export async function applicationResults(deps: Deps, applicationId: string, input: unknown) {
@@ -411,12 +416,7 @@ export async function applicationResults(deps: Deps, applicationId: string, inpu
     .sort((a, b) => b.redemptions - a.redemptions || b.refusals - a.refusals || a.name.localeCompare(b.name));
   return {
     application_id: app.id,
-    timezone: app.timezone,
-    currency: app.currency ?? null,
-    from: q.from,
-    to: q.to,
-    bucket: q.bucket,
-    as_of: now.toISOString(),
+    ...headerOf(app, q, now),
     totals: present(hours.reduce((s, h) => [...h.values()].reduce(add, s), zero())),
     refusals_by_reason: byReasonOf([...range.reasons.values()]),
     series,
