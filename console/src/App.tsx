@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { admin, ApiFailure, csrf, must, type Who } from './api';
 import { ApplicationsPage } from './pages/Applications';
 import { AuditPage } from './pages/Audit';
+import { BacktestsPage } from './pages/Backtests';
 import { CalendarPage } from './pages/Calendar';
 import { CampaignEditorPage } from './pages/CampaignEditor';
 import { CampaignsPage } from './pages/Campaigns';
@@ -84,7 +85,7 @@ export function App() {
         </span>
       </header>
       <main id={MAIN_ID} tabIndex={-1}>
-        {route.page === 'applications' && <ApplicationsPage who={who} />}
+        {route.page === 'applications' && <ApplicationsPage key={route.settings ?? ''} who={who} settings={route.settings} />}
         {route.page === 'campaigns' && <CampaignsPage app={route.app} who={who} />}
         {route.page === 'campaign' && (
           <CampaignEditorPage
@@ -105,6 +106,15 @@ export function App() {
         {route.page === 'webhooks' && <WebhooksPage app={route.app} who={who} />}
         {route.page === 'wallets' && <WalletsPage app={route.app} who={who} />}
         {route.page === 'gift-cards' && <GiftCardsPage app={route.app} who={who} />}
+        {route.page === 'backtests' && (
+          <BacktestsPage
+            key={route.backtest ?? route.campaign ?? ''}
+            app={route.app}
+            backtest={route.backtest}
+            campaign={route.campaign}
+            who={who}
+          />
+        )}
         {route.page === 'deliveries' && <DeliveriesPage app={route.app} webhook={route.webhook} who={who} />}
         {route.page === 'audit' && <AuditPage app={route.app} />}
         {route.page === 'people' && <OperatorsPage who={who} meId={me.data.kind === 'operator' ? (me.data.id ?? null) : null} />}

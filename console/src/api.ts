@@ -52,6 +52,8 @@ export type Redemption = Schemas['AdminRedemption'];
 export type Webhook = Schemas['AdminWebhook'];
 export type Delivery = Schemas['AdminDelivery'];
 export type Wallet = Schemas['AdminWallet'];
+/** A backtest: a campaign, a change to one or a draft replayed on recorded carts (docs/console.md "Backtests"). */
+export type Backtest = Schemas['Backtest'];
 /** One ledger entry: `bucket` says what it did to pending or expiring points (docs/wallets.md). */
 export type LedgerEntry = Schemas['AdminLedger']['entries'][number];
 

@@ -22,6 +22,7 @@ const PAGE_NAMES: { [P in Route['page']]: (route: Extract<Route, { page: P }>) =
   webhooks: () => 'Webhooks',
   wallets: () => 'Wallets',
   'gift-cards': () => 'Gift cards',
+  backtests: (r) => (r.backtest ? 'Backtest' : 'Backtests'),
   deliveries: () => 'Webhook deliveries',
   audit: () => 'Audit log',
   people: () => 'People',

@@ -5,7 +5,8 @@
 import { useEffect, useState } from 'react';
 
 export type Route =
-  | { page: 'applications' }
+  /** `settings`: the application whose promotion settings are open (`#/applications/<app>/settings`). */
+  | { page: 'applications'; settings?: string }
   | { page: 'campaigns'; app: string }
   | { page: 'codes'; app: string; campaign: string }
   | { page: 'results'; app: string; campaign: string }
@@ -18,6 +19,8 @@ export type Route =
   | { page: 'webhooks'; app: string }
   | { page: 'wallets'; app: string }
   | { page: 'gift-cards'; app: string }
+  /** An application's backtests; `backtest`: one of them; `campaign`: the form starts on that campaign. */
+  | { page: 'backtests'; app: string; backtest?: string; campaign?: string }
   | { page: 'deliveries'; app: string; webhook: string }
   | { page: 'audit'; app?: string }
   | { page: 'people' };
@@ -31,6 +34,7 @@ export function parseRoute(hash: string): Route {
     if (section === 'campaigns' && id === 'new') return { page: 'campaign', app };
     if (section === 'campaigns' && id && sub === 'edit') return { page: 'campaign', app, campaign: id };
     if (section === 'campaigns' && id && sub === 'copy') return { page: 'campaign', app, copyOf: id };
+    if (section === 'campaigns' && id && sub === 'backtest') return { page: 'backtests', app, campaign: id };
     if (section === 'campaigns') return { page: 'campaigns', app };
     if (section === 'try') return { page: 'try', app };
     if (section === 'redemptions') return { page: 'redemptions', app };
@@ -41,6 +45,8 @@ export function parseRoute(hash: string): Route {
     if (section === 'webhooks') return { page: 'webhooks', app };
     if (section === 'wallets') return { page: 'wallets', app };
     if (section === 'gift-cards') return { page: 'gift-cards', app };
+    if (section === 'backtests') return id ? { page: 'backtests', app, backtest: id } : { page: 'backtests', app };
+    if (section === 'settings') return { page: 'applications', settings: app };
   }
   if (parts[0] === 'people') return { page: 'people' };
   if (parts[0] === 'audit') return parts[1] ? { page: 'audit', app: parts[1] } : { page: 'audit' };
@@ -51,7 +57,7 @@ export function hrefOf(route: Route): string {
   const app = 'app' in route && route.app ? `#/applications/${encodeURIComponent(route.app)}` : '';
   switch (route.page) {
     case 'applications':
-      return '#/applications';
+      return route.settings ? `#/applications/${encodeURIComponent(route.settings)}/settings` : '#/applications';
     case 'campaigns':
       return `${app}/campaigns`;
     case 'campaign':
@@ -77,6 +83,9 @@ export function hrefOf(route: Route): string {
       return `${app}/wallets`;
     case 'gift-cards':
       return `${app}/gift-cards`;
+    case 'backtests':
+      if (route.backtest) return `${app}/backtests/${encodeURIComponent(route.backtest)}`;
+      return route.campaign ? `${app}/campaigns/${encodeURIComponent(route.campaign)}/backtest` : `${app}/backtests`;
     case 'deliveries':
       return `${app}/webhooks/${encodeURIComponent(route.webhook)}`;
     case 'audit':

@@ -1,15 +1,21 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { admin, ApiFailure, must, problemOf, type Application, type Who } from '../api';
 import { ErrorLine, MoreButton } from '../parts';
 import { hrefOf } from '../route';
+import { useApplication } from '../use-application';
 
-/** Applications: create, change the promotion settings, rotate the secret, disable or enable, archive or unarchive. */
-export function ApplicationsPage({ who }: { who: Who }) {
+/**
+ * Applications: create, change the promotion settings, rotate the secret, disable or enable, archive or unarchive.
+ * `settings`: an application whose promotion settings open with the page (`#/applications/<app>/settings`, linked from other pages).
+ */
+export function ApplicationsPage({ who, settings }: { who: Who; settings?: string }) {
   const queries = useQueryClient();
   const [showArchived, setShowArchived] = useState(false);
   const [secret, setSecret] = useState<{ name: string; api_key: string; secret: string } | null>(null);
-  const [settingsOf, setSettingsOf] = useState<string | null>(null);
+  const [settingsOf, setSettingsOf] = useState<string | null>(settings ?? null);
+  // Opened by a link: the application is read on its own, whichever page of the list holds it.
+  const linked = useApplication(settings);
   const list = useInfiniteQuery({
     queryKey: ['applications', showArchived],
     initialPageParam: undefined as string | undefined,
@@ -81,8 +87,14 @@ export function ApplicationsPage({ who }: { who: Who }) {
       <ErrorLine error={act.error} />
       <ErrorLine error={list.error} />
       {(() => {
-        const chosen = apps.find((a) => a.id === settingsOf);
-        return chosen && who.canChange ? <PromotionSettings key={chosen.id} app={chosen} onDone={() => setSettingsOf(null)} /> : null;
+        const chosen = apps.find((a) => a.id === settingsOf) ?? (linked.data?.id === settingsOf ? linked.data : undefined);
+        const done = () => {
+          setSettingsOf(null);
+          if (settings) window.location.hash = hrefOf({ page: 'applications' });
+        };
+        return chosen && who.canChange ? (
+          <PromotionSettings key={chosen.id} app={chosen} onDone={done} linked={chosen.id === settings} />
+        ) : null;
       })()}
       <table tabIndex={0}>
         <caption className="visually-hidden">Applications</caption>
@@ -197,18 +209,28 @@ function CreateApplication({ onCreated }: { onCreated: (made: { name: string; ap
 const SETTING_WORDS: Record<string, string> = {
   'stacking.max_coupons': 'Choose a whole number from 1 to 10.',
   'stacking.automatic_promotions': 'Choose whether automatic promotions apply.',
+  'cart_recording.retention_days': 'Choose a whole number of days from 1 to 400.',
+  'cart_recording.enabled': 'Choose whether carts are recorded.',
 };
 
 /**
- * An application's promotion settings (docs/stacking.md): how many coupons one order may take, and
- * whether automatic promotions apply. Only what changed is sent; a refusal is said beside its field.
+ * An application's promotion settings (docs/stacking.md): how many coupons one order may take,
+ * whether automatic promotions apply, points on redeem, gift cards at checkout, and whether carts
+ * are recorded for backtests and for how long. Only what changed is sent; a refusal is said beside its field.
  */
-function PromotionSettings({ app, onDone }: { app: Application; onDone: () => void }) {
+function PromotionSettings({ app, onDone, linked = false }: { app: Application; onDone: () => void; linked?: boolean }) {
   const queries = useQueryClient();
+  const form = useRef<HTMLFormElement>(null);
+  // Opened by a link from another page: the form is what the person came for.
+  useEffect(() => {
+    if (linked) form.current?.scrollIntoView({ block: 'start' });
+  }, [linked]);
   const [count, setCount] = useState(String(app.stacking.max_coupons));
   const [automatic, setAutomatic] = useState(app.stacking.automatic_promotions);
   const [giftCards, setGiftCards] = useState(app.gift_cards_at_checkout);
   const [earnOnRedeem, setEarnOnRedeem] = useState(app.loyalty.earn_on_redeem);
+  const [recording, setRecording] = useState(app.cart_recording.enabled);
+  const [retention, setRetention] = useState(String(app.cart_recording.retention_days));
   const save = useMutation({
     mutationFn: () => {
       const typed = count.trim();
@@ -218,8 +240,16 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         ...(automatic !== app.stacking.automatic_promotions ? { automatic_promotions: automatic } : {}),
       };
       const loyalty = earnOnRedeem !== app.loyalty.earn_on_redeem ? { earn_on_redeem: earnOnRedeem } : null;
+      const typedDays = retention.trim();
+      const days = typedDays !== '' && Number.isFinite(Number(typedDays)) ? Number(typedDays) : typedDays;
+      // Both keys when either changed: the setting is read as a whole.
+      const cartRecording =
+        recording !== app.cart_recording.enabled || days !== app.cart_recording.retention_days
+          ? { enabled: recording, retention_days: days as number }
+          : null;
       const body = {
         ...(Object.keys(stacking).length > 0 ? { stacking } : {}),
+        ...(cartRecording ? { cart_recording: cartRecording } : {}),
         ...(loyalty ? { loyalty } : {}),
         ...(giftCards !== app.gift_cards_at_checkout ? { gift_cards_at_checkout: giftCards } : {}),
       };
@@ -235,9 +265,11 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
   const fields = save.error instanceof ApiFailure ? (save.error.body.fields ?? {}) : {};
   const problem = (path: string) => (fields[path] === undefined ? undefined : (SETTING_WORDS[path] ?? fields[path]));
   const countError = problem('stacking.max_coupons');
+  const retentionError = problem('cart_recording.retention_days');
   const title = `Promotion settings of ${app.name}`;
   return (
     <form
+      ref={form}
       className="panel settings-form"
       aria-label={title}
       onSubmit={(e) => {
@@ -286,7 +318,41 @@ function PromotionSettings({ app, onDone }: { app: Application; onDone: () => vo
         Customers then pay with a gift card or their store credit by typing its code where a coupon code goes (
         <a href={hrefOf({ page: 'gift-cards', app: app.id })}>gift cards of {app.name}</a>).
       </p>
-      {save.error && !countError && <ErrorLine error={problemOf(save.error)} />}
+      <fieldset className="cart-recording">
+        <legend>Backtests</legend>
+        <label className="inline">
+          <input type="checkbox" checked={recording} onChange={(e) => setRecording(e.target.checked)} /> Record carts for backtesting
+        </label>
+        <p className="hint">
+          The carts your shop sends to list, check and redeem coupons are kept, so that a campaign — as it is, with a change, or a new one —
+          can be tried on them (<a href={hrefOf({ page: 'backtests', app: app.id })}>backtests of {app.name}</a>). A customer’s carts are
+          erased with the customer.
+        </p>
+        <div className={retentionError ? 'control invalid' : 'control'}>
+          <label className="inline retention">
+            Keep recorded carts for
+            <input
+              inputMode="numeric"
+              size={4}
+              value={retention}
+              onChange={(e) => setRetention(e.target.value)}
+              aria-invalid={retentionError ? true : undefined}
+              aria-describedby={retentionError ? 'error-retention-days' : 'hint-retention-days'}
+            />
+            days
+          </label>
+          {retentionError ? (
+            <span className="field-error" id="error-retention-days">
+              {retentionError}
+            </span>
+          ) : (
+            <span className="hint" id="hint-retention-days">
+              From 1 to 400 days; older carts are erased.
+            </span>
+          )}
+        </div>
+      </fieldset>
+      {save.error && !countError && !retentionError && <ErrorLine error={problemOf(save.error)} />}
       <div className="actions">
         <button type="submit" disabled={save.isPending}>
           Save settings

@@ -10,6 +10,7 @@ import { BudgetUse, useCampaignUsage } from './budget-use';
 import { CampaignForm } from './campaign-editor/campaign-form';
 import { PreviewPanel, useCampaignPreview } from './campaign-editor/preview';
 import { useSaveCampaign } from './campaign-editor/save';
+import { useTryOnPastCarts } from './campaign-editor/try-past-carts';
 
 /**
  * The campaign editor: every rule of docs/campaigns.md. As the person types, the admin API's
@@ -39,8 +40,11 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
   const { body, preview, refusal } = useCampaignPreview(app, campaign, draft);
 
   const save = useSaveCampaign(app, campaign, body);
+  const tryIt = useTryOnPastCarts(app, campaign);
 
-  const failure = save.error ?? refusal;
+  // A refused try is about the form as it was sent: once changed, the preview speaks for it again.
+  const tried = tryIt.error && JSON.stringify(tryIt.variables) === JSON.stringify(body) ? tryIt.error : null;
+  const failure = save.error ?? tried ?? refusal;
   const errors: Record<string, string> = failure instanceof ApiFailure ? (failure.body.fields ?? {}) : {};
   const title = editing
     ? `Edit ${saved.data?.name ?? 'campaign'}`
@@ -88,7 +92,8 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
           <a className="button" href={hrefOf({ page: 'results', app, campaign })}>
             Results
           </a>{' '}
-          <span className="hint">redemptions, discount given, refusals and how fast its limits run out</span>
+          <span className="hint">redemptions, discount given, refusals and how fast its limits run out</span>{' '}
+          {!who.canChange && <a href={hrefOf({ page: 'backtests', app, campaign })}>Backtest this campaign</a>}
         </p>
       )}
       {!who.canChange && <p className="hint">Your role ({who.role}) can read this campaign, not change it.</p>}
@@ -123,7 +128,22 @@ export function CampaignEditorPage({ app, campaign, copyOf, who }: { app: string
               </ul>
             )}
             {failure && Object.keys(errors).length === 0 && <ErrorLine error={problemOf(failure)} />}
-            {who.canChange && <button type="submit">{editing ? 'Save changes' : 'Create campaign'}</button>}
+            {who.canChange && (
+              <div className="actions">
+                <button type="submit">{editing ? 'Save changes' : 'Create campaign'}</button>
+                <button
+                  type="button"
+                  disabled={tryIt.isPending || !body}
+                  onClick={() => body && tryIt.mutate(body)}
+                  aria-describedby="try-past-carts-hint"
+                >
+                  {tryIt.isPending ? 'Starting…' : 'Try this on past carts'}
+                </button>
+                <span className="hint" id="try-past-carts-hint">
+                  replays the last 7 days of recorded carts with the form as it is, beside what really happened; nothing is saved
+                </span>
+              </div>
+            )}
           </fieldset>
         </form>
         <PreviewPanel preview={preview} body={body} currency={currency} walletNames={new Map(walletNames)} />

@@ -47,7 +47,7 @@ export function CampaignsPage({ app, who }: { app: string; who: Who }) {
         <a href={hrefOf({ page: 'try', app })}>try a cart</a> · <a href={hrefOf({ page: 'customers', app })}>customers</a> ·{' '}
         <a href={hrefOf({ page: 'redemptions', app })}>redemptions</a> · <a href={hrefOf({ page: 'calendar', app })}>calendar</a> ·{' '}
         <a href={hrefOf({ page: 'wallets', app })}>wallets</a> · <a href={hrefOf({ page: 'gift-cards', app })}>gift cards</a> ·{' '}
-        <a href={hrefOf({ page: 'webhooks', app })}>webhooks</a> ·{' '}
+        <a href={hrefOf({ page: 'webhooks', app })}>webhooks</a> · <a href={hrefOf({ page: 'backtests', app })}>backtests</a> ·{' '}
         <a href={hrefOf({ page: 'audit', app })}>audit log of this application</a>
       </p>
       <h1>Campaigns</h1>

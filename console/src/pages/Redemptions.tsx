@@ -1,9 +1,10 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { admin, everyPage, must, type Redemption } from '../api';
+import { admin, must, type Redemption } from '../api';
 import { formatMoney } from '../money';
 import { AppCrumbs, ErrorLine, MoreButton } from '../parts';
 import { useApplication } from '../use-application';
+import { useCampaignNames } from '../use-campaign-names';
 import { formatWhen, instantIn } from '../when';
 
 interface Search {
@@ -30,21 +31,7 @@ export function RedemptionsPage({ app }: { app: string }) {
   const application = useApplication(app);
   const timeZone = application.data?.timezone ?? null;
   const [search, setSearch] = useState<Search>({});
-  const campaigns = useQuery({
-    queryKey: ['campaign-names', app],
-    queryFn: async () => {
-      const all = await everyPage(
-        (cursor) =>
-          must(
-            admin.GET('/admin/applications/{app}/campaigns', {
-              params: { path: { app }, query: { cursor, limit: 1000, include_archived: true } },
-            }),
-          ),
-        (page) => page.campaigns.map((c) => ({ id: c.id, name: c.name, archived: Boolean(c.archived_at) })),
-      );
-      return all.sort((a, b) => a.name.localeCompare(b.name));
-    },
-  });
+  const campaigns = useCampaignNames(app);
   const list = useInfiniteQuery({
     queryKey: ['redemptions', app, search],
     initialPageParam: undefined as string | undefined,

@@ -75,7 +75,8 @@ export function ResultsPage({ app, campaign }: { app: string; campaign: string }
       <h1>{name ? `Results of ${name}` : 'Campaign results'}</h1>
       <p className="hint">
         <a href={hrefOf({ page: 'campaign', app, campaign })}>Campaign settings</a> ·{' '}
-        <a href={hrefOf({ page: 'codes', app, campaign })}>codes</a> · <a href={hrefOf({ page: 'redemptions', app })}>redemptions</a>
+        <a href={hrefOf({ page: 'codes', app, campaign })}>codes</a> · <a href={hrefOf({ page: 'redemptions', app })}>redemptions</a> ·{' '}
+        <a href={hrefOf({ page: 'backtests', app, campaign })}>Backtest this campaign</a>
       </p>
       <fieldset className="period-picker">
         <legend>Period</legend>
