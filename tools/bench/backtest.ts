@@ -96,9 +96,12 @@ async function replay(): Promise<string[]> {
   try {
     const created = await createApplicationFromAdmin(services, { name: 'backtest bench', timezone: 'Asia/Kolkata', currency: 'INR' });
     const appId = created.id;
+    const start = Date.now() - DAYS * 86_400_000;
     const campaign = await createCampaign(services, appId, {
       name: 'Flash',
       code: 'FLASH',
+      // Live over the whole week the carts span.
+      valid_from: new Date(start).toISOString(),
       discount: { kind: 'discount', type: 'percentage', value: 10 },
       limits: { total: Math.floor(CARTS / 20), per_customer: 3 },
       cart_conditions: [{ field: 'selling_price_subtotal', operator: 'gte', value: 500 }],
@@ -112,7 +115,6 @@ async function replay(): Promise<string[]> {
           Array.from({ length: 10_000 }, (_, j) => ({ sourceId: `bt-${i + j}` })),
         )),
       );
-    const start = Date.now() - DAYS * 86_400_000;
     const step = (DAYS * 86_400_000) / CARTS;
     const orders = [1, 3, 5].map((n) => benchOrder(n, 'x'));
     log(`writing ${CARTS} recorded carts`);
