@@ -69,6 +69,18 @@ export const SHARDED: Readonly<Record<string, ShardedCollection>> = {
     why: '`_id` is `<campaign>:<customer>`, inserted once by `_id` and never read back: hashing spreads the inserts',
     scatter: [],
   },
+  recorded_carts: {
+    key: { a: 1, t: 1 },
+    why: "a backtest reads one application's carts of a period in time order: one range of `{a, t}` (ranged, so a period stays on few shards). Inserts go to each application's newest chunk, in batches of one insert per process and second (shared/cache/cart-recorder.ts)",
+    scatter: [
+      {
+        query: 'recordedCarts.eraseCustomer / ofCustomer',
+        where: 'admin',
+        fields: ['a', 'c'],
+        why: "erasing a person (rare): one application's carts of one customer, by the `{a, c}` index on every shard",
+      },
+    ],
+  },
   redemptions: {
     key: { _id: 1 },
     why: '`_id` is `<campaign>:<order ref>:<cycle>`: the journal commits by `_id`, and the cycles of one order are one `_id` range (ranged, not hashed, so that range stays on one shard)',
@@ -178,6 +190,7 @@ export const UNSHARDED: Readonly<Record<string, string>> = {
   gift_card_entries:
     "a card's ledger, read by (card, …); if it grows past one server, shard by { card: 1 } — its unique index (card, txnId) starts with it, and a slot `_id` starts with the card id",
   audit_entries: 'one per admin change (people at work: thousands a day at most), read on admin requests only',
+  backtests: 'one per backtest asked (a few a day per application), read by id on admin requests and by the worker running it',
 };
 
 type Filter = Record<string, unknown>;

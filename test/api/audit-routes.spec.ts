@@ -323,15 +323,16 @@ describe('admin API: the audit entry of every kind of change', function () {
         fields: { archivedAt: [aDate, null] },
       },
     ];
-    // Not audited: signing in and out (they configure nothing), "Try a cart", the campaign preview
-    // and the earning explain (POSTs that change nothing: test/api/explain.spec.ts and
-    // campaign-preview.spec.ts check theirs; the earning explain only reads the wallet).
+    // Not audited: signing in and out (they configure nothing), "Try a cart", the campaign preview,
+    // the earning explain and a backtest (POSTs that change nothing live: test/api/explain.spec.ts,
+    // campaign-preview.spec.ts and backtest.spec.ts check theirs; the earning explain only reads the wallet).
     const unaudited = new Set([
       'POST /sessions',
       'DELETE /sessions/current',
       'POST /applications/:app/explain',
       'POST /applications/:app/campaign-preview',
       'POST /applications/:app/wallets/:wallet/earning/explain',
+      'POST /applications/:app/backtests',
     ]);
     // Routes whose change needs a state this test does not build (a session to revoke, an application without data to delete).
     const elsewhere = new Set(['DELETE /operators/:operator/sessions/:session', 'DELETE /applications/:app']);

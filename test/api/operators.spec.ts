@@ -70,8 +70,8 @@ describe('admin API: operators, roles and personal tokens', function () {
       // Who am I, signing in and out: anyone's.
       if (path === '/operators/me' || path.startsWith('/sessions') || role === 'owner') return 'allowed';
       if (path.startsWith('/operators')) return 403; // managing operators, or another operator's tokens
-      // "Try a cart" and the campaign preview: POSTs that change nothing.
-      if (path.endsWith('/explain') || path.endsWith('/campaign-preview')) return 'allowed';
+      // "Try a cart", the campaign preview and a backtest: POSTs that change nothing live.
+      if (path.endsWith('/explain') || path.endsWith('/campaign-preview') || path.endsWith('/backtests')) return 'allowed';
       if (role === 'viewer' && method !== 'get') return 403;
       return 'allowed';
     };

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Queue } from 'bullmq';
 import { keySlot } from '../../scripts/redis-cluster.js';
-import { JOB, WEBHOOK_QUEUE, partitionOf, partitionQueueName, queueOptions } from '../../shared/queue/names.js';
+import { BACKTEST_QUEUE, JOB, WEBHOOK_QUEUE, partitionOf, partitionQueueName, queueOptions } from '../../shared/queue/names.js';
 import { redisConnection } from '../../shared/queue/redis.js';
 import { prepareWalletOperation } from '../../shared/usecases/wallet-operation.usecase.js';
 import { createBulkCodes, createCampaign, createCustomers, createWallet, makeOrder, usageOf } from '../fixtures/records.js';
@@ -268,7 +268,7 @@ describe('Redis Cluster: 2 API and 3 worker processes, 16 partitions', function 
       await waitFor('both delivery jobs completed', async () => hooksOf((board = await readBoard()))?.counts.completed >= 2);
       expect(board.status, board.text).to.equal(200);
       const names = board.body.queues.map((q: { name: string }) => q.name).sort();
-      expect(names).to.deep.equal([...Array.from({ length: 16 }, (_, p) => partitionQueueName(p)), WEBHOOK_QUEUE].sort());
+      expect(names).to.deep.equal([...Array.from({ length: 16 }, (_, p) => partitionQueueName(p)), WEBHOOK_QUEUE, BACKTEST_QUEUE].sort());
       expect(hooksOf(board).counts.completed).to.be.at.least(2); // the delivery (fanned out by the recording job), the redelivery
       const stats = await call(api(1), 'GET', '/admin/queues/api/redis/stats', { headers: ADMIN });
       expect(stats.status, stats.text).to.equal(200);
