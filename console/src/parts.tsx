@@ -1,6 +1,7 @@
 import type { UseInfiniteQueryResult } from '@tanstack/react-query';
 import type { InputHTMLAttributes, ReactNode } from 'react';
 import { sentenceOf } from './field-errors';
+import { reasonInWords } from './reason-words';
 import { hrefOf } from './route';
 import { useApplication } from './use-application';
 
@@ -58,6 +59,33 @@ export function Field({
           {sentenceOf(error, label)}
         </span>
       )}
+    </div>
+  );
+}
+
+/** Counts by refusal reason (`reasons`: the most frequent first), each reason in words with its code as a tooltip; `counted` heads the counts. */
+export function ReasonsTable({ reasons, caption, counted }: { reasons: [string, number][]; caption: string; counted: string }) {
+  return (
+    <div className="scroll">
+      <table className="refusals">
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Why</th>
+            <th scope="col">{counted}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {reasons.map(([reason, n]) => (
+            <tr key={reason}>
+              <th scope="row">
+                <span title={reason}>{reasonInWords(reason)}</span>
+              </th>
+              <td>{n.toLocaleString()}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }

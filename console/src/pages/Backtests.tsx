@@ -14,8 +14,7 @@ import {
 } from '../backtest-words';
 import { sentenceOf } from '../field-errors';
 import { formatMoney } from '../money';
-import { AppCrumbs, ErrorLine } from '../parts';
-import { reasonInWords } from '../reason-words';
+import { AppCrumbs, ErrorLine, ReasonsTable } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
 import { useCampaignNames } from '../use-campaign-names';
@@ -438,27 +437,7 @@ function Outcome({
         {reasons.length === 0 ? (
           <p>It would have refused no order.</p>
         ) : (
-          <div className="scroll">
-            <table className="refusals">
-              <caption className="visually-hidden">Orders it would have refused, by reason, the most frequent first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Why</th>
-                  <th scope="col">Orders</th>
-                </tr>
-              </thead>
-              <tbody>
-                {reasons.map(([reason, n]) => (
-                  <tr key={reason}>
-                    <th scope="row">
-                      <span title={reason}>{reasonInWords(reason)}</span>
-                    </th>
-                    <td>{count(n)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ReasonsTable reasons={reasons} caption="Orders it would have refused, by reason, the most frequent first" counted="Orders" />
         )}
       </section>
 

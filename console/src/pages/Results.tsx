@@ -4,8 +4,7 @@ import type { operations, paths } from '@coupons/client';
 import { admin, must, type CampaignResults } from '../api';
 import { ChartAndTable } from '../chart-table';
 import { formatMoney, formatMoneyShort } from '../money';
-import { AppCrumbs, ErrorLine } from '../parts';
-import { reasonInWords } from '../reason-words';
+import { AppCrumbs, ErrorLine, ReasonsTable } from '../parts';
 import { burnInWords, limitName } from '../results-words';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
@@ -179,27 +178,7 @@ function Results({
         {reasons.length === 0 ? (
           <p>No refusals in this period.</p>
         ) : (
-          <div className="scroll">
-            <table className="refusals">
-              <caption className="visually-hidden">Refusals by reason, the most frequent first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Why</th>
-                  <th scope="col">Refusals</th>
-                </tr>
-              </thead>
-              <tbody>
-                {reasons.map(([reason, n]) => (
-                  <tr key={reason}>
-                    <th scope="row">
-                      <span title={reason}>{reasonInWords(reason)}</span>
-                    </th>
-                    <td>{count(n)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ReasonsTable reasons={reasons} caption="Refusals by reason, the most frequent first" counted="Refusals" />
         )}
         <p className="hint">Refusals and new customers are counted every few seconds: the latest may show a moment later.</p>
       </section>
