@@ -26,7 +26,7 @@ export const seenCartId = (kind: CartToRecord['kind']) => `${kind.toUpperCase()}
 
 export class CartRecorder extends BatchedWriter {
   private pending: CartToRecord[] = [];
-  /** Carts dropped because too many were pending. */
+  /** Carts dropped: too many pending, or refused by the database. */
   dropped = 0;
 
   constructor(
@@ -59,7 +59,12 @@ export class CartRecorder extends BatchedWriter {
     this.pending = [];
     if (rows.length === 0) return;
     try {
-      await this.repos.recordedCarts.append(rows);
+      const refused = await this.repos.recordedCarts.append(rows);
+      // A cart the database will never take (a field name it refuses in the order sent) is dropped, not retried.
+      if (refused.length > 0) {
+        this.dropped += refused.length;
+        this.logger?.warn({ refused: refused.length, first: refused[0]!.message }, 'recorded carts: some refused by the database, dropped');
+      }
     } catch (err) {
       this.pending = rows.concat(this.pending).slice(0, MAX_PENDING);
       this.logger?.warn({ err }, 'recorded carts: not written yet, kept for the next try');

@@ -47,11 +47,16 @@ const toCart = (d: RecordedCartDoc): RecordedCart => ({
   outcomes: d.x ?? [],
 });
 
-/** True when every error of an unordered insert is a duplicate id (a cart recorded already). */
-function onlyDuplicates(err: unknown): boolean {
-  if (!(err instanceof mongo.MongoBulkWriteError)) return false;
+/**
+ * The carts of an unordered insert the database refused one by one, other than those recorded
+ * already (a duplicate id): a document it will never take (a field name it refuses). The others of
+ * the batch were written. Null: not such an error (the whole insert may be tried again).
+ */
+function refusedOf(err: unknown): { index: number; message: string }[] | null {
+  if (!(err instanceof mongo.MongoBulkWriteError)) return null;
   const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-  return errors.every((e) => e.code === 11000);
+  if (errors.length === 0) return null;
+  return errors.filter((e) => e.code !== 11000).map((e) => ({ index: e.index, message: e.errmsg ?? String(e.code) }));
 }
 
 /** What a replay reads of an application's carts of a period. */
@@ -72,9 +77,13 @@ const filterOf = (r: CartRange) => ({
 export function recordedCartRepository({ RecordedCart }: Models) {
   const carts = RecordedCart.collection;
   return {
-    /** Appends carts in one unordered insert; one recorded already (the same id) is left as it is. */
-    async append(rows: CartToRecord[]): Promise<void> {
-      if (rows.length === 0) return;
+    /**
+     * Appends carts in one unordered insert; one recorded already (the same id) is left as it is.
+     * Returns the carts the database refused (never to be taken: not worth another try); throws
+     * when the insert as a whole failed (worth another: it is idempotent).
+     */
+    async append(rows: CartToRecord[]): Promise<{ index: number; message: string }[]> {
+      if (rows.length === 0) return [];
       const docs = rows.map((r) => ({
         _id: r.id as never,
         a: new Types.ObjectId(r.applicationId),
@@ -89,8 +98,11 @@ export function recordedCartRepository({ RecordedCart }: Models) {
       }));
       try {
         await carts.insertMany(docs, { ordered: false });
+        return [];
       } catch (err) {
-        if (!onlyDuplicates(err)) throw err;
+        const refused = refusedOf(err);
+        if (!refused) throw err;
+        return refused;
       }
     },
     /** How many carts a replay of `range` reads. */

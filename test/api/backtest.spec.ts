@@ -186,6 +186,27 @@ describe('admin API: recorded carts and backtests', function () {
     expect(await api().services.repos.recordedCarts.ofCustomer(other.id, id)).to.deep.equal([]);
   });
 
+  it('when an order with field names a database treats specially is sent, then its answer is as always and the carts after it are still recorded', async () => {
+    const hostile = { ...orderOf(1), $where: 'sleep(1000)', 'a.b': { $gt: '' }, '': 1 };
+    const sent = await client(app, 'POST', '/coupons/validate', {
+      source_id: sources[5],
+      coupon_details: [{ coupon_code: 'FLASH' }],
+      order: hostile,
+    });
+    expect(sent.status).to.be.below(500);
+    await api().services.carts.flush();
+    const id = await customerId(sources[5]!);
+    const before = (await api().services.repos.recordedCarts.ofCustomer(app.id, id)).length;
+    const plain = await client(app, 'POST', '/coupons/validate', {
+      source_id: sources[5],
+      coupon_details: [{ coupon_code: 'FLASH' }],
+      order: orderOf(1),
+    });
+    expect(plain.status).to.be.below(500);
+    await api().services.carts.flush();
+    expect(await api().services.repos.recordedCarts.ofCustomer(app.id, id)).to.have.length(before + 1);
+  });
+
   it('when carts are recorded, then each keeps the application retention', async () => {
     const [cart] = await api().services.repos.recordedCarts.ofCustomer(app.id, await customerId(sources[0]!));
     const doc = await api().services.db.models.RecordedCart.findById(cart!.id).lean();
