@@ -16,6 +16,8 @@ import { createServices } from '../shared/services.js';
 import { createProcessor } from '../worker/processors/index.js';
 import { startWorkerWebhooks } from '../worker/webhook-worker.js';
 import { WorkerPool } from '../worker/worker-pool.js';
+import { BacktestWorker } from '../worker/backtest-worker.js';
+import { BacktestQueue } from '../shared/queue/backtest-queue.js';
 import { ExpirySweeper } from '../worker/expiry-sweeper.js';
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '../shared/errors.js';
@@ -101,22 +103,27 @@ async function main() {
     stops.push(() => services.changes.close());
     const webhooks = await startWorkerWebhooks(config, logger, services);
     stops.push(() => webhooks.close());
-    const { jobs, metrics } = await startApiQueues(services, logger, webhooks.queue);
+    const backtestQueue = new BacktestQueue(config);
+    stops.push(() => backtestQueue.close());
+    const { jobs, metrics } = await startApiQueues(services, logger, webhooks.queue, backtestQueue);
     stops.push(() => jobs.close());
     const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder));
     await pool.start();
+    const backtests = new BacktestWorker(config, logger, services);
+    await backtests.start();
     const expiry = new ExpirySweeper(config, logger, services);
     expiry.start();
     stops.push(async () => {
       await webhooks.stopDelivering();
       await expiry.close();
+      await backtests.close();
       await pool.close();
     });
     const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
     const owner = await devOwner(services);
     // Before the app: the console router serves what console/dist holds when it is built.
     const consoleBuild = buildConsoleIfStale((line) => logger.info(line));
-    app = buildApp({ services, logger, jobs, metrics, webhooks: webhooks.queue });
+    app = buildApp({ services, logger, jobs, metrics, webhooks: webhooks.queue, backtests: backtestQueue });
     const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
     process.stdout.write(
       [

@@ -157,6 +157,21 @@ describe('npm run dev', function () {
       expect((await fetch(login![1]!)).status).to.equal(200);
       const session = await call(url, 'POST', '/admin/sessions', { body: { email: login![2], password: login![3] } });
       expect(session.status, session.text).to.equal(201);
+      // Backtests are queued and run (docs/results.md): the dev server has the backtest queue and pool too.
+      const admin = { authorization: `Bearer ${/admin: +Bearer (\S+)/.exec(dev.out())![1]!}` };
+      const [app] = (await call(url, 'GET', '/admin/applications', { headers: admin })).body.applications;
+      const [campaign] = (await call(url, 'GET', `/admin/applications/${app.id}/campaigns`, { headers: admin })).body.campaigns;
+      const asked = await call(url, 'POST', `/admin/applications/${app.id}/backtests`, {
+        headers: admin,
+        body: { campaign_id: campaign.id },
+      });
+      expect(asked.status, asked.text).to.equal(202);
+      let backtest = asked.body;
+      while (backtest.status === 'queued' || backtest.status === 'running') {
+        await new Promise((r) => setTimeout(r, 100));
+        backtest = (await call(url, 'GET', `/admin/applications/${app.id}/backtests/${asked.body.id}`, { headers: admin })).body;
+      }
+      expect(backtest.status, backtest.error).to.equal('done');
       await expectSignalEndsAll(dev, 'SIGTERM', 'group', startup);
     } finally {
       await stopIfRunning(dev);
