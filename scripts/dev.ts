@@ -13,12 +13,7 @@ import { connectDatabase } from '../shared/data/db.js';
 import { createLogger } from '../shared/logger.js';
 import { closeHttpServer, drainOnSignal } from '../shared/process.js';
 import { createServices } from '../shared/services.js';
-import { createProcessor } from '../worker/processors/index.js';
-import { startWorkerWebhooks } from '../worker/webhook-worker.js';
-import { WorkerPool } from '../worker/worker-pool.js';
-import { BacktestWorker } from '../worker/backtest-worker.js';
-import { BacktestQueue } from '../shared/queue/backtest-queue.js';
-import { ExpirySweeper } from '../worker/expiry-sweeper.js';
+import { startWorkerSide } from '../worker/worker-side.js';
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '../shared/errors.js';
 import { createOperator } from '../shared/usecases/admin/operators.usecase.js';
@@ -101,29 +96,16 @@ async function main() {
     const services = createServices(config, db, logger);
     await services.changes.start();
     stops.push(() => services.changes.close());
-    const webhooks = await startWorkerWebhooks(config, logger, services);
-    stops.push(() => webhooks.close());
-    const backtestQueue = new BacktestQueue(config);
-    stops.push(() => backtestQueue.close());
-    const { jobs, metrics } = await startApiQueues(services, logger, webhooks.queue, backtestQueue);
+    const side = await startWorkerSide(config, logger, services, { operations: true });
+    stops.push(() => side.close());
+    const { jobs, metrics } = await startApiQueues(services, logger, side.webhooks.queue, side.backtests);
     stops.push(() => jobs.close());
-    const pool = new WorkerPool(config, logger, createProcessor(services, webhooks.recorder));
-    await pool.start();
-    const backtests = new BacktestWorker(config, logger, services);
-    await backtests.start();
-    const expiry = new ExpirySweeper(config, logger, services);
-    expiry.start();
-    stops.push(async () => {
-      await webhooks.stopDelivering();
-      await expiry.close();
-      await backtests.close();
-      await pool.close();
-    });
+    stops.push(() => side.stopTaking());
     const demo = await loadDemoData(services, (line) => logger.info(`demo data: ${line}`));
     const owner = await devOwner(services);
     // Before the app: the console router serves what console/dist holds when it is built.
     const consoleBuild = buildConsoleIfStale((line) => logger.info(line));
-    app = buildApp({ services, logger, jobs, metrics, webhooks: webhooks.queue, backtests: backtestQueue });
+    app = buildApp({ services, logger, jobs, metrics, webhooks: side.webhooks.queue, backtests: side.backtests });
     const auth = Buffer.from(`${demo.apiKey}:${demo.secret}`).toString('base64');
     process.stdout.write(
       [

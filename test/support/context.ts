@@ -16,12 +16,8 @@ import { connectDatabase, type Database } from '../../shared/data/db.js';
 import { createLogger } from '../../shared/logger.js';
 import type { JobGateway } from '../../shared/queue/gateway.js';
 import { WebhookQueue } from '../../shared/queue/webhook-queue.js';
-import { createProcessor } from '../../worker/processors/index.js';
-import { startWorkerWebhooks } from '../../worker/webhook-worker.js';
-import { BacktestWorker } from '../../worker/backtest-worker.js';
+import { startWorkerSide } from '../../worker/worker-side.js';
 import { BacktestQueue } from '../../shared/queue/backtest-queue.js';
-import { WorkerPool } from '../../worker/worker-pool.js';
-import { ExpirySweeper } from '../../worker/expiry-sweeper.js';
 import { createServices, type Services } from '../../shared/services.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 
@@ -97,15 +93,12 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
   await webhooks.waitUntilReady();
   const backtestQueue = new BacktestQueue(services.config);
   const { jobs, metrics } = await startApiQueues(services, logger, webhooks, backtestQueue);
-  const worker = opts.inProcessWorker === false ? null : await startWorkerWebhooks(services.config, logger, services);
-  const backtests = worker ? new BacktestWorker(services.config, logger, services) : null;
-  await backtests?.start();
-  const pool = worker ? new WorkerPool(services.config, logger, createProcessor(services, worker.recorder)) : null;
-  await pool?.start();
   // The expiry sweep only where a test asks for it (by setting EXPIRY_SWEEP_MS): its periodic read
   // of wallet_balances would land among the commands other tests count (round trips, shard keys).
-  const expiry = pool && overrides.EXPIRY_SWEEP_MS ? new ExpirySweeper(services.config, logger, services) : null;
-  expiry?.start();
+  const worker =
+    opts.inProcessWorker === false
+      ? null
+      : await startWorkerSide(services.config, logger, services, { operations: true, expiry: Boolean(overrides.EXPIRY_SWEEP_MS) });
   const app = buildApp({ services, logger, jobs, metrics, webhooks, backtests: backtestQueue });
   const server: Server = await listen(createHttpServer(app, services.config), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
@@ -117,11 +110,8 @@ export async function startTestApi(overrides: NodeJS.ProcessEnv = {}, opts: { in
     webhooks,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await worker?.stopDelivering();
-      await expiry?.close();
-      await backtests?.close();
+      await worker?.stopTaking();
       await backtestQueue.close();
-      await pool?.close();
       await worker?.close();
       await jobs.close();
       await webhooks.close();
