@@ -64,6 +64,8 @@ export const WORKER_FAILPOINTS = [
   'order-after-post',
   'gift-card-after-entry',
   'gift-card-after-move',
+  'ledger-after-entry',
+  'ledger-after-move',
   'return-after-record',
   'redeem-before-earning',
   'revert-before-taking-back',
@@ -177,7 +179,7 @@ export const SETTINGS = {
   workerFailpoint: setting<WorkerFailpoint | undefined>({
     env: 'WORKER_FAILPOINT',
     schema: Joi.string().valid(...WORKER_FAILPOINTS),
-    doc: "tests only, refused in production: a worker SIGKILLs itself at this point — `after-complete`: right after its first job is marked completed, to prove that the API still gets the outcome at once (docs/reliability.md); `stack-after-reserve`, `stack-after-commit`, `stack-after-cycles`: in a redeem of several coupons, once every counter is taken, once the stack record is committed, once the cycles are written; `stack-revert-after-reserve`, `stack-revert-after-commit`, `stack-revert-after-cycles`: the same steps of its revert — to prove that such an order ends with all its coupons or none (docs/stacking.md); `gift-card-after-entry`, `gift-card-after-move`: in a gift card's spend or refund at checkout, once its ledger entry is written, once the card's balance moved — to prove that a re-run applies it once (docs/gift-cards.md)",
+    doc: "tests only, refused in production: a worker SIGKILLs itself at this point — `after-complete`: right after its first job is marked completed, to prove that the API still gets the outcome at once (docs/reliability.md); `stack-after-reserve`, `stack-after-commit`, `stack-after-cycles`: in a redeem of several coupons, once every counter is taken, once the stack record is committed, once the cycles are written; `stack-revert-after-reserve`, `stack-revert-after-commit`, `stack-revert-after-cycles`: the same steps of its revert — to prove that such an order ends with all its coupons or none (docs/stacking.md); `gift-card-after-entry`, `gift-card-after-move`: in a gift card's spend or refund at checkout, once its ledger entry is written, once the card's balance moved — to prove that a re-run applies it once (docs/gift-cards.md); `ledger-after-entry`, `ledger-after-move`: in a wallet credit or debit written on what the worker remembered of the balance (no read), once its entry is written, once the balance moved — to prove that another worker's re-run applies it once (docs/wallets.md)",
     shown: '—',
     example: { value: '', commented: true },
     section: 'service',

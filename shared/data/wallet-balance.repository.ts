@@ -72,9 +72,37 @@ const tierRecord = (t: TierRecord): TierRecord => ({
   due: t.due ? new Date(t.due) : null,
 });
 
+/** How many balances a process remembers the state of (its own last move of each, most recent kept). */
+export const KNOWN_BALANCES = 10_000;
+
 export function walletBalanceRepository({ WalletBalance }: Models) {
   const batch = new CommandBatcher(WalletBalance);
+  /** The state this process's own last move left each balance in, least recently used first. */
+  const known = new Map<string, BalanceRecord>();
   return {
+    /**
+     * The balance as this process's own last move left it, if it remembers one — not a read:
+     * another process may have moved it since. The ledger writes on it without reading first and
+     * reads only when its write collides (shared/usecases/wallet-ledger.ts).
+     */
+    knownState(id: string): BalanceRecord | undefined {
+      const r = known.get(id);
+      if (r) {
+        known.delete(id);
+        known.set(id, r);
+      }
+      return r;
+    },
+    /** Remembers `record` as the state this process's move just left its balance in. */
+    remember(record: BalanceRecord): void {
+      known.delete(record.id);
+      known.set(record.id, record);
+      if (known.size > KNOWN_BALANCES) known.delete(known.keys().next().value!);
+    },
+    /** Forgets what this process knew of a balance (it collided, failed, or moved otherwise). */
+    forget(id: string): void {
+      known.delete(id);
+    },
     /** The balance document of a customer in a wallet, created at 0 on first use (one round trip either way). */
     async getOrCreate(applicationId: string, customerId: string, walletDbId: string): Promise<BalanceRecord> {
       const filter = balanceFilter(balanceIdOf(applicationId, customerId, walletDbId));
@@ -121,6 +149,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
      * did: the version guard makes it apply once. `steps` > 1: a run of entries at slots `version`…
      * `version + steps - 1`, all written, applied at once with the last one's `after` and buckets.
      * `periodCounters`: the entry's, when it earned under (or gave back to) a capped rule.
+     * Resolves with the `updatedAt` it wrote.
      */
     async applyAtVersion(
       id: string,
@@ -130,8 +159,9 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
       steps = 1,
       periodCounters?: EarnedInPeriod[],
       tier?: TierRecord | null,
-    ): Promise<void> {
-      const set: Record<string, unknown> = { points: after, version: version + steps, updatedAt: new Date() };
+    ): Promise<Date> {
+      const updatedAt = new Date();
+      const set: Record<string, unknown> = { points: after, version: version + steps, updatedAt };
       const unset: Record<string, ''> = {};
       if (periodCounters) set.periodCounters = periodCounters;
       if (buckets) set.buckets = buckets;
@@ -144,6 +174,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
       else if (buckets || tier !== undefined) unset.nextDue = '';
       const update = Object.keys(unset).length ? { $set: set, $unset: unset } : { $set: set };
       await batch.updateBlind({ ...balanceFilter(id), version }, update);
+      return updatedAt;
     },
     /**
      * A page of an application's balances in `_id` order after `after` (null: from the start): the

@@ -1,6 +1,10 @@
 /**
  * Posting one ledger entry to a wallet balance, exactly once, without transactions, in three
- * round trips: read the balance, write the entry at its slot, move the balance.
+ * round trips: read the balance, write the entry at its slot, move the balance — two when this
+ * process made the balance's last move: it remembers the state that move left and writes on it
+ * without reading (`knownState`). A memory gone stale (another process moved the balance since)
+ * collides at its slot — every slot below the version holds its entry — and the balance is read
+ * then; a refusal, which takes no slot, is only ever decided on a read.
  *
  * The balance carries a `version`; the ledger entry that moves it from v to v + 1 holds the
  * unique slot `<balance>:<v>` (its `_id`) and records its decision (before, after). So:
@@ -22,6 +26,8 @@
  * should have expired) and by the sweep's settle jobs (shared/usecases/settle-wallet.usecase.ts).
  * Their txnIds derive from the bucket, so a transition posts once whatever runs it.
  */
+import type { Config } from '../config.js';
+import { failpoint } from './job-run.js';
 import { balanceIdOf, type BalanceRecord, type WalletBalanceRepository } from '../data/wallet-balance.repository.js';
 import {
   refusedIdOf,
@@ -57,6 +63,8 @@ import {
 
 export interface LedgerDeps {
   repos: { walletBalances: WalletBalanceRepository; walletTransactions: WalletTransactionRepository };
+  /** For the crash tests' failpoints (WORKER_FAILPOINT); absent: none. */
+  config?: Pick<Config, 'workerFailpoint'>;
   /** The clock transitions are due by (a test clock in tests: shared/services.ts). */
   now: () => Date;
 }
@@ -364,24 +372,81 @@ const datedAfter = (balance: BalanceRecord) => new Date(Math.max(Date.now(), bal
 
 type Written =
   | { status: 'written' }
+  /** Written on what this process remembered of the balance, and it collided: read it and decide again. */
+  | { status: 'stale' }
   /** This txnId's entry was there already. */
   | { status: 'mine'; entry: StoredEntry }
   /** Another entry held the slot: rolled forward; decide again. */
   | { status: 'taken' };
 
-/** Writes `e` at the balance's current slot (or as refused) and applies it; on a collision, rolls forward what holds the slot. */
+/** A failpoint of the crash tests (WORKER_FAILPOINT), where the deps carry the config. */
+const crashTest = (config: LedgerDeps['config'], at: 'ledger-after-entry' | 'ledger-after-move') => {
+  if (config) failpoint({ config: config as Config }, at);
+};
+
+/**
+ * The balance as moving it from `b` by `e` left it — exactly what reading it back would return
+ * (applyAtVersion's fields; `updatedAt` the one it wrote).
+ */
+function movedBy(b: BalanceRecord, e: Decided, updatedAt: Date): BalanceRecord {
+  const { tier: _tier, ...rest } = b;
+  const tier = e.tier === undefined ? b.tier : (e.tier ?? undefined);
+  return {
+    ...rest,
+    points: e.after,
+    version: b.version + 1,
+    ...(e.buckets ? { buckets: e.buckets, bucketed: true } : {}),
+    ...(e.periodCounters ? { periodCounters: e.periodCounters } : {}),
+    ...(tier ? { tier } : {}),
+    updatedAt,
+  };
+}
+
+/**
+ * Writes `e` at the balance's current slot (or as refused) and applies it; on a collision, rolls
+ * forward what holds the slot. `remembered`: `balance` is what this process's last move left, not a
+ * read — a collision then only says it is stale (another process moved it): nothing is rolled
+ * forward on it, the caller reads and decides again.
+ */
 async function writeAt(
-  { repos }: LedgerDeps,
+  deps: LedgerDeps,
   key: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId'>,
   balance: BalanceRecord,
   e: Decided,
+  remembered = false,
+): Promise<Written> {
+  const { walletBalances } = deps.repos;
+  try {
+    const w = await writeAtSlot(deps, key, balance, e, remembered);
+    if (w.status !== 'written') walletBalances.forget(balance.id);
+    return w;
+  } catch (err) {
+    walletBalances.forget(balance.id); // the move may or may not have happened
+    throw err;
+  }
+}
+
+async function writeAtSlot(
+  { repos, config }: LedgerDeps,
+  key: Pick<PostEntryInput, 'applicationId' | 'customerId' | 'walletDbId'>,
+  balance: BalanceRecord,
+  e: Decided,
+  remembered: boolean,
 ): Promise<Written> {
   const entry = entryAt(key, balance, e, datedAfter(balance));
   const written = await repos.walletTransactions.insert(entry);
   if (written) {
-    if (!e.refuse) await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets, 1, e.periodCounters, e.tier);
+    if (!e.refuse) {
+      if (remembered) crashTest(config, 'ledger-after-entry');
+      // Written at slot `version`: the balance was at that version (a later one would have an
+      // entry there), so the move below leaves it exactly as remembered.
+      const at = await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets, 1, e.periodCounters, e.tier);
+      repos.walletBalances.remember(movedBy(balance, e, at));
+      if (remembered) crashTest(config, 'ledger-after-move');
+    }
     return { status: 'written' };
   }
+  if (remembered) return { status: 'stale' };
   // Collided: with this txnId's own entry (a re-run), or with another entry at the slot.
   const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(key.applicationId, key.customerId, entry.slot, e.txnId);
   if (mine) {
@@ -419,16 +484,25 @@ async function writeAt(
  */
 export async function postLedgerEntry(deps: LedgerDeps, input: PostEntryInput): Promise<PostEntryResult> {
   const { applicationId } = input;
+  const { walletBalances } = deps.repos;
+  const id = balanceIdOf(applicationId, input.customerId, input.walletDbId);
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const balance = await deps.repos.walletBalances.getOrCreate(applicationId, input.customerId, input.walletDbId);
+    // What this process's last move left, else a read: a stale memory collides at its slot.
+    const remembered = walletBalances.knownState(id);
+    const balance = remembered ?? (await walletBalances.getOrCreate(applicationId, input.customerId, input.walletDbId));
     const due = dueChange(input, balance, deps.now());
     if (due) {
-      await writeAt(deps, input, balance, due);
+      await writeAt(deps, input, balance, due, !!remembered);
       continue;
     }
     const e = decideOperation(input, balance, deps.now());
-    const w = await writeAt(deps, input, balance, e);
-    if (w.status === 'taken') continue;
+    if (e.refuse && remembered) {
+      // A refusal takes no slot, so nothing would catch a stale memory: it is decided on a read.
+      walletBalances.forget(id);
+      continue;
+    }
+    const w = await writeAt(deps, input, balance, e, !!remembered);
+    if (w.status === 'taken' || w.status === 'stale') continue;
     if (w.status === 'written') {
       if (e.refuse) return { state: 'refused', balance: balance.points, points: e.points };
       return { state: 'applied', before: balance.points, after: e.after, points: e.points, written: true, ...extras(e) };
@@ -491,6 +565,7 @@ export async function settleBalance(
     // collision stops the insert at the first slot taken: what was written is a run from slot v,
     // applied here; when even the first slot is taken, the one-at-a-time path rolls forward what
     // holds it (a crashed run's entry, or a concurrent run's) and the next round goes on.
+    deps.repos.walletBalances.forget(balance.id); // moved by a run below, not remembered
     const dated = datedAfter(balance).getTime();
     const inserted = await deps.repos.walletTransactions.insertRun(run.map(({ e, at }, i) => entryAt(key, at, e, new Date(dated + i))));
     if (inserted > 0) {

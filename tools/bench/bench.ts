@@ -3,6 +3,7 @@
  * REDIS_URL when set, embedded servers otherwise), measures against a baseline measured in the
  * same run, prints progress on stderr and its tables on stdout, and exits.
  *   endpoints (default)  each route vs the baseline and the no-op job, 1 and 2 workers, webhooks
+ *   cost                 redeem and wallet credit against the no-op job: CPU per operation @64, p50/p99 @1, beside the figures before issue 45's changes
  *   ratelimit            validate with a rate limit never reached vs without (the endpoints phase alone)
  *   partitions           16 vs 64 partitions, 1 and 2 workers
  *   flash                the flash sale (100,000 redemptions) and a limit-exhaustion run
@@ -26,6 +27,7 @@ import { cpus } from 'node:os';
 import { auditBench } from './audit.js';
 import { clusterBench } from './cluster.js';
 import { consoleBench } from './console.js';
+import { costBench } from './cost.js';
 import { expiryBench } from './expiry.js';
 import { endpointsBench, rateLimitBench } from './endpoints.js';
 import { earningBench } from './earning.js';
@@ -45,6 +47,7 @@ import { log, SECONDS } from './stack.js';
 const MODES: Record<string, () => Promise<string[]>> = {
   endpoints: endpointsBench,
   ratelimit: rateLimitBench,
+  cost: costBench,
   partitions: partitionsBench,
   replicas: replicasBench,
   recording: recordingBench,
