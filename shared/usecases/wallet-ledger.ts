@@ -442,11 +442,17 @@ async function writeAtSlot(
       // entry there), so the move below leaves it exactly as remembered.
       const at = await repos.walletBalances.applyAtVersion(balance.id, balance.version, e.after, e.buckets, 1, e.periodCounters, e.tier);
       repos.walletBalances.remember(movedBy(balance, e, at));
-      if (remembered) crashTest(config, 'ledger-after-move');
+      if (remembered) {
+        repos.walletBalances.memoryHeld(true);
+        crashTest(config, 'ledger-after-move');
+      }
     }
     return { status: 'written' };
   }
-  if (remembered) return { status: 'stale' };
+  if (remembered) {
+    repos.walletBalances.memoryHeld(false);
+    return { status: 'stale' };
+  }
   // Collided: with this txnId's own entry (a re-run), or with another entry at the slot.
   const { atSlot, mine } = await repos.walletTransactions.findSlotOrTxn(key.applicationId, key.customerId, entry.slot, e.txnId);
   if (mine) {

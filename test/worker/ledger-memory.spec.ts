@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { Types } from 'mongoose';
 import type { Services } from '../../shared/services.js';
-import { balanceIdOf } from '../../shared/data/wallet-balance.repository.js';
+import { balanceIdOf, MEMORY_PROBE } from '../../shared/data/wallet-balance.repository.js';
 import { postLedgerEntry, type PostEntryInput } from '../../shared/usecases/wallet-ledger.js';
 import { testServices } from '../support/context.js';
 
@@ -115,6 +115,35 @@ describe('wallet ledger: what a process remembers of a balance', () => {
     expect(await post(b, first)).to.deep.include({ state: 'applied', before: 0, after: 700, written: false });
     const balance = await stored(k);
     expect([balance.points, balance.version]).to.deep.equal([701, 2]);
+  });
+
+  it("when two processes take a balance's operations in turn, then memory stops paying and each reads first — but for a probe now and then", async () => {
+    // Processes of their own: how memory went for this test's writes only.
+    const [c, d] = [await testServices(), await testServices()];
+    const k = key();
+    const staleWrites: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      await post(d, entry(k, 'credit', 1));
+      const { commands } = await commandsOf(c, () => post(c, entry(k, 'credit', 1)));
+      if (commands[0] === 'insert:wallet_transactions' && commands.length === 4) staleWrites.push(i);
+    }
+    // Every write on memory was stale (d moved the balance in between): the first ones, until the
+    // share of writes that held fell under a half, then one in MEMORY_PROBE.
+    const early = staleWrites.filter((i) => i < 30).length;
+    const late = staleWrites.filter((i) => i >= 30).length;
+    expect(early, JSON.stringify(staleWrites)).to.be.within(20, 30);
+    expect(late, JSON.stringify(staleWrites)).to.be.within(1, Math.ceil(30 / MEMORY_PROBE) + 1);
+    expect((await stored(k)).points).to.equal(120);
+    // Once the balance is c's alone, every probe holds and memory pays again: c's writes stop
+    // reading (within 20 probes: the share climbs back by 1/32 of the way per write that held).
+    const onMemory = ['insert:wallet_transactions', 'update:wallet_balances'];
+    let run = 0;
+    let writes = 0;
+    for (; writes < 20 * MEMORY_PROBE && run < MEMORY_PROBE; writes++) {
+      const { commands } = await commandsOf(c, () => post(c, entry(k, 'credit', 1)));
+      run = JSON.stringify(commands) === JSON.stringify(onMemory) ? run + 1 : 0;
+    }
+    expect(run, `writes on memory in a row after ${writes} writes by c alone`).to.equal(MEMORY_PROBE);
   });
 
   it('when two processes credit one balance at once, over and over, then every credit is posted once', async () => {
