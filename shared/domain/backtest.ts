@@ -30,6 +30,8 @@ export interface RecordedOutcome {
   b?: number;
   /** The refusal's reason (docs/reasons.md), when not applied. */
   r?: string;
+  /** The code the cart named of it (absent for an automatic promotion). */
+  k?: string;
 }
 
 /** A recorded cart as the replay reads it. */
@@ -385,8 +387,7 @@ export class BacktestReplay {
   }
 }
 
-/** The code a cart named of a campaign (its first code, when the record does not say which). */
+/** The code a cart named of a campaign (its first code, when the record does not say which: a cart that named no code of it). */
 function codeOf(cart: ReplayCart, campaignId: string | null): string | undefined {
-  const i = campaignId ? cart.outcomes.findIndex((o) => o.cp === campaignId) : -1;
-  return cart.codes[i >= 0 ? i : 0];
+  return (campaignId ? cart.outcomes.find((o) => o.cp === campaignId)?.k : undefined) ?? cart.codes[0];
 }

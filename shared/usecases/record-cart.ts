@@ -48,25 +48,29 @@ export async function recordRedeem(
   };
   if (!outcome.ok) {
     const r = outcome.error.extra.reason ?? 'refused';
-    const outcomes: RecordedOutcome[] = cart.entries.map((e) => ({ cp: e.campaignId, ok: false, r }));
+    const outcomes: RecordedOutcome[] = cart.entries.map((e) => ({ cp: e.campaignId, ok: false, r, k: e.code }));
     deps.carts.record(app, { ...base, id: `R${jobId}`, at: deps.now(), outcomes });
     return;
   }
   const cycles = observed.flatMap((c) => (c.kind === 'cycle' && c.state === 'completed' ? [c.cycle] : []));
   if (cycles.length === 0) return;
-  const outcomes: RecordedOutcome[] = cycles.map((c) => ({
-    cp: c.campaignId,
-    ok: true,
-    d: c.discountCents,
-    cb: c.cashbackCents,
-    ...(c.basketCents ? { b: c.basketCents } : {}),
-  }));
+  const outcomes: RecordedOutcome[] = cycles.map((c) => {
+    const code = cart.entries.find((e) => e.campaignId === c.campaignId)?.code;
+    return {
+      cp: c.campaignId,
+      ok: true,
+      d: c.discountCents,
+      cb: c.cashbackCents,
+      ...(c.basketCents ? { b: c.basketCents } : {}),
+      ...(code !== undefined ? { k: code } : {}),
+    };
+  });
   deps.carts.record(app, { ...base, id: `A${cycles[0]!.key}`, at: startedAt, outcomes });
 }
 
-/** What an evaluation of one campaign said, as a recorded cart keeps it. */
-export function outcomeOf(campaignId: string, evaluation: Evaluation): RecordedOutcome {
-  if (!evaluation.applicable) return { cp: campaignId, ok: false, r: evaluation.reason };
+/** What an evaluation of one campaign, named by `code`, said, as a recorded cart keeps it. */
+export function outcomeOf(campaignId: string, code: string, evaluation: Evaluation): RecordedOutcome {
+  if (!evaluation.applicable) return { cp: campaignId, ok: false, r: evaluation.reason, k: code };
   const basket = evaluation.order?.sellingSubtotalCents ?? 0;
   return {
     cp: campaignId,
@@ -74,19 +78,21 @@ export function outcomeOf(campaignId: string, evaluation: Evaluation): RecordedO
     d: evaluation.result.totalDiscountCents,
     cb: evaluation.result.totalCashbackCents,
     ...(basket ? { b: basket } : {}),
+    k: code,
   };
 }
 
 /** What a stack said of each coupon named (automatic promotions: only those it applied). */
 export function outcomesOfStack(
-  coupons: readonly { campaign: { id: string }; entry: number | null }[],
+  coupons: readonly { campaign: { id: string }; entry: number | null; code: string }[],
   stack: Pick<StackResult, 'coupons' | 'order'>,
 ): RecordedOutcome[] {
   const basket = stack.order?.sellingSubtotalCents ?? 0;
   return stack.coupons.flatMap((s): RecordedOutcome[] => {
     const c = coupons[s.candidate]!;
-    if (s.refusal) return c.entry === null ? [] : [{ cp: c.campaign.id, ok: false, r: s.refusal.reason }];
-    return [{ cp: c.campaign.id, ok: true, d: s.discountCents, cb: s.cashbackCents, ...(basket ? { b: basket } : {}) }];
+    const k = c.entry === null ? {} : { k: c.code };
+    if (s.refusal) return c.entry === null ? [] : [{ cp: c.campaign.id, ok: false, r: s.refusal.reason, ...k }];
+    return [{ cp: c.campaign.id, ok: true, d: s.discountCents, cb: s.cashbackCents, ...(basket ? { b: basket } : {}), ...k }];
   });
 }
 

@@ -73,7 +73,7 @@ export async function validateCoupon(
     customerId: customer?.id ?? null,
     order: body.order ?? null,
     codes: [found.code],
-    outcomes: [outcomeOf(found.campaign.id, evaluation)],
+    outcomes: [outcomeOf(found.campaign.id, found.code, evaluation)],
   });
   return presentCouponResult({
     campaign: found.campaign,

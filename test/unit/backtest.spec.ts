@@ -125,6 +125,28 @@ describe('backtest replay', () => {
     expect(f.backtest).to.include({ orders: 1, checksValid: 1, listsShown: 1 });
   });
 
+  it("when a bulk campaign's codes were named second in stacked carts, then each cart counts the code it named of it, not its first code", () => {
+    const bulk = makeCampaign({ id: 'live', codeType: 'bulk', bulkCodeUsageLimit: 1 });
+    // Two carts, each naming another campaign's code first and a different code of the bulk
+    // campaign second; their outcomes in another order than their codes.
+    const stacked = (minute: number, code: string): ReplayCart => ({
+      ...order(minute, `c-${minute}`),
+      codes: ['OTHER10', code],
+      outcomes: [
+        { cp: 'live', ok: true, d: 10_000, cb: 0, b: 100_000, k: code },
+        { cp: 'other', ok: true, d: 500, cb: 0, b: 100_000, k: 'OTHER10' },
+      ],
+    });
+    const f = replay(bulk, [stacked(1, 'BULK-A'), stacked(2, 'BULK-B')], bulk);
+    // Counted against its first code (OTHER10), the second cart would find that code used up.
+    expect(f.backtest).to.include({ orders: 2 });
+    expect(f.refusalsByReason).to.deep.equal({});
+    // And a third naming BULK-A again is refused: that code was used once, its limit.
+    const g = replay(bulk, [stacked(1, 'BULK-A'), stacked(2, 'BULK-B'), stacked(3, 'BULK-A')], bulk);
+    expect(g.backtest).to.include({ orders: 2 });
+    expect(Object.values(g.refusalsByReason)).to.deep.equal([1]);
+  });
+
   it('when more orders change than are listed, then all are counted and the first are listed', () => {
     const carts = Array.from({ length: CHANGED_LISTED + 5 }, (_, i) => order(i, `c${i}`, 'min_order_value'));
     const f = replay(LIVE, carts);
