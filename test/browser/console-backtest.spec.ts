@@ -15,7 +15,16 @@ import { join, resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { LOCALE, PHONE, chromiumOrSkip, coveredControls, euros, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import {
+  LOCALE,
+  PHONE,
+  chromiumOrSkip,
+  coveredControls,
+  euros,
+  seriousViolations,
+  sidewaysScroll,
+  signInToConsole,
+} from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { BACKTEST_QUEUE } from '../../shared/queue/names.js';
 import { redisConnection } from '../../shared/queue/redis.js';
@@ -232,18 +241,7 @@ describe('console: backtests in a real browser', function () {
     await api?.close();
   });
 
-  async function signedIn(role: 'owner' | 'viewer', viewport = PHONE): Promise<Page> {
-    const page = await (await browser.newContext({ viewport, locale: LOCALE, bypassCSP: true })).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${api.url}/console/`);
-    await page.getByLabel('E-mail').fill(emails[role]);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    expect(errors).to.deep.equal([]);
-    return page;
-  }
+  const signedIn = (role: 'owner' | 'viewer', viewport = PHONE) => signInToConsole(browser, api.url, emails[role], PASSWORD, viewport);
 
   /** The application's promotion settings, opened by their link: recording ticked, the days typed, saved. */
   async function turnOnRecording(page: Page, appId: string, name: string, days: string) {

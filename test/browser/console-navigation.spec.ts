@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { join, resolve } from 'node:path';
-import { chromiumOrSkip, coveredControls, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import { chromiumOrSkip, coveredControls, seriousViolations, sidewaysScroll, signInToConsole } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createApplication } from '../../shared/usecases/admin/create-application.usecase.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
@@ -46,16 +46,7 @@ describe('console: links, titles, skip link and focus ring in a real browser', f
     await metered?.close();
   });
 
-  async function signedIn(api: TestApi): Promise<Page> {
-    // bypassCSP: lets the phone test inject axe-core (the console's own CSP is asserted in console.spec.ts).
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true })).newPage();
-    await page.goto(`${api.url}/console/`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    return page;
-  }
+  const signedIn = (api: TestApi) => signInToConsole(browser, api.url, email, PASSWORD, { width: 1280, height: 800 });
 
   it('when metrics are off, then the nav has no Metrics link; when they are on, it links to /metrics, which answers', async () => {
     const off = await signedIn(plain);

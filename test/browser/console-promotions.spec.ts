@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { chromiumOrSkip, euros, LOCALE, PHONE, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import { chromiumOrSkip, euros, PHONE, seriousViolations, sidewaysScroll, signInToConsole } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createCustomers, makeOrder } from '../fixtures/records.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
@@ -56,18 +56,7 @@ describe('console: promotion kinds and money budgets in a real browser, 360 px w
     await api?.close();
   });
 
-  async function signedIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: PHONE, locale: LOCALE, bypassCSP: true })).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${api.url}/console/`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    expect(errors).to.deep.equal([]);
-    return page;
-  }
+  const signedIn = () => signInToConsole(browser, api.url, email, PASSWORD);
 
   /** The application's campaign named `name`, as the admin API has it (listed by cursor: never assumed on the first page). */
   async function storedCampaign(name: string): Promise<StoredCampaign> {

@@ -13,7 +13,16 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { LOCALE, PHONE, chromiumOrSkip, coveredControls, euros, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import {
+  LOCALE,
+  PHONE,
+  chromiumOrSkip,
+  coveredControls,
+  euros,
+  seriousViolations,
+  sidewaysScroll,
+  signInToConsole,
+} from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { createCustomers, makeOrder } from '../fixtures/records.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
@@ -144,18 +153,7 @@ describe('console: campaign results in a real browser', function () {
     await api?.close();
   });
 
-  async function signedIn(role: 'owner' | 'viewer', viewport = PHONE): Promise<Page> {
-    const page = await (await browser.newContext({ viewport, locale: LOCALE, bypassCSP: true })).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${api.url}/console/`);
-    await page.getByLabel('E-mail').fill(emails[role]);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    expect(errors).to.deep.equal([]);
-    return page;
-  }
+  const signedIn = (role: 'owner' | 'viewer', viewport = PHONE) => signInToConsole(browser, api.url, emails[role], PASSWORD, viewport);
 
   /** `ownScroll`: a wide table (the campaigns list) may spill out of its own box, which scrolls; the page still must not. */
   async function clean(page: Page, ownScroll = false) {

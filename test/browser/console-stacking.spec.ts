@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip, PHONE, seriousViolations } from '../support/browser.js';
+import { chromiumOrSkip, PHONE, seriousViolations, signInToConsole } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
@@ -41,18 +41,7 @@ describe('console: stacking settings in a real browser, 360 px wide', function (
     await api?.close();
   });
 
-  async function signedIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: PHONE, bypassCSP: true })).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${api.url}/console/`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    expect(errors).to.deep.equal([]);
-    return page;
-  }
+  const signedIn = () => signInToConsole(browser, api.url, email, PASSWORD);
 
   /** An application as the admin API lists it, found across the listing's pages (the lane's database holds many). */
   async function stored(id: string): Promise<{ stacking: unknown; loyalty: unknown }> {

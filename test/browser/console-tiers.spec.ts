@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { chromiumOrSkip, LOCALE, PHONE, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import { chromiumOrSkip, seriousViolations, sidewaysScroll, signInToConsole } from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { ADMIN_HEADERS } from '../support/admin.js';
 import { call, startTestApi, type TestApi } from '../support/context.js';
@@ -41,18 +41,7 @@ describe('console: wallet tiers in a real browser, 360 px wide', function () {
     await api?.close();
   });
 
-  async function signedIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: PHONE, bypassCSP: true, locale: LOCALE })).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${api.url}/console/`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    expect(errors).to.deep.equal([]);
-    return page;
-  }
+  const signedIn = () => signInToConsole(browser, api.url, email, PASSWORD);
   const fitsAndAxeClean = async (page: Page) => {
     expect(await sidewaysScroll(page)).to.deep.equal({ scroll: 0, spilling: [] });
     const v = await seriousViolations(page);

@@ -10,9 +10,18 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { WHEN } from '../../console/src/when.js';
-import { LOCALE, PHONE, chromiumOrSkip, coveredControls, inCurrency, seriousViolations, sidewaysScroll } from '../support/browser.js';
+import {
+  LOCALE,
+  PHONE,
+  chromiumOrSkip,
+  coveredControls,
+  inCurrency,
+  seriousViolations,
+  sidewaysScroll,
+  signInToConsole,
+} from '../support/browser.js';
 import { buildConsoleIfStale } from '../../scripts/console-build.js';
 import { DISCOUNT_BASES } from '../../shared/domain/types.js';
 import { createCampaign, createCustomers, makeOrder } from '../fixtures/records.js';
@@ -53,19 +62,7 @@ describe('console: the promotions console in a real browser', function () {
     await api?.close();
   });
 
-  async function signedIn(role: 'owner' | 'viewer'): Promise<Page> {
-    // bypassCSP: lets the test inject axe-core; the page's own CSP is asserted from the response.
-    const page = await (await browser.newContext({ viewport: DESKTOP, locale: LOCALE, bypassCSP: true })).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${api.url}/console/`);
-    await page.getByLabel('E-mail').fill(emails[role]);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    expect(errors).to.deep.equal([]);
-    return page;
-  }
+  const signedIn = (role: 'owner' | 'viewer') => signInToConsole(browser, api.url, emails[role], PASSWORD, DESKTOP);
 
   it('when the sign-in page opens, then it is served with a strict CSP, nothing comes from elsewhere, and a wrong password is answered beside the form', async () => {
     const page = await (await browser.newContext({ bypassCSP: true })).newPage();

@@ -3,6 +3,7 @@
  * container: no sandbox, no GPU, nothing that phones home. CI installs it (.ci/run); without it a
  * browser suite is skipped with its reason printed.
  */
+import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -106,4 +107,22 @@ const COVERED = `(() => {
 /** The controls of the page now that something else covers at their centre (test/browser/console-navigation.spec.ts and the forms' own tests). */
 export async function coveredControls(page: Page): Promise<string[]> {
   return (await page.evaluate(COVERED)) as string[];
+}
+
+/**
+ * A console page signed in as `email` with `password`, in a context of its own at `viewport` and
+ * LOCALE (bypassCSP: lets a test inject axe-core; the console's own CSP is asserted in
+ * console.spec.ts), once the Applications page shows — and no page error meanwhile.
+ */
+export async function signInToConsole(browser: Browser, url: string, email: string, password: string, viewport = PHONE): Promise<Page> {
+  const page = await (await browser.newContext({ viewport, locale: LOCALE, bypassCSP: true })).newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${url}/console/`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Applications' }).waitFor();
+  expect(errors).to.deep.equal([]);
+  return page;
 }
