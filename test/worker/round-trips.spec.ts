@@ -225,6 +225,25 @@ describe('database round trips per operation', function () {
       // Never more commands than statements of a kind: a batch never sends a statement twice.
       for (const [kind, sent] of commands) expect(sent, kind).to.be.at.most(statements.get(kind)!);
     });
+    it('when 24 customers earn cashback twice at the same moment, then the second time no balance is read and every entry is written once: no write on memory collided', async () => {
+      const ids = Array.from({ length: 24 }, (_, i) => `twice-${i}`);
+      await createCustomers(api.services, app.id, ids);
+      const burst = async () => {
+        const answers = await Promise.all(ids.map((id) => redeem(id, 'CASHBACK')));
+        expect(answers.map((a) => a.status)).to.deep.equal(answers.map(() => 200));
+      };
+      const first = await statementsOf(burst);
+      const second = await statementsOf(burst);
+      const n = ids.length;
+      expect(first.statements.get('find:wallet_balances')).to.equal(n);
+      expect(second.statements.get('find:wallet_balances') ?? 0, 'balances read the second time').to.equal(0);
+      // One entry per redeem: an insert on a stale memory would be a second one (refused) for its redeem.
+      expect([first.statements.get('insert:wallet_transactions'), second.statements.get('insert:wallet_transactions')]).to.deep.equal([
+        n,
+        n,
+      ]);
+      expect(second.statements.get('update:wallet_balances')).to.equal(n);
+    });
   });
 
   describe('Redis commands per job', () => {
