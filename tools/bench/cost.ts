@@ -9,14 +9,14 @@ import { freshQueueLoads } from './dataset.js';
 import { log, measure, medianOf, ROUNDS, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
 
 /**
- * This mode's medians on commit 38dfbdb (2026-12-03 17:10, 3 rounds, 10 s each, embedded
- * defaults, this kind of 2-core machine, nothing else running; the no-op job's throughput spread
- * 584-1776/s over its rounds): the figures to beat.
+ * This mode on commit 38dfbdb, before issue 45's second round (2026-12-03 16:29-17:21, embedded
+ * defaults, this kind of 2-core machine, nothing else running): the median of three runs' figures
+ * (3, 2 and 2 rounds; redeem 4.56-5.13×, credit 2.41-3.06×). docs/benchmarks.md has every run.
  */
 const BEFORE = {
-  redeemX: 4.56,
-  creditX: 2.41,
-  c1: { redeem: { p50: 14, p99: 54 }, credit: { p50: 10, p99: 66 } },
+  redeemX: 4.93,
+  creditX: 2.67,
+  c1: { redeem: { p50: 14, p99: 47 }, credit: { p50: 8, p99: 40 } },
 };
 
 const TARGET = { redeemX: 2.2, creditX: 1.6 };
