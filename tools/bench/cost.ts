@@ -9,7 +9,7 @@ import { freshQueueLoads } from './dataset.js';
 import { log, measure, medianOf, ROUNDS, row, startStack, TABLE_HEAD, type Load, type Result } from './stack.js';
 
 /**
- * This mode on commit 38dfbdb, before issue 45's second round (2026-12-03 16:29-17:21, embedded
+ * This mode on commit 38dfbdb, before issue 45's second round (2026-12-03 16:39-17:06, embedded
  * defaults, this kind of 2-core machine, nothing else running): the median of three runs' figures
  * (3, 2 and 2 rounds; redeem 4.56-5.13×, credit 2.41-3.06×). docs/benchmarks.md has every run.
  */
