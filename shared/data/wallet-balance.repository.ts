@@ -76,17 +76,21 @@ const tierRecord = (t: TierRecord): TierRecord => ({
 export const KNOWN_BALANCES = 10_000;
 /** While memory does not pay, one write in this many still uses it (to see whether it pays again). */
 export const MEMORY_PROBE = 16;
+/** The share of recent writes on memory that must have held for memory to be used. */
+export const MEMORY_PAYS = 0.9;
 
 export function walletBalanceRepository({ WalletBalance }: Models) {
   const batch = new CommandBatcher(WalletBalance);
   /** The state this process's own last move left each balance in, least recently used first. */
   const known = new Map<string, BalanceRecord>();
   /**
-   * Whether writing on memory pays: a write on a stale memory costs a command more than reading
-   * first would have, one on a memory that held a command less — so memory is used while most
-   * writes on it held, over the process's recent ones (an average moving by 1/32 a write). Where it
-   * does not pay (several replicas taking a customer's operations in turn), one write in
-   * {@link MEMORY_PROBE} still uses it, to see whether it pays again.
+   * Whether writing on memory pays: a write on a memory that held saves the read, one on a stale
+   * memory costs a refused insert and then the read — far dearer than the read it would have
+   * saved (two worker replicas taking customers' credits in turn: 1.8× the CPU of one worker with
+   * memory used at a half's threshold, docs/benchmarks.md). So memory is used while nearly every
+   * write on it held ({@link MEMORY_PAYS} of the process's recent ones, an average moving by 1/32 a
+   * write: four stale writes in a row turn it off); otherwise one write in {@link MEMORY_PROBE}
+   * still uses it, to see whether it pays again.
    */
   let heldShare = 1;
   let unused = 0;
@@ -99,7 +103,7 @@ export function walletBalanceRepository({ WalletBalance }: Models) {
     knownState(id: string): BalanceRecord | undefined {
       const r = known.get(id);
       if (!r) return undefined;
-      if (heldShare < 0.5 && ++unused % MEMORY_PROBE !== 0) return undefined;
+      if (heldShare < MEMORY_PAYS && ++unused % MEMORY_PROBE !== 0) return undefined;
       known.delete(id);
       known.set(id, r);
       return r;

@@ -37,7 +37,11 @@ export async function replicasBench(): Promise<string[]> {
       );
     };
     await measure('warm-up', `${one.url}/bench/noop-job`, queueLoads(data).noop);
-    for (const op of ['noop', 'redeem', 'credit'] as const) {
+    // BENCH_OPS=credit,redeem: only those operations (default: all three).
+    const ops = (['noop', 'redeem', 'credit'] as const).filter(
+      (op) => !process.env.BENCH_OPS || process.env.BENCH_OPS.split(',').includes(op),
+    );
+    for (const op of ops) {
       await stack.drain();
       const full = await measure(`${label(op)}, 1 API + 1 worker, as fast as answered`, `${one.url}${paths[op]}`, await loadOf(op));
       results.push(full);
