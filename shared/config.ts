@@ -50,7 +50,7 @@ const ms = (min: number, dflt: number) => Joi.number().integer().min(min).defaul
  * The points where a worker kills itself for a test (`WORKER_FAILPOINT`; never in production):
  * after a job is marked completed (worker/worker-pool.ts), between the steps of a stacked redeem
  * and revert, of an order report, and between a redeem or revert and the order's earning
- * (shared/usecases/job-run.ts `failpoint`).
+ * (shared/usecases/failpoint.ts).
  */
 export const WORKER_FAILPOINTS = [
   'after-complete',

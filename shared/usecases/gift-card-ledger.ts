@@ -18,7 +18,7 @@ import type { GiftCardEntryRecord, GiftCardRecord, GiftCardRepository } from '..
 import { cardSlotOf } from '../data/gift-card.repository.js';
 import { amountToTake, type CardRefusal, type CardState } from '../domain/gift-cards.js';
 import type { Services } from '../services.js';
-import { failpoint } from './job-run.js';
+import { failpoint } from './failpoint.js';
 
 export interface CardLedgerDeps {
   repos: { giftCards: GiftCardRepository };

@@ -2,9 +2,7 @@
  * How a worker runs a job of an operation (redeem, revert, wallet update), and what the run tells
  * of what it commits — from which the worker records the operation's events (docs/events.md).
  */
-import type { WorkerFailpoint } from '../config.js';
 import type { RedemptionRecord } from '../data/redemption-journal.repository.js';
-import type { Services } from '../services.js';
 import type { Posting } from './wallet-ledger.js';
 
 /** How a worker runs a job: its id (a re-run finds its own work) and its lane (the partition). */
@@ -43,8 +41,3 @@ export type CommittedCycle = Pick<
   | 'counters'
   | 'hour'
 >;
-
-/** The worker kills itself here when a test asks (WORKER_FAILPOINT, shared/config.ts; never in production). */
-export function failpoint(deps: Pick<Services, 'config'>, at: WorkerFailpoint) {
-  if (deps.config.workerFailpoint === at) process.kill(process.pid, 'SIGKILL');
-}

@@ -27,7 +27,7 @@
  * Their txnIds derive from the bucket, so a transition posts once whatever runs it.
  */
 import type { Config } from '../config.js';
-import { failpoint } from './job-run.js';
+import { failpoint } from './failpoint.js';
 import { balanceIdOf, type BalanceRecord, type WalletBalanceRepository } from '../data/wallet-balance.repository.js';
 import {
   refusedIdOf,
@@ -381,7 +381,7 @@ type Written =
 
 /** A failpoint of the crash tests (WORKER_FAILPOINT), where the deps carry the config. */
 const crashTest = (config: LedgerDeps['config'], at: 'ledger-after-entry' | 'ledger-after-move') => {
-  if (config) failpoint({ config: config as Config }, at);
+  if (config) failpoint({ config }, at);
 };
 
 /**

@@ -28,7 +28,7 @@ import { automaticPromotions, withUsage, type CartCoupon } from '../stack.js';
 import { applicationAsSeen, MAX_ROUNDS, type StackApplyResult } from './apply-common.js';
 import { budgetLeftAt, refusalAt } from './redeem-coupon.usecase.js';
 import { clearStackLanes, stackResult, writeStackCycles } from './stack-journal.js';
-import { failpoint } from '../job-run.js';
+import { failpoint } from '../failpoint.js';
 
 const ZERO_USAGE: UsageCounts = { total: 0, perCustomer: 0, perDay: 0, perWeek: 0, perMonth: 0 };
 

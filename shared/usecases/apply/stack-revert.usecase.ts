@@ -9,7 +9,7 @@ import type { Services } from '../../services.js';
 import type { JobRun } from '../job-run.js';
 import { changeOfCycle, newStackAttempt, reserveAll, specsOf, undoAll } from '../limit-counters.js';
 import { clearStackLanes, revertStackCycles, stackResult } from './stack-journal.js';
-import { failpoint } from '../job-run.js';
+import { failpoint } from '../failpoint.js';
 
 type Deps = Pick<Services, 'repos' | 'campaigns' | 'applications' | 'wallets' | 'now' | 'config'>;
 
