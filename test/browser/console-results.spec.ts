@@ -344,8 +344,10 @@ describe('console: campaign results in a real browser', function () {
     const v = await seriousViolations(page);
     expect(v, v.join('\n')).to.deep.equal([]);
     await summary.screenshot({ path: join(SHOTS, 'campaigns-results-summary.png') });
-    // One call for the whole list, never one per campaign.
-    expect(asked).to.deep.equal([`/admin/applications/${app.id}/results`]);
+    // One call for the whole list, never one per campaign: every results call is the application's
+    // (the page refreshes it every 30 s, which a loaded machine reaches within this test: CI saw two).
+    expect(asked.length).to.be.above(0);
+    expect([...new Set(asked)]).to.deep.equal([`/admin/applications/${app.id}/results`]);
 
     await page.getByRole('link', { name: 'Results of Autumn five' }).click();
     await page.getByRole('heading', { name: 'Results of Autumn five', level: 1 }).waitFor();

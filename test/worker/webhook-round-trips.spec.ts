@@ -159,18 +159,18 @@ describe('webhook round trips per operation and per delivered event', function (
     return cost;
   };
 
-  // A cashback redeem of a customer with a balance, as in test/worker/round-trips.spec.ts.
+  // A cashback redeem of a customer with a balance this worker moved last (not read again:
+  // docs/architecture.md "What a process remembers of a balance"), as in test/worker/round-trips.spec.ts.
   const REDEEM = [
     'find:customers',
     'update:limit_counters',
     'update:redemptions',
-    'find:wallet_balances',
     'insert:wallet_transactions',
     'update:wallet_balances',
     'update:limit_counters',
   ];
   // The cashback revert: the cycles, the counter and the results counter given back (one command each),
-  // commit, the credit read and its debit (after a void attempt).
+  // commit, the credit read and its debit (after a void attempt; the balance remembered, not read).
   const REVERT = [
     'find:customers',
     'find:redemptions',
@@ -179,7 +179,6 @@ describe('webhook round trips per operation and per delivered event', function (
     'update:redemptions',
     'insert:wallet_transactions',
     'find:wallet_transactions',
-    'find:wallet_balances',
     'insert:wallet_transactions',
     'update:wallet_balances',
     'update:limit_counters',
@@ -194,7 +193,7 @@ describe('webhook round trips per operation and per delivered event', function (
     'find:limit_counters',
     'update:redemptions',
   ];
-  const CREDIT = ['find:customers', 'find:wallet_balances', 'insert:wallet_transactions', 'update:wallet_balances'];
+  const CREDIT = ['find:customers', 'insert:wallet_transactions', 'update:wallet_balances'];
 
   // Per operation: its deliveries written, its events written (numbered in Redis); one delivery job.
   const RECORDING = ['insert:webhook_deliveries', 'insert:events'];
