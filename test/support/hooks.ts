@@ -7,6 +7,8 @@
  * fill up with test data.
  */
 import { startEmbeddedServers, type EmbeddedServers } from '../../scripts/embedded-servers.js';
+// Every mocha timeout in a quiet machine's time, in every mocha process (this file is its root hooks).
+import './machine-timeouts.js';
 
 /**
  * Kept on `globalThis`, not in this module: mocha loads this file for its root hooks one way and a
