@@ -115,9 +115,9 @@ export async function postCardEntry(
       description: input.description ?? '',
     };
     if (await repos.giftCards.insertEntry(entry)) {
-      if (order && deps.config) failpoint(deps as Pick<Services, 'config'>, 'gift-card-after-entry');
+      if (order && deps.config) failpoint({ config: deps.config }, 'gift-card-after-entry');
       await repos.giftCards.applyAtVersion(applicationId, card.id, card.version, d.after);
-      if (order && deps.config) failpoint(deps as Pick<Services, 'config'>, 'gift-card-after-move');
+      if (order && deps.config) failpoint({ config: deps.config }, 'gift-card-after-move');
       return { state: 'applied', entry: { ...entry, id: slot, createdAt: new Date() }, written: true };
     }
     // Collided: with this txnId's own entry (a re-run), or with another entry at the slot.
