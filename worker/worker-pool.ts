@@ -47,6 +47,13 @@ export class WorkerPool {
   private replies: RedisClient | undefined;
   /** The heartbeat's connection (no blocking commands). */
   private control: RedisClient | undefined;
+  /**
+   * Every partition worker's commands but its blocking fetch (take, finish, lock renewals, the
+   * stall check): one connection for all of them, which BullMQ leaves open when a worker closes
+   * (it is the caller's) and `close()` ends. Each worker's blocking fetch has a connection of its
+   * own, which BullMQ duplicates from this one and closes with the worker.
+   */
+  private commands: RedisClient | undefined;
   private membership: PartitionMembership | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
@@ -66,8 +73,13 @@ export class WorkerPool {
     this.replies = redisConnection(this.config.redisUrl!, { enableAutoPipelining: true });
     // A heartbeat never hangs: a Redis that does not answer fails the beat (the next one retries).
     this.control = redisConnection(this.config.redisUrl!, { commandTimeout: 5000 });
+    // Named, so that `CLIENT LIST` tells it (BullMQ names each blocking fetch after its queue).
+    this.commands = redisConnection(this.config.redisUrl!, { connectionName: `${this.config.queuePrefix}:partition-commands` });
     // While the partition count changes, workers also drain the partitions of the previous count.
     this.partitions = Math.max(this.config.queuePartitions, this.config.queuePartitionsPrevious ?? 0);
+    // BullMQ listens to the connection once per worker that shares it (and stops when it closes):
+    // a worker per partition, and one still closing for a partition handed over and taken back.
+    this.commands.setMaxListeners(2 * this.partitions + 10);
     for (let p = 0; p < this.partitions; p++) {
       const queue = new Queue(partitionQueueName(p), queueOptions(this.config, this.control));
       await queue.setGlobalConcurrency(1);
@@ -122,7 +134,7 @@ export class WorkerPool {
   private startPartition(p: number) {
     const name = partitionQueueName(p);
     const worker = new Worker(name, this.runAndReply, {
-      ...workerOptions(this.config, redisConnection(this.config.redisUrl!)),
+      ...workerOptions(this.config, this.commands!),
       concurrency: 1,
       // A dead worker's job blocks its partition until the stall check re-queues it: keep the
       // lock short and check often; re-running a half-done job is safe (idempotent processors).
@@ -243,6 +255,7 @@ export class WorkerPool {
     const running = [...this.workers.values()];
     this.workers.clear();
     await Promise.all([...running.map((w) => w.close()), ...this.handingOver]);
+    await this.commands?.quit().catch(() => undefined);
     await this.replies?.quit().catch(() => undefined);
     await this.control?.quit().catch(() => undefined);
   }

@@ -7,7 +7,7 @@
 import type { Backtest } from './api';
 import { formatMoney } from './money';
 import { reasonInWords } from './reason-words';
-import { dayKeyIn, localDayInWords } from './when';
+import { dayKeyIn, formatIn, localDayInWords } from './when';
 
 export type BacktestResult = NonNullable<Backtest['result']>;
 export type BacktestLimit = BacktestResult['limits'][number];
@@ -54,14 +54,7 @@ export function limitInWords(l: BacktestLimit, currency: string | null): string 
 }
 
 /** The time of an instant on the application's clock, in the browser's style ("14:02", "02:02 PM"). */
-function timeOf(iso: string, timeZone: string | null): string {
-  const options: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
-  try {
-    return new Intl.DateTimeFormat(undefined, { ...options, timeZone: timeZone ?? undefined }).format(new Date(iso));
-  } catch {
-    return new Intl.DateTimeFormat(undefined, options).format(new Date(iso));
-  }
-}
+const timeOf = (iso: string, timeZone: string | null) => formatIn(iso, timeZone, { hour: '2-digit', minute: '2-digit' });
 
 /** "on 3 December 2026 at 14:02", on the application's clock. */
 const onDayAt = (iso: string, timeZone: string | null) =>

@@ -13,12 +13,19 @@ export const WHEN: Intl.DateTimeFormatOptions = {
  * with the browser's date and time style, and the zone's short name so nobody has to guess.
  */
 export function formatWhen(iso: string | Date, timeZone: string | null | undefined): string {
+  return formatIn(iso, timeZone, WHEN);
+}
+
+/**
+ * An instant in the browser's style with `options`, on `timeZone`'s clock; on the browser's own
+ * clock for a zone the browser does not know (formatWhen's zone name then says which).
+ */
+export function formatIn(iso: string | Date, timeZone: string | null | undefined, options: Intl.DateTimeFormatOptions): string {
   const at = typeof iso === 'string' ? new Date(iso) : iso;
   try {
-    return new Intl.DateTimeFormat(undefined, { ...WHEN, timeZone: timeZone ?? undefined }).format(at);
+    return new Intl.DateTimeFormat(undefined, { ...options, timeZone: timeZone ?? undefined }).format(at);
   } catch {
-    // A zone the browser does not know: the browser's own, said as such.
-    return at.toLocaleString();
+    return new Intl.DateTimeFormat(undefined, options).format(at);
   }
 }
 

@@ -4,7 +4,7 @@
  * shown back the same way.
  */
 import { expect } from 'chai';
-import { WHEN, formatWhen, instantIn, localInputIn } from '../../console/src/when.js';
+import { WHEN, formatIn, formatWhen, instantIn, localInputIn } from '../../console/src/when.js';
 
 describe("console: times on the application's clock", () => {
   for (const [zone, local, instant] of [
@@ -28,5 +28,16 @@ describe("console: times on the application's clock", () => {
   it('when nothing is typed, or no timezone is known, then nothing, or the browser clock', () => {
     expect(instantIn('', 'Asia/Kolkata')).to.equal(undefined);
     expect(instantIn('2026-11-26T10:00', null)).to.equal(new Date('2026-11-26T10:00').toISOString());
+  });
+
+  it("when a page shows a day or a time on the application's clock, then formatIn gives that zone's, and the browser's own for a zone the browser does not know", () => {
+    const at = '2026-12-03T23:30:00.000Z';
+    const day = { year: 'numeric', month: 'numeric', day: 'numeric' } as const;
+    expect(formatIn(at, 'Asia/Kolkata', day)).to.equal(
+      new Intl.DateTimeFormat(undefined, { ...day, timeZone: 'Asia/Kolkata' }).format(new Date(at)),
+    );
+    expect(formatIn(at, 'Asia/Kolkata', day)).to.not.equal(formatIn(at, 'America/New_York', day)); // 4 December there, 3 December here
+    expect(formatIn(at, 'Mars/Olympus_Mons', day)).to.equal(new Intl.DateTimeFormat(undefined, day).format(new Date(at)));
+    expect(formatWhen(at, 'Mars/Olympus_Mons')).to.equal(new Intl.DateTimeFormat(undefined, WHEN).format(new Date(at)));
   });
 });

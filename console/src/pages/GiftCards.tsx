@@ -6,7 +6,7 @@ import { formatMoney } from '../money';
 import { AppCrumbs, ErrorLine, Field, MoreButton } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
-import { instantIn } from '../when';
+import { formatIn, instantIn } from '../when';
 
 type Card = {
   id: string;
@@ -142,13 +142,7 @@ function expiryOf(day: FormDataEntryValue | null, timeZone: string | null): stri
 }
 
 /** A day as the application's clock reads it (the browser's own without one). */
-const dayIn = (iso: string, timeZone: string | null) => {
-  try {
-    return new Date(iso).toLocaleDateString(undefined, { timeZone: timeZone ?? undefined });
-  } catch {
-    return new Date(iso).toLocaleDateString();
-  }
-};
+const dayIn = (iso: string, timeZone: string | null) => formatIn(iso, timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
 
 function IssueCard({ app, timeZone, onDone }: { app: string; timeZone: string | null; onDone: (card: Card) => void }) {
   const errors = useFormErrors();
