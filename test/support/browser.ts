@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { recentSlowdown } from './machine-time.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -26,11 +27,40 @@ export async function chromiumOrSkip(ctx: Mocha.Context): Promise<Browser> {
     ctx.skip();
   }
   try {
-    return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    return pacedActions(await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }));
   } catch (err) {
     console.log(`    skipped: ${CHROMIUM} did not start: ${(err as Error).message.split('\n')[0]}`);
     ctx.skip();
   }
+}
+
+/** What a browser action (a click, a wait for an element, a page load) may take on a quiet machine. */
+const ACTION_MS = 30_000;
+
+/**
+ * Every page's actions time out after {@link ACTION_MS} times the machine's slowdown over the last
+ * 10 s (test/support/machine-time.ts), set again every second: Playwright counts its timeouts on
+ * the wall clock, and on a machine shared with other work a click that takes 2 s when quiet can
+ * take 30 (docs/testing.md, "Timeouts in a quiet machine's time"). A missing element still fails
+ * the action, naming it.
+ */
+function pacedActions(browser: Browser): Browser {
+  const pace = (context: BrowserContext) => {
+    const set = () => context.setDefaultTimeout(Math.ceil(ACTION_MS * recentSlowdown()));
+    set();
+    const timer = setInterval(set, 1000).unref();
+    context.on('close', () => clearInterval(timer));
+    return context;
+  };
+  const newContext = browser.newContext.bind(browser);
+  const newPage = browser.newPage.bind(browser);
+  browser.newContext = async (options) => pace(await newContext(options));
+  browser.newPage = async (options) => {
+    const page = await newPage(options);
+    pace(page.context());
+    return page;
+  };
+  return browser;
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -48,16 +48,24 @@ interface Clock {
   sampledAt: number;
   /** The slowdown measured at `sampledAt`, which counts the time since. */
   slowdown: number;
+  /** The last {@link RECENT_SAMPLES} samples' `sampledAt` and `counted`, oldest first. */
+  recent: { at: number; counted: number }[];
 }
+
+/** How many samples {@link recentSlowdown} looks back over: 10 s. */
+const RECENT_SAMPLES = 40;
 const clock = ((globalThis as { [key: symbol]: unknown })[Symbol.for('coupons.test.machine-time')] ??= startClock()) as Clock;
 
 function startClock(): Clock {
-  const c: Clock = { counted: 0, sampledAt: performance.now(), slowdown: slowdownNow() };
+  const c: Clock = { counted: 0, sampledAt: performance.now(), slowdown: slowdownNow(), recent: [] };
+  c.recent.push({ at: c.sampledAt, counted: 0 });
   setInterval(() => {
     const now = performance.now();
     c.counted += (now - c.sampledAt) / c.slowdown;
     c.sampledAt = now;
     c.slowdown = slowdownNow();
+    c.recent.push({ at: now, counted: c.counted });
+    if (c.recent.length > RECENT_SAMPLES) c.recent.shift();
   }, SAMPLE_MS).unref();
   return c;
 }
@@ -70,4 +78,15 @@ export function machineNow(): number {
 /** The slowdown measured last (1 on a quiet machine): for messages and for wall-clock waits. */
 export function slowdown(): number {
   return clock.slowdown;
+}
+
+/**
+ * The slowdown over the last 10 s (wall time over the time counted; 1 on a quiet machine): for a
+ * wait the clock here cannot count, such as a browser action's timeout, set in wall time.
+ */
+export function recentSlowdown(): number {
+  const first = clock.recent[0]!;
+  const wall = performance.now() - first.at;
+  const counted = machineNow() - first.counted;
+  return counted > 0 ? Math.max(1, wall / counted) : clock.slowdown;
 }

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
+import { recentSlowdown } from '../support/machine-time.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -34,7 +35,7 @@ function runFixture(env: { WAIT_MS: number; BUDGET_MS: number }): Promise<{ code
 }
 
 describe('test support: timeouts in a quiet machine’s time', function () {
-  it('when busy processes hold the cores and a hook and two tests each wait twice their timeout on the clock, then all pass', async function () {
+  it('when busy processes hold the cores and a hook and two tests each wait twice their timeout on the clock, then all pass, and the slowdown measured here is at least 2×', async function () {
     // Four busy processes per core: every task that wants a core waits for four others, so a
     // millisecond counts at most a quarter of one and a 2 s wait at most 500 ms of the 1 s budget
     // (the margin: 2×, for timers that fire late on a busy machine). Work beside the suite only
@@ -42,10 +43,15 @@ describe('test support: timeouts in a quiet machine’s time', function () {
     const busy: ChildProcess[] = Array.from({ length: 4 * availableParallelism() }, () =>
       spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
     );
+    const started = Date.now();
     try {
       const { code, out } = await runFixture({ WAIT_MS: 2000, BUDGET_MS: 1000 });
       expect(out, out).to.match(/2 passing/);
       expect(code, out).to.equal(0);
+      // This process's clock measured it too, over a window (10 s) spent wholly beside the busy
+      // processes: what a browser action's wall-clock timeout is multiplied by (test/support/browser.ts).
+      await new Promise((r) => setTimeout(r, Math.max(0, 10_500 - (Date.now() - started))));
+      expect(recentSlowdown()).to.be.at.least(2);
     } finally {
       for (const p of busy) p.kill('SIGKILL');
     }
