@@ -6,9 +6,7 @@
  * TEST_CLOCK_FILE), and the granted amounts beside the contract's redeem body.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { testClock } from '../support/test-clock.js';
 import { makeOrder } from '../fixtures/records.js';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
 import { assertMatchesSpec } from '../support/openapi.js';
@@ -20,18 +18,16 @@ describe('money budgets', function () {
   this.timeout(60_000);
   let api: TestApi;
   let app: AdminApp;
-  // The service's clock: the machine's plus the milliseconds in this file (0 but where a test moves it).
-  const clockDir = mkdtempSync(join(tmpdir(), 'coupons-budget-clock-'));
-  const clockFile = join(clockDir, 'offset');
+  // The service's clock: the machine's, but where a test moves it.
+  const clock = testClock();
   before(async () => {
-    writeFileSync(clockFile, '0');
-    api = await startTestApi({ TEST_CLOCK_FILE: clockFile });
+    api = await startTestApi(clock.env);
     app = await newApp({ name: `Budgets ${process.pid}`, timezone: 'Asia/Kolkata', currency: 'INR' });
     await must('POST', `/applications/${app.id}/customers`, { customers: ['b-1', 'b-2', 'b-3'].map((source_id) => ({ source_id })) });
   });
   after(async () => {
     await api?.close();
-    rmSync(clockDir, { recursive: true, force: true });
+    clock.remove();
   });
   const { admin, client, newApp, must } = adminHelpers(() => api);
   let seq = 0;
@@ -196,9 +192,8 @@ describe('money budgets', function () {
   });
 
   describe("a week's and a month's budget (Asia/Kolkata, UTC+05:30)", () => {
-    /** Sets the service's clock to `instant` (it runs on from there). */
-    const clockAt = (instant: string) => writeFileSync(clockFile, String(Date.parse(instant) - Date.now()));
-    afterEach(() => writeFileSync(clockFile, '0'));
+    const clockAt = clock.at;
+    afterEach(() => clock.ahead(0));
     const PCT_10 = { kind: 'discount', type: 'percentage', value: 10 };
 
     it("when the week's budget is spent, then it refuses until Monday in the application's timezone, and the new week starts fresh", async () => {

@@ -5,9 +5,7 @@
  * wallet's midnight (the test clock moves the time of every process: TEST_CLOCK_FILE).
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { testClock } from '../support/test-clock.js';
 import { Types } from 'mongoose';
 import { adminHelpers, type AdminApp } from '../support/admin.js';
 import { startTestApi, type TestApi } from '../support/context.js';
@@ -17,17 +15,15 @@ import { verifyApplication } from '../../shared/usecases/verify-exactness.usecas
 describe('earning caps per period: a customer earns at most the cap in each period of the wallet', function () {
   this.timeout(60_000);
   let api: TestApi;
-  const clockDir = mkdtempSync(join(tmpdir(), 'coupons-earning-clock-'));
-  const clockFile = join(clockDir, 'offset');
-  const clockAt = (instant: string) => writeFileSync(clockFile, String(Date.parse(instant) - Date.now()));
+  const clock = testClock();
+  const clockAt = clock.at;
   before(async () => {
-    writeFileSync(clockFile, '0');
-    api = await startTestApi({ TEST_CLOCK_FILE: clockFile });
+    api = await startTestApi(clock.env);
   });
-  afterEach(() => writeFileSync(clockFile, '0'));
+  afterEach(() => clock.ahead(0));
   after(async () => {
     await api?.close();
-    rmSync(clockDir, { recursive: true, force: true });
+    clock.remove();
   });
   const { admin, client, must, newApp } = adminHelpers(() => api);
 

@@ -5,9 +5,7 @@
  * stays chained. Real worker processes, a clock moved through TEST_CLOCK_FILE.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { testClock } from '../support/test-clock.js';
 import { createCustomers } from '../fixtures/records.js';
 import { createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
@@ -18,16 +16,14 @@ describe('worker: a worker killed during an expiry run', function () {
   this.timeout(240_000);
   let api: TestApi;
   const workers: WorkerProcess[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'coupons-clock-'));
-  const clockFile = join(dir, 'offset');
+  const clock = testClock();
   before(async () => {
-    writeFileSync(clockFile, '0');
     api = await startTestApi({}, { inProcessWorker: false });
   });
   after(async () => {
     for (const w of workers) if (w.alive()) await w.kill();
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
+    clock.remove();
   });
 
   it('when the worker is SIGKILLed while settle jobs run, then the next worker expires the rest and nothing expires twice', async () => {
@@ -44,7 +40,7 @@ describe('worker: a worker killed during an expiry run', function () {
       timezone: 'UTC',
       pointsExpiry: { kind: 'after', amount: 1, unit: 'days' },
     });
-    const env = { TEST_CLOCK_FILE: clockFile, EXPIRY_SWEEP_MS: '100' };
+    const env = { ...clock.env, EXPIRY_SWEEP_MS: '100' };
     workers.push(await startWorkerProcess(env));
     // Each customer gets 10 points expiring a day after the credit.
     const ids = (await services.repos.customers.findBySourceIds(app.id, sourceIds)).map((c) => c.id);
@@ -60,7 +56,7 @@ describe('worker: a worker killed during an expiry run', function () {
     const { WalletTransaction, WalletBalance } = services.db.models;
     const expiredCount = () => WalletTransaction.countDocuments({ application: app.id, type: 'expired' });
     // Two days later: every bucket is due.
-    writeFileSync(clockFile, String(2 * 86_400_000));
+    clock.ahead(2 * 86_400_000);
     // Killed as soon as the first expiry is posted: the other settle jobs are queued or running.
     while ((await expiredCount()) === 0) await new Promise((r) => setTimeout(r, 5));
     await workers[0]!.kill();

@@ -5,9 +5,7 @@
  * rules put it, every ledger chained. Real worker processes, a clock moved through TEST_CLOCK_FILE.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { testClock } from '../support/test-clock.js';
 import { createCustomers } from '../fixtures/records.js';
 import { createTestApplication, startTestApi, type TestApi } from '../support/context.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/service-process.js';
@@ -19,16 +17,14 @@ describe('worker: a worker killed during a tier re-assessment run', function () 
   this.timeout(240_000);
   let api: TestApi;
   const workers: WorkerProcess[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'coupons-tier-clock-'));
-  const clockFile = join(dir, 'offset');
+  const clock = testClock();
   before(async () => {
-    writeFileSync(clockFile, '0');
     api = await startTestApi({}, { inProcessWorker: false });
   });
   after(async () => {
     for (const w of workers) if (w.alive()) await w.kill();
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
+    clock.remove();
   });
 
   it('when the worker is SIGKILLed while re-assessments run, then the next worker re-assesses the rest and no customer twice', async () => {
@@ -51,7 +47,7 @@ describe('worker: a worker killed during a tier re-assessment run', function () 
         ],
       },
     });
-    const env = { TEST_CLOCK_FILE: clockFile, EXPIRY_SWEEP_MS: '100' };
+    const env = { ...clock.env, EXPIRY_SWEEP_MS: '100' };
     workers.push(await startWorkerProcess(env));
     // Each customer earns 1500 points this month: Silver, re-assessed at the month's end.
     const credit = (sourceId: string) =>
@@ -68,7 +64,7 @@ describe('worker: a worker killed during a tier re-assessment run', function () 
     const nextMonthEnd = new Date(Date.UTC(monthEnd.getUTCFullYear(), monthEnd.getUTCMonth() + 1, 1));
     const reassessed = () => WalletTransaction.countDocuments({ application: app.id, type: 'tier' });
     // Two days into next month: every customer's re-assessment is due (one period end each).
-    writeFileSync(clockFile, String(monthEnd.getTime() + 2 * 86_400_000 - Date.now()));
+    clock.ahead(monthEnd.getTime() + 2 * 86_400_000 - Date.now());
     // Killed as soon as the first re-assessment is posted: the other settle jobs are queued or running.
     while ((await reassessed()) === 0) await new Promise((r) => setTimeout(r, 5));
     await workers[0]!.kill();
