@@ -75,11 +75,6 @@ export function machineNow(): number {
   return clock.counted + (performance.now() - clock.sampledAt) / clock.slowdown;
 }
 
-/** The slowdown measured last (1 on a quiet machine): for messages and for wall-clock waits. */
-export function slowdown(): number {
-  return clock.slowdown;
-}
-
 /**
  * The slowdown over the last 10 s (wall time over the time counted; 1 on a quiet machine): for a
  * wait the clock here cannot count, such as a browser action's timeout, set in wall time.

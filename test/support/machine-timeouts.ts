@@ -8,10 +8,10 @@
  * Mocha's Runnable keeps one timer (`resetTimeout`) and, when a test ends, fails it if its wall
  * duration passed `timeout()`. Here the timer counts the budget in machine time, and `timeout()`
  * reads, while it runs, the wall time the budget has come to so far: what was spent plus what is
- * left at the slowdown measured now. Loaded once per mocha process from test/support/hooks.ts.
+ * left at the slowdown measured over the last 10 s. Loaded once per mocha process from test/support/hooks.ts.
  */
 import Mocha from 'mocha';
-import { machineNow, slowdown } from './machine-time.js';
+import { machineNow, recentSlowdown } from './machine-time.js';
 
 /** How often a running timer looks at the machine's clock. */
 const TICK_MS = 500;
@@ -70,8 +70,8 @@ if (!proto[PATCHED]) {
     const look = () => {
       const spent = machineNow() - from;
       const left = budget - spent;
-      // What mocha compares the test's wall duration with when it ends: spent so far plus what is left, at today's pace.
-      this._timeout = Math.max(budget, Date.now() - (this[STARTED] ?? wallFrom) + left * slowdown() + TICK_MS);
+      // What mocha compares the test's wall duration with when it ends: spent so far plus what is left, at the last 10 s's pace.
+      this._timeout = Math.max(budget, Date.now() - (this[STARTED] ?? wallFrom) + left * recentSlowdown() + TICK_MS);
       if (left <= 0) {
         const err = this._timeoutError(budget);
         const wall = Date.now() - wallFrom;

@@ -4,18 +4,15 @@ import { admin, everyPage, must, type Campaign } from '../api';
 import { AppCrumbs, ErrorLine } from '../parts';
 import { hrefOf } from '../route';
 import { useApplication } from '../use-application';
-import { instantIn } from '../when';
+import { calendarDayIn, instantIn } from '../when';
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** Today's year and month on the clock of `timeZone`. */
+/** Today's year and month on the clock of `timeZone` (the browser's for a zone it does not know). */
 function thisMonth(timeZone: string | null): { y: number; m: number } {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: timeZone ?? undefined, year: 'numeric', month: 'numeric' }).formatToParts(
-    new Date(),
-  );
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  return { y: get('year'), m: get('month') };
+  const today = calendarDayIn(new Date(), timeZone);
+  return { y: today.year, m: today.month };
 }
 
 /** 1 (Monday) to 7 (Sunday) for a calendar date: a date's weekday is the same on every clock. */
